@@ -1,0 +1,458 @@
+//! `disagg`: the engine from the command line, for scripting and validation.
+//!
+//! All modelling lives in `disagg-engine`; this file only parses arguments, reads a
+//! config file when given a path, and formats results.
+
+use clap::{Parser, Subcommand, ValueEnum};
+use disagg_engine::validation::{self, BenchmarkTable, ErrorSummary, Role};
+use disagg_engine::{
+    planner, predict, Assumptions, Batch, Catalogue, DType, EngineError, ModelIr, Parallelism,
+    Prediction, Scenario, WeightFormat, Workload,
+};
+use serde_json::json;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "disagg",
+    version,
+    about = "Disagg Explorer's performance model on the command line"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// List catalogue entries with their key numbers.
+    List {
+        #[arg(value_enum)]
+        what: ListWhat,
+    },
+    /// Predict one aggregated deployment.
+    Predict(PredictArgs),
+    /// Run the validation table against published measurements.
+    Validate {
+        /// Print one JSON object instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ListWhat {
+    Chips,
+    Models,
+}
+
+#[derive(clap::Args)]
+struct PredictArgs {
+    /// Catalogue model id, or a path to a HuggingFace config.json.
+    #[arg(long)]
+    model: String,
+    /// Catalogue chip id.
+    #[arg(long)]
+    chip: String,
+    /// Number of chips in the deployment.
+    #[arg(long, default_value_t = 1)]
+    chips: u32,
+    #[arg(long)]
+    tp: Option<u32>,
+    #[arg(long)]
+    pp: Option<u32>,
+    #[arg(long)]
+    ep: Option<u32>,
+    /// Prompt length in tokens.
+    #[arg(long)]
+    isl: u32,
+    /// Output length in tokens.
+    #[arg(long)]
+    osl: u32,
+    /// Concurrent sequences over the deployment.
+    #[arg(
+        long,
+        conflicts_with = "max_throughput",
+        required_unless_present = "max_throughput"
+    )]
+    batch: Option<u32>,
+    /// Use the largest batch that fits.
+    #[arg(long)]
+    max_throughput: bool,
+    /// Weight dtype: bf16 fp16 fp8 int8 fp4 int4 (default: the model's usual one).
+    #[arg(long)]
+    weight_dtype: Option<String>,
+    /// Bits per weight, overriding the dtype's width (GGUF Q4_0 is about 4.5).
+    #[arg(long)]
+    weight_bits: Option<f64>,
+    /// KV-cache dtype.
+    #[arg(long, default_value = "fp8")]
+    kv_dtype: String,
+    /// Print one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::List { what } => {
+            list(what);
+            Ok(())
+        }
+        Command::Predict(args) => run_predict(&args),
+        Command::Validate { json } => run_validate(json),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("error: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn list(what: ListWhat) {
+    let cat = Catalogue::builtin();
+    match what {
+        ListWhat::Chips => {
+            println!(
+                "{:18} {:44} {:>9} {:>9} {:>9} {:>8} {:>9} {:>7} {:>7}",
+                "id", "name", "BF16 TF", "FP8 TF", "FP4 TF", "mem GB", "BW GB/s", "TDP W", "$/h"
+            );
+            for c in &cat.chips {
+                let opt = |v: Option<f64>, scale: f64, digits: usize| {
+                    v.map_or("-".to_string(), |v| format!("{:.*}", digits, v / scale))
+                };
+                println!(
+                    "{:18} {:44} {:>9.0} {:>9} {:>9} {:>8.0} {:>9.0} {:>7} {:>7}",
+                    c.id,
+                    truncate(&c.name, 44),
+                    c.bf16.tflops(),
+                    opt(c.fp8.map(|f| f.0), 1e12, 0),
+                    opt(c.fp4.map(|f| f.0), 1e12, 0),
+                    c.fast.capacity.gb(),
+                    c.fast.bandwidth.gb_per_s(),
+                    opt(c.tdp.map(|w| w.0), 1.0, 0),
+                    opt(c.price.map(|p| p.0), 1.0, 2),
+                );
+            }
+        }
+        ListWhat::Models => {
+            println!(
+                "{:16} {:22} {:>9} {:>9} {:>7} {:>8} {:>6} {:>7}",
+                "id", "name", "total B", "active B", "layers", "hidden", "MoE", "dtype"
+            );
+            for m in &cat.models {
+                let p = m.ir.params();
+                println!(
+                    "{:16} {:22} {:>9.2} {:>9.2} {:>7} {:>8} {:>6} {:>7}",
+                    m.id,
+                    truncate(&m.name, 22),
+                    p.total / 1e9,
+                    p.active / 1e9,
+                    m.ir.num_layers,
+                    m.ir.hidden,
+                    m.ir.routed_experts().map_or("-".into(), |e| e.to_string()),
+                    m.default_weight_dtype,
+                );
+            }
+        }
+    }
+}
+
+fn truncate(s: &str, n: usize) -> String {
+    s.chars().take(n).collect()
+}
+
+/// A model from the catalogue, or from a config.json on disk.
+fn load_model(spec: &str) -> Result<(String, ModelIr, DType), String> {
+    let cat = Catalogue::builtin();
+    let looks_like_path = spec.ends_with(".json") || spec.contains('/') || spec.contains('\\');
+    if looks_like_path {
+        let text = std::fs::read_to_string(spec)
+            .map_err(|e| format!("cannot read config file '{spec}': {e}"))?;
+        let ir = disagg_engine::model::hf::parse_config_str(&text)
+            .map_err(|e| format!("{spec}: {e}"))?;
+        return Ok((spec.to_string(), ir, DType::Bf16));
+    }
+    let preset = cat.model(spec).map_err(|e| e.to_string())?;
+    Ok((
+        preset.id.clone(),
+        preset.ir.clone(),
+        preset.default_weight_dtype,
+    ))
+}
+
+fn parse_dtype(s: &str, what: &str) -> Result<DType, String> {
+    s.parse::<DType>().map_err(|e| format!("--{what}: {e}"))
+}
+
+fn run_predict(args: &PredictArgs) -> Result<(), String> {
+    let cat = Catalogue::builtin();
+    let (model_name, ir, default_dtype) = load_model(&args.model)?;
+    let chip = cat.chip(&args.chip).map_err(|e| e.to_string())?;
+    let dtype = match &args.weight_dtype {
+        Some(s) => parse_dtype(s, "weight-dtype")?,
+        None => default_dtype,
+    };
+    if let Some(bits) = args.weight_bits {
+        if !bits.is_finite() || bits <= 0.0 {
+            return Err(format!("--weight-bits {bits} must be a positive number"));
+        }
+    }
+    let kv = parse_dtype(&args.kv_dtype, "kv-dtype")?;
+    let batch = match (args.batch, args.max_throughput) {
+        (Some(b), false) => Batch::Fixed(b),
+        _ => Batch::MaxThroughput,
+    };
+    let scenario = Scenario {
+        model: &ir,
+        chip,
+        parallelism: Parallelism::single(),
+        weights: WeightFormat {
+            dtype,
+            bits_override: args.weight_bits,
+        },
+        kv,
+        workload: Workload {
+            isl: args.isl,
+            osl: args.osl,
+        },
+        batch,
+        assumptions: Assumptions::default(),
+    };
+    let prediction = if args.tp.is_some() || args.pp.is_some() || args.ep.is_some() {
+        let tp = args.tp.unwrap_or(1);
+        let pp = args.pp.unwrap_or(1);
+        if tp == 0 || pp == 0 || args.chips % (tp * pp) != 0 {
+            return Err(format!(
+                "--tp {tp} x --pp {pp} must divide --chips {}",
+                args.chips
+            ));
+        }
+        let parallelism = Parallelism {
+            tp,
+            pp,
+            dp: args.chips / (tp * pp),
+            ep: args.ep.unwrap_or(1),
+        };
+        predict(&Scenario {
+            parallelism,
+            ..scenario
+        })
+    } else {
+        planner::best(&scenario, args.chips)
+    }
+    .map_err(|e: EngineError| e.to_string())?;
+
+    if args.json {
+        println!(
+            "{}",
+            prediction_json(&model_name, &chip.id, dtype, kv, &prediction)
+        );
+    } else {
+        print_prediction(&model_name, &chip.name, &prediction);
+    }
+    Ok(())
+}
+
+/// Finite numbers only: JSON has no NaN or infinity.
+fn num(v: f64) -> serde_json::Value {
+    if v.is_finite() {
+        json!(v)
+    } else {
+        serde_json::Value::Null
+    }
+}
+
+fn prediction_json(
+    model: &str,
+    chip: &str,
+    dtype: DType,
+    kv: DType,
+    p: &Prediction,
+) -> serde_json::Value {
+    let e = &p.economics;
+    let ops: Vec<serde_json::Value> = disagg_engine::kernel::OpKind::ALL
+        .iter()
+        .map(|k| {
+            let op = p.decode_cost.op(*k);
+            json!({"op": k.name(), "time_s": num(op.time.0), "flops": num(op.flops.0), "bytes": num(op.bytes.0)})
+        })
+        .collect();
+    json!({
+        "model": model,
+        "chip": chip,
+        "chips": p.chips,
+        "tp": p.parallelism.tp, "pp": p.parallelism.pp, "dp": p.parallelism.dp, "ep": p.parallelism.ep,
+        "weight_dtype": dtype.name(),
+        "kv_dtype": kv.name(),
+        "batch": p.batch,
+        "max_batch": p.max_batch,
+        "fits": p.fits,
+        "reason": p.reason,
+        "warnings": p.warnings,
+        "ttft_s": num(p.ttft.0),
+        "tpot_s": num(p.tpot.0),
+        "decode_step_s": num(p.decode_step.0),
+        "prefill_step_s": num(p.prefill_step.0),
+        "tok_s_user": num(p.tok_s_user),
+        "output_tok_s": num(p.output_tok_s),
+        "output_tok_s_per_chip": num(p.output_tok_s_per_chip),
+        "input_tok_s": num(p.input_tok_s),
+        "input_tok_s_per_chip": num(p.input_tok_s_per_chip),
+        "mem_per_chip_bytes": num(p.memory.total.0),
+        "mem_weights_bytes": num(p.memory.weights.0),
+        "mem_kv_bytes": num(p.memory.kv.0),
+        "mem_workspace_bytes": num(p.memory.workspace.0),
+        "mem_capacity_bytes": num(p.memory.fast_capacity.0 + p.memory.cold_capacity.0),
+        "bottleneck": p.bottleneck.name(),
+        "decode_time_s": {
+            "compute": num(p.decode_time.compute.0),
+            "weight_memory": num(p.decode_time.weight_memory.0),
+            "kv_memory": num(p.decode_time.kv_memory.0),
+            "communication": num(p.decode_time.communication.0),
+            "overhead": num(p.decode_time.overhead.0),
+        },
+        "decode_ops": ops,
+        "usd_per_hour": e.usd_per_hour.map(|p| num(p.0)),
+        "usd_per_mtok_output": e.usd_per_mtok_output.map(num),
+        "usd_per_mtok_input": e.usd_per_mtok_input.map(num),
+        "usd_per_mtok_blended": e.usd_per_mtok_blended.map(num),
+        "watts": e.watts.map(|w| num(w.0)),
+        "joules_per_output_token": e.joules_per_output_token.map(num),
+    })
+}
+
+fn print_prediction(model: &str, chip: &str, p: &Prediction) {
+    let e = &p.economics;
+    println!("{model} on {} x {chip}, {}", p.chips, p.parallelism);
+    if let Some(reason) = &p.reason {
+        println!("  ! {reason}");
+    }
+    for w in &p.warnings {
+        println!("  ! {w}");
+    }
+    println!("  batch            {} (max {})", p.batch, p.max_batch);
+    println!("  TTFT             {:.1} ms", p.ttft.ms());
+    println!(
+        "  TPOT             {:.2} ms (decode step {:.2} ms)",
+        p.tpot.ms(),
+        p.decode_step.ms()
+    );
+    println!("  tok/s/user       {:.1}", p.tok_s_user);
+    println!(
+        "  output tok/s     {:.0} ({:.1} per chip)",
+        p.output_tok_s, p.output_tok_s_per_chip
+    );
+    println!(
+        "  input tok/s      {:.0} ({:.1} per chip)",
+        p.input_tok_s, p.input_tok_s_per_chip
+    );
+    println!(
+        "  memory per chip  {:.1} GB: weights {:.1}, KV {:.1}, workspace {:.1} (of {:.1})",
+        p.memory.total.gb(),
+        p.memory.weights.gb(),
+        p.memory.kv.gb(),
+        p.memory.workspace.gb(),
+        (p.memory.fast_capacity + p.memory.cold_capacity).gb()
+    );
+    let t = &p.decode_time;
+    println!(
+        "  decode step      compute {:.2} ms, weights {:.2} ms, KV {:.2} ms, comm {:.2} ms, overhead {:.2} ms -> bottleneck: {}",
+        t.compute.ms(),
+        t.weight_memory.ms(),
+        t.kv_memory.ms(),
+        t.communication.ms(),
+        t.overhead.ms(),
+        p.bottleneck
+    );
+    match (
+        e.usd_per_mtok_output,
+        e.usd_per_mtok_input,
+        e.usd_per_mtok_blended,
+    ) {
+        (Some(o), Some(i), Some(b)) => {
+            println!("  $/Mtok           output {o:.3}, input {i:.3}, blended {b:.3}")
+        }
+        _ => println!("  $/Mtok           n/a (no public price for this chip)"),
+    }
+    match (e.watts, e.joules_per_output_token) {
+        (Some(w), Some(j)) => println!(
+            "  power            {:.0} W at TDP, {j:.3} J per output token",
+            w.0
+        ),
+        _ => println!("  power            n/a (no published TDP)"),
+    }
+}
+
+fn run_validate(as_json: bool) -> Result<(), String> {
+    let cat = Catalogue::builtin();
+    let table = BenchmarkTable::builtin().map_err(|e| e.to_string())?;
+    let report = validation::run(cat, &table, &Assumptions::default());
+    if as_json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?
+        );
+        return Ok(());
+    }
+    println!(
+        "{:10} {:11} {:15} {:16} {:>5} {:22} {:>12} {:>12} {:>8}",
+        "id", "role", "model", "chip", "chips", "metric", "predicted", "measured", "error"
+    );
+    for row in &report.rows {
+        let p = &row.point;
+        let predicted = row.predicted.map_or("-".into(), |v| format!("{v:.2}"));
+        let error = row
+            .error
+            .map_or("-".into(), |e| format!("{:+.1}%", e * 100.0));
+        println!(
+            "{:10} {:11} {:15} {:16} {:>5} {:22} {:>12} {:>12.2} {:>8}{}",
+            p.id,
+            role_name(p.role),
+            p.model,
+            p.chip,
+            p.chips,
+            format!("{:?}", p.metric),
+            predicted,
+            p.measured,
+            error,
+            row.problem
+                .as_ref()
+                .map_or(String::new(), |m| format!("  ({m})"))
+        );
+    }
+    println!();
+    for (name, summary) in [
+        ("calibration", report.calibration),
+        ("holdout", report.holdout),
+    ] {
+        println!("{}", summary_line(name, summary));
+    }
+    println!(
+        "unmapped rows of the published table: {}",
+        table.unmapped.len()
+    );
+    Ok(())
+}
+
+fn role_name(role: Role) -> &'static str {
+    match role {
+        Role::Calibration => "calibration",
+        Role::Holdout => "holdout",
+    }
+}
+
+fn summary_line(name: &str, s: Option<ErrorSummary>) -> String {
+    match s {
+        Some(s) => format!(
+            "{name:12} {} points: median |error| {:.1}%, p90 |error| {:.1}%",
+            s.points,
+            s.median_ape * 100.0,
+            s.p90_ape * 100.0
+        ),
+        None => format!("{name:12} no points"),
+    }
+}

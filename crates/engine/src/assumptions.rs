@@ -1,0 +1,79 @@
+//! The modelling constants that are not facts about a chip or a model: global
+//! efficiency defaults and serving-engine behaviour. Each is a starting point that
+//! calibration may override per chip (see `audit/AUDIT.md` for the evidence).
+
+use crate::catalogue::Chip;
+use crate::dtype::ComputeRate;
+use crate::units::Seconds;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Assumptions {
+    /// Sustained fraction of the dense peak a matmul reaches (model-spec 0.50).
+    pub mfu: f64,
+    /// Sustained fraction of peak memory bandwidth (model-spec 0.70).
+    pub bw_eff: f64,
+    /// Fixed cost of one kernel (launch, ramp, tail), added per kernel.
+    pub kernel_overhead: Seconds,
+    /// Fixed cost of one engine step (scheduling, sampling, host work).
+    pub step_overhead: Seconds,
+    /// Fraction of communication hidden under compute (0 = fully exposed).
+    pub comm_overlap: f64,
+    /// Sustained fraction of link bandwidth collectives reach.
+    pub link_eff: f64,
+    /// Memory held back by the runtime (context, collectives' buffers, fragmentation).
+    pub runtime_reserve: f64,
+    /// Tokens one prefill step takes at most (chunked-prefill budget).
+    pub prefill_chunk_tokens: f64,
+    /// Bytes per activation element (BF16).
+    pub activation_bytes: f64,
+}
+
+impl Default for Assumptions {
+    fn default() -> Assumptions {
+        Assumptions {
+            mfu: 0.50,
+            bw_eff: 0.70,
+            kernel_overhead: Seconds::from_us(4.0),
+            step_overhead: Seconds::from_us(500.0),
+            comm_overlap: 0.0,
+            link_eff: 0.75,
+            runtime_reserve: 0.08,
+            prefill_chunk_tokens: 8192.0,
+            activation_bytes: 2.0,
+        }
+    }
+}
+
+/// The efficiencies in force for one chip: its calibrated overrides where it has them,
+/// the global defaults where not.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ChipRates {
+    pub mfu_bf16: f64,
+    pub mfu_fp8: f64,
+    pub mfu_fp4: f64,
+    pub bw_eff: f64,
+    pub kernel_overhead: Seconds,
+}
+
+impl ChipRates {
+    pub fn for_chip(chip: &Chip, a: &Assumptions) -> ChipRates {
+        let e = chip.efficiency;
+        let mfu = e.mfu.unwrap_or(a.mfu);
+        ChipRates {
+            mfu_bf16: mfu,
+            mfu_fp8: e.mfu_fp8.unwrap_or(mfu),
+            mfu_fp4: e.mfu_fp4.or(e.mfu_fp8).unwrap_or(mfu),
+            bw_eff: e.bw_eff.unwrap_or(a.bw_eff),
+            kernel_overhead: e.kernel_overhead.unwrap_or(a.kernel_overhead),
+        }
+    }
+
+    pub fn mfu(&self, rate: ComputeRate) -> f64 {
+        match rate {
+            ComputeRate::Bf16 => self.mfu_bf16,
+            ComputeRate::Fp8 => self.mfu_fp8,
+            ComputeRate::Fp4 => self.mfu_fp4,
+        }
+    }
+}

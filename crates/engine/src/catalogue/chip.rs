@@ -1,0 +1,273 @@
+//! Accelerators: dense peaks per dtype, memory tiers, links, power and price, each
+//! number with its provenance.
+
+use super::provenance::{resolve, Dimension, Provenance, RawValue};
+use crate::dtype::ComputeRate;
+use crate::error::EngineError;
+use crate::units::{Bytes, BytesPerSecond, FlopsPerSecond, Seconds, UsdPerHour, Watts};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MemoryTier {
+    pub capacity: Bytes,
+    pub bandwidth: BytesPerSecond,
+}
+
+/// One direction of a link, per chip.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Link {
+    pub bandwidth: BytesPerSecond,
+    pub latency: Seconds,
+}
+
+/// Calibrated efficiencies for one chip; `None` means the global default.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ChipEfficiency {
+    pub mfu: Option<f64>,
+    pub mfu_fp8: Option<f64>,
+    pub mfu_fp4: Option<f64>,
+    pub bw_eff: Option<f64>,
+    pub kernel_overhead: Option<Seconds>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Chip {
+    pub id: String,
+    pub name: String,
+    pub vendor: String,
+    pub form: String,
+    /// Dense peak at BF16/FP16.
+    pub bf16: FlopsPerSecond,
+    pub fp8: Option<FlopsPerSecond>,
+    pub fp4: Option<FlopsPerSecond>,
+    /// The fast tier: HBM, GDDR, on-chip SRAM, or unified memory.
+    pub fast: MemoryTier,
+    /// A slower tier weights can spill into (Grace LPDDR, DDR behind an ASIC).
+    pub cold: Option<MemoryTier>,
+    pub scale_up: Option<Link>,
+    /// Chips one scale-up domain joins (8 for an HGX board, 72 for NVL72).
+    pub scale_up_domain: u32,
+    pub scale_out: Option<Link>,
+    pub tdp: Option<Watts>,
+    pub price: Option<UsdPerHour>,
+    pub efficiency: ChipEfficiency,
+    /// Field name -> where its number came from.
+    pub provenance: BTreeMap<String, Provenance>,
+}
+
+/// Latency of a link hop when the catalogue gives none: NVLink-class fabrics sit near
+/// a microsecond per hop, RDMA networks at a few.
+pub const DEFAULT_SCALE_UP_LATENCY: Seconds = Seconds(1.5e-6);
+pub const DEFAULT_SCALE_OUT_LATENCY: Seconds = Seconds(5.0e-6);
+
+impl Chip {
+    /// The dense peak a matmul at `rate` gets; a rate the chip lacks falls back to the
+    /// next wider one it has (TPU v5p and Gaudi 3 run FP8 at the BF16 rate).
+    pub fn peak(&self, rate: ComputeRate) -> FlopsPerSecond {
+        match rate {
+            ComputeRate::Bf16 => self.bf16,
+            ComputeRate::Fp8 => self.fp8.unwrap_or(self.bf16),
+            ComputeRate::Fp4 => self.fp4.or(self.fp8).unwrap_or(self.bf16),
+        }
+    }
+
+    /// The link for a group of `chips` chips: scale-up inside one domain, scale-out
+    /// beyond it. A chip with no link of either kind gets a PCIe-class fallback.
+    pub fn link_for_group(&self, chips: u32) -> Link {
+        let fallback = Link {
+            bandwidth: BytesPerSecond::from_gb_per_s(25.0),
+            latency: Seconds::from_us(10.0),
+        };
+        if chips <= self.scale_up_domain {
+            self.scale_up.or(self.scale_out).unwrap_or(fallback)
+        } else {
+            self.scale_out.or(self.scale_up).unwrap_or(fallback)
+        }
+    }
+
+    /// The link between two pools or nodes (scale-out when present).
+    pub fn network_link(&self) -> Link {
+        self.link_for_group(u32::MAX)
+    }
+
+    pub fn memory_capacity(&self) -> Bytes {
+        self.fast.capacity + self.cold.map_or(Bytes::ZERO, |c| c.capacity)
+    }
+}
+
+/// A chip file as written.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct ChipFile {
+    id: String,
+    name: String,
+    vendor: String,
+    form: String,
+    #[serde(default)]
+    notes: Option<String>,
+    sources: BTreeMap<String, String>,
+    bf16_tflops: RawValue,
+    fp8_tflops: Option<RawValue>,
+    fp4_tflops: Option<RawValue>,
+    memory: RawValue,
+    memory_bandwidth: RawValue,
+    cold_memory: Option<RawValue>,
+    cold_memory_bandwidth: Option<RawValue>,
+    scale_up_bandwidth: Option<RawValue>,
+    scale_up_domain: Option<RawValue>,
+    scale_up_latency: Option<RawValue>,
+    scale_out_bandwidth: Option<RawValue>,
+    scale_out_latency: Option<RawValue>,
+    tdp: Option<RawValue>,
+    price: Option<RawValue>,
+    mfu: Option<RawValue>,
+    mfu_fp8: Option<RawValue>,
+    mfu_fp4: Option<RawValue>,
+    bw_eff: Option<RawValue>,
+    kernel_overhead: Option<RawValue>,
+}
+
+/// The largest FP8/BF16 dense ratio a real chip has; above it a sparse figure slipped in.
+pub const MAX_LOW_PRECISION_RATIO: f64 = 2.1;
+
+impl ChipFile {
+    pub(super) fn into_chip(self, file: &str) -> Result<Chip, EngineError> {
+        let mut provenance = BTreeMap::new();
+        let sources = &self.sources;
+        let mut take = |field: &str, raw: &RawValue, dim: Dimension| -> Result<f64, EngineError> {
+            let (si, prov) = resolve(file, field, raw, dim, sources)?;
+            provenance.insert(field.to_string(), prov);
+            Ok(si)
+        };
+        let mut take_opt = |field: &str,
+                            raw: &Option<RawValue>,
+                            dim: Dimension|
+         -> Result<Option<f64>, EngineError> {
+            raw.as_ref().map(|r| take(field, r, dim)).transpose()
+        };
+        let bad = |problem: String| EngineError::Catalogue {
+            file: file.to_string(),
+            problem,
+        };
+
+        let bf16 = take_opt(
+            "bf16_tflops",
+            &Some(self.bf16_tflops.clone()),
+            Dimension::FlopRate,
+        )?
+        .unwrap_or_default();
+        let fp8 = take_opt("fp8_tflops", &self.fp8_tflops, Dimension::FlopRate)?;
+        let fp4 = take_opt("fp4_tflops", &self.fp4_tflops, Dimension::FlopRate)?;
+        let memory =
+            take_opt("memory", &Some(self.memory.clone()), Dimension::Bytes)?.unwrap_or_default();
+        let memory_bw = take_opt(
+            "memory_bandwidth",
+            &Some(self.memory_bandwidth.clone()),
+            Dimension::ByteRate,
+        )?
+        .unwrap_or_default();
+        let cold_cap = take_opt("cold_memory", &self.cold_memory, Dimension::Bytes)?;
+        let cold_bw = take_opt(
+            "cold_memory_bandwidth",
+            &self.cold_memory_bandwidth,
+            Dimension::ByteRate,
+        )?;
+        let up_bw = take_opt(
+            "scale_up_bandwidth",
+            &self.scale_up_bandwidth,
+            Dimension::ByteRate,
+        )?;
+        let up_domain = take_opt("scale_up_domain", &self.scale_up_domain, Dimension::Count)?;
+        let up_lat = take_opt("scale_up_latency", &self.scale_up_latency, Dimension::Time)?;
+        let out_bw = take_opt(
+            "scale_out_bandwidth",
+            &self.scale_out_bandwidth,
+            Dimension::ByteRate,
+        )?;
+        let out_lat = take_opt(
+            "scale_out_latency",
+            &self.scale_out_latency,
+            Dimension::Time,
+        )?;
+        let tdp = take_opt("tdp", &self.tdp, Dimension::Power)?;
+        let price = take_opt("price", &self.price, Dimension::Price)?;
+        let efficiency = ChipEfficiency {
+            mfu: take_opt("mfu", &self.mfu, Dimension::Fraction)?,
+            mfu_fp8: take_opt("mfu_fp8", &self.mfu_fp8, Dimension::Fraction)?,
+            mfu_fp4: take_opt("mfu_fp4", &self.mfu_fp4, Dimension::Fraction)?,
+            bw_eff: take_opt("bw_eff", &self.bw_eff, Dimension::Fraction)?,
+            kernel_overhead: take_opt("kernel_overhead", &self.kernel_overhead, Dimension::Time)?
+                .map(Seconds),
+        };
+
+        if bf16 <= 0.0 || memory <= 0.0 || memory_bw <= 0.0 {
+            return Err(bad(
+                "bf16_tflops, memory and memory_bandwidth must be positive".into(),
+            ));
+        }
+        // FP4 is left unchecked: Blackwell Ultra runs it at 3x FP8, so no ratio separates
+        // a dense FP4 figure from a sparse one.
+        if let Some(fp8) = fp8 {
+            if fp8 > MAX_LOW_PRECISION_RATIO * bf16 {
+                return Err(bad(format!(
+                    "fp8 peak {:.0} TFLOPS is more than {MAX_LOW_PRECISION_RATIO}x the BF16 peak {:.0}: a sparse figure?",
+                    fp8 / 1e12,
+                    bf16 / 1e12
+                )));
+            }
+        }
+        for (name, frac) in [
+            ("mfu", efficiency.mfu),
+            ("mfu_fp8", efficiency.mfu_fp8),
+            ("mfu_fp4", efficiency.mfu_fp4),
+            ("bw_eff", efficiency.bw_eff),
+        ] {
+            if let Some(f) = frac {
+                if !(0.01..=1.0).contains(&f) {
+                    return Err(bad(format!("{name} {f} must lie in (0, 1]")));
+                }
+            }
+        }
+        let cold = match (cold_cap, cold_bw) {
+            (Some(c), Some(b)) => Some(MemoryTier {
+                capacity: Bytes(c),
+                bandwidth: BytesPerSecond(b),
+            }),
+            (None, None) => None,
+            _ => {
+                return Err(bad(
+                    "cold_memory and cold_memory_bandwidth come together".into()
+                ))
+            }
+        };
+        let _ = &self.notes;
+        Ok(Chip {
+            id: self.id,
+            name: self.name,
+            vendor: self.vendor,
+            form: self.form,
+            bf16: FlopsPerSecond(bf16),
+            fp8: fp8.map(FlopsPerSecond),
+            fp4: fp4.map(FlopsPerSecond),
+            fast: MemoryTier {
+                capacity: Bytes(memory),
+                bandwidth: BytesPerSecond(memory_bw),
+            },
+            cold,
+            scale_up: up_bw.map(|b| Link {
+                bandwidth: BytesPerSecond(b),
+                latency: up_lat.map(Seconds).unwrap_or(DEFAULT_SCALE_UP_LATENCY),
+            }),
+            scale_up_domain: up_domain.map_or(1, |d| d.max(1.0) as u32),
+            scale_out: out_bw.map(|b| Link {
+                bandwidth: BytesPerSecond(b),
+                latency: out_lat.map(Seconds).unwrap_or(DEFAULT_SCALE_OUT_LATENCY),
+            }),
+            tdp: tdp.map(Watts),
+            price: price.map(UsdPerHour),
+            efficiency,
+            provenance,
+        })
+    }
+}

@@ -1,0 +1,138 @@
+//! Model presets: a HuggingFace `config.json` (kept as its fields, parsed by the same
+//! code that parses a pasted config) plus the official parameter counts to check it by.
+
+use super::provenance::{resolve, Dimension, Grade, Provenance, RawValue};
+use crate::dtype::DType;
+use crate::error::EngineError;
+use crate::model::{hf, ModelIr};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ModelPreset {
+    pub id: String,
+    pub name: String,
+    pub hf_repo: String,
+    /// The dtype the model is usually served in (FP8 for DeepSeek, MXFP4 for gpt-oss).
+    pub default_weight_dtype: DType,
+    pub ir: ModelIr,
+    pub official_total_params: f64,
+    pub official_active_params: Option<f64>,
+    /// Why the computed count differs from the official one, where it does.
+    pub param_note: Option<String>,
+    /// Where the config fields came from, and how far they are trusted.
+    pub config_provenance: Provenance,
+    /// Config fields trusted less than the file as a whole.
+    pub field_grades: BTreeMap<String, Grade>,
+    pub provenance: BTreeMap<String, Provenance>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct ModelFile {
+    id: String,
+    name: String,
+    hf_repo: String,
+    default_weight_dtype: DType,
+    sources: BTreeMap<String, String>,
+    config_source: String,
+    config_grade: Grade,
+    #[serde(default)]
+    config_note: Option<String>,
+    official_total_params: RawValue,
+    official_active_params: Option<RawValue>,
+    #[serde(default)]
+    param_note: Option<String>,
+    #[serde(default)]
+    field_grades: BTreeMap<String, Grade>,
+    config: serde_json::Value,
+}
+
+/// How far a computed total may sit from the official one without a recorded reason.
+pub const PARAM_TOLERANCE: f64 = 0.02;
+
+impl ModelFile {
+    pub(super) fn into_preset(self, file: &str) -> Result<ModelPreset, EngineError> {
+        let bad = |problem: String| EngineError::Catalogue {
+            file: file.to_string(),
+            problem,
+        };
+        let ir = hf::parse_config(&self.config).map_err(|e| bad(e.to_string()))?;
+        let mut provenance = BTreeMap::new();
+        let (total, prov) = resolve(
+            file,
+            "official_total_params",
+            &self.official_total_params,
+            Dimension::Params,
+            &self.sources,
+        )?;
+        provenance.insert("official_total_params".to_string(), prov);
+        let active = match &self.official_active_params {
+            Some(raw) => {
+                let (v, prov) = resolve(
+                    file,
+                    "official_active_params",
+                    raw,
+                    Dimension::Params,
+                    &self.sources,
+                )?;
+                provenance.insert("official_active_params".to_string(), prov);
+                Some(v)
+            }
+            None => None,
+        };
+        let config_raw = RawValue {
+            value: 0.0,
+            unit: "B".into(),
+            grade: self.config_grade,
+            source: self.config_source.clone(),
+            note: self.config_note.clone(),
+            formula: None,
+        };
+        let (_, config_provenance) = resolve(
+            file,
+            "config",
+            &config_raw,
+            Dimension::Params,
+            &self.sources,
+        )?;
+        let object = self
+            .config
+            .as_object()
+            .ok_or_else(|| bad("config must be a table".into()))?;
+        for field in self.field_grades.keys() {
+            let in_text_config = object
+                .get("text_config")
+                .and_then(|t| t.as_object())
+                .is_some_and(|t| t.contains_key(field));
+            if !object.contains_key(field) && !in_text_config {
+                return Err(bad(format!(
+                    "field_grades names '{field}', which the config lacks"
+                )));
+            }
+        }
+        let computed = ir.params().total;
+        let gap = (computed - total).abs() / total;
+        if gap > PARAM_TOLERANCE && self.param_note.is_none() {
+            return Err(bad(format!(
+                "computed {:.2}B parameters is {:.1}% from the official {:.2}B and no param_note says why",
+                computed / 1e9,
+                gap * 100.0,
+                total / 1e9
+            )));
+        }
+        Ok(ModelPreset {
+            id: self.id,
+            name: self.name,
+            hf_repo: self.hf_repo,
+            default_weight_dtype: self.default_weight_dtype,
+            ir,
+            official_total_params: total,
+            official_active_params: active,
+            param_note: self.param_note,
+            config_provenance,
+            field_grades: self.field_grades,
+            provenance,
+        })
+    }
+}

@@ -1,0 +1,44 @@
+//! Errors as values: every way the engine refuses an input, with a message that
+//! names what was wrong and what would be accepted.
+
+use std::fmt;
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum EngineError {
+    /// A model config could not be turned into the IR.
+    Config(String),
+    /// An id that is not in the catalogue; `valid` lists the ids that are.
+    UnknownId {
+        kind: &'static str,
+        id: String,
+        valid: Vec<String>,
+    },
+    /// A value outside its domain (zero chips, negative lengths, NaN).
+    InvalidInput(String),
+    /// A parallelism that cannot be laid out on the model or the chips.
+    InvalidParallelism(String),
+    /// A catalogue file that breaks the catalogue's rules.
+    Catalogue { file: String, problem: String },
+}
+
+impl fmt::Display for EngineError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EngineError::Config(msg) => write!(f, "model config: {msg}"),
+            EngineError::UnknownId { kind, id, valid } => {
+                write!(
+                    f,
+                    "unknown {kind} '{id}'; valid {kind}s: {}",
+                    valid.join(", ")
+                )
+            }
+            EngineError::InvalidInput(msg) => write!(f, "invalid input: {msg}"),
+            EngineError::InvalidParallelism(msg) => write!(f, "invalid parallelism: {msg}"),
+            EngineError::Catalogue { file, problem } => write!(f, "catalogue {file}: {problem}"),
+        }
+    }
+}
+
+impl std::error::Error for EngineError {}
+
+pub type Result<T> = std::result::Result<T, EngineError>;

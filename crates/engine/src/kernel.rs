@@ -1,0 +1,543 @@
+//! The step-cost kernel: FLOPs, bytes and time of one engine step on one chip.
+//!
+//! A step processes `new_tokens` new tokens for each of `seqs` sequences whose context
+//! already holds `context_before` tokens (decode: `new_tokens = 1`; prefill:
+//! `context_before = 0`). Each operator of each layer group is costed on the roofline
+//! separately, `max(FLOPs / effective compute, bytes / effective bandwidth)`, and the
+//! times are summed (model-spec section 3); communication and fixed overheads are added
+//! on top. Everything is per chip, after sharding, for the whole model traversal (all
+//! pipeline stages), which is what one token of one sequence experiences.
+
+use crate::assumptions::{Assumptions, ChipRates};
+use crate::catalogue::Chip;
+use crate::dtype::{ComputeRate, DType, WeightFormat};
+use crate::model::{Attention, Ffn, ModelIr};
+use crate::parallel::Parallelism;
+use crate::units::{Bytes, Flops, Seconds};
+use serde::{Deserialize, Serialize};
+
+/// The operators the kernel costs; each result carries one entry per kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OpKind {
+    /// QKV and output projections.
+    AttnProj,
+    /// Scores, softmax and the weighted sum over the KV cache.
+    AttnCore,
+    /// Dense SwiGLU FFN layers.
+    DenseFfn,
+    /// Always-active shared experts of MoE layers.
+    SharedExperts,
+    /// Router and the routed experts the step's tokens touch.
+    RoutedExperts,
+    /// The output projection to the vocabulary.
+    LmHead,
+    /// Tensor-parallel all-reduces.
+    TpComm,
+    /// Expert-parallel all-to-all (dispatch and combine).
+    EpComm,
+    /// Pipeline-stage hand-offs.
+    PpComm,
+}
+
+impl OpKind {
+    pub const COUNT: usize = 9;
+    pub const ALL: [OpKind; OpKind::COUNT] = [
+        OpKind::AttnProj,
+        OpKind::AttnCore,
+        OpKind::DenseFfn,
+        OpKind::SharedExperts,
+        OpKind::RoutedExperts,
+        OpKind::LmHead,
+        OpKind::TpComm,
+        OpKind::EpComm,
+        OpKind::PpComm,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            OpKind::AttnProj => "attention projections",
+            OpKind::AttnCore => "attention core",
+            OpKind::DenseFfn => "dense FFN",
+            OpKind::SharedExperts => "shared experts",
+            OpKind::RoutedExperts => "routed experts",
+            OpKind::LmHead => "LM head",
+            OpKind::TpComm => "TP all-reduce",
+            OpKind::EpComm => "EP all-to-all",
+            OpKind::PpComm => "PP hand-off",
+        }
+    }
+
+    pub fn is_communication(self) -> bool {
+        matches!(self, OpKind::TpComm | OpKind::EpComm | OpKind::PpComm)
+    }
+}
+
+/// One operator kind's totals over the step.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct OpCost {
+    pub flops: Flops,
+    /// Bytes moved through memory (or over the link, for communication).
+    pub bytes: Bytes,
+    /// Sum over layers of `FLOPs / effective compute`.
+    pub compute_time: Seconds,
+    /// Sum over layers of `bytes / effective bandwidth` (or link time).
+    pub memory_time: Seconds,
+    /// Sum over layers of the per-layer roofline maximum.
+    pub time: Seconds,
+    /// Part of `time` in layers where compute was the larger term.
+    pub compute_bound_time: Seconds,
+    pub kernels: f64,
+}
+
+/// What a step costs on one chip.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StepCost {
+    pub ops: [OpCost; OpKind::COUNT],
+    /// Kernel launches and the fixed per-step cost.
+    pub overhead: Seconds,
+    /// Communication time left exposed after overlap.
+    pub exposed_comm: Seconds,
+    pub total: Seconds,
+}
+
+impl StepCost {
+    pub fn op(&self, kind: OpKind) -> &OpCost {
+        &self.ops[kind as usize]
+    }
+
+    pub fn flops(&self) -> Flops {
+        self.ops.iter().filter(|_| true).map(|o| o.flops).sum()
+    }
+}
+
+/// The shape of one step, per model replica.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StepShape {
+    pub seqs: f64,
+    pub new_tokens: f64,
+    pub context_before: f64,
+}
+
+impl StepShape {
+    pub fn decode(seqs: f64, context: f64) -> StepShape {
+        StepShape {
+            seqs,
+            new_tokens: 1.0,
+            context_before: context,
+        }
+    }
+
+    pub fn prefill(seqs: f64, prompt: f64) -> StepShape {
+        StepShape {
+            seqs,
+            new_tokens: prompt,
+            context_before: 0.0,
+        }
+    }
+}
+
+/// A model placed on chips: everything the kernel needs besides the step's shape.
+#[derive(Clone, Copy, Debug)]
+pub struct Placement<'a> {
+    pub model: &'a ModelIr,
+    pub chip: &'a Chip,
+    pub parallelism: Parallelism,
+    pub weights: WeightFormat,
+    pub kv: DType,
+    pub rates: ChipRates,
+    pub assumptions: Assumptions,
+    /// Share of each chip's weights that sits in the cold tier.
+    pub cold_weight_fraction: f64,
+}
+
+/// Kernels launched per layer and operator: a typical fused implementation
+/// (norm + QKV + rope, attention, output projection; gate-up, activation, down;
+/// router, top-k, two grouped GEMMs, activation, combine).
+/// MLA adds the low-rank down/up projections, their norms and the absorption matmuls.
+const KERNELS_ATTN_PROJ: f64 = 4.0;
+const KERNELS_ATTN_PROJ_MLA: f64 = 8.0;
+const KERNELS_ATTN_CORE: f64 = 2.0;
+const KERNELS_ATTN_CORE_MLA: f64 = 3.0;
+const KERNELS_DENSE_FFN: f64 = 3.0;
+const KERNELS_SHARED: f64 = 3.0;
+const KERNELS_ROUTED: f64 = 6.0;
+const KERNELS_LM_HEAD: f64 = 2.0;
+
+/// Sum over new tokens of the context each attends to, for a window `w` (model-spec
+/// section 3): `S(c+n) - S(c)` where `S(m) = sum_{j<=m} min(j, w)`.
+pub fn attended_context(context_before: f64, new_tokens: f64, window: Option<u32>) -> f64 {
+    let s = |m: f64| match window {
+        Some(w) if m > w as f64 => {
+            let w = w as f64;
+            w * (w + 1.0) / 2.0 + (m - w) * w
+        }
+        _ => m * (m + 1.0) / 2.0,
+    };
+    s(context_before + new_tokens) - s(context_before)
+}
+
+/// Expected distinct experts touched on one shard holding `local` of `experts` experts,
+/// when `tokens` tokens each pick `top_k`: `local * (1 - (1 - k/E)^T)`.
+pub fn experts_touched(local: f64, experts: f64, top_k: f64, tokens: f64) -> f64 {
+    if tokens <= 0.0 {
+        return 0.0;
+    }
+    local * (1.0 - (1.0 - top_k / experts).powf(tokens))
+}
+
+/// Expected experts touched on the busiest of `shards` expert shards. The mean is
+/// [`experts_touched`]; the spread across shards is approximated as binomial and the
+/// expected maximum of `shards` draws as `mean + sd * sqrt(2 ln shards)`, capped by the
+/// shard's experts and the picks. At batch 1 with 8 picks over 8 shards this gives
+/// about 3 experts on the busiest shard against a mean of 1; at large batches every
+/// shard touches all its experts and the imbalance vanishes.
+pub fn busiest_shard_experts(
+    local: f64,
+    experts: f64,
+    top_k: f64,
+    tokens: f64,
+    shards: u32,
+) -> f64 {
+    let mean = experts_touched(local, experts, top_k, tokens);
+    if shards <= 1 || mean <= 0.0 {
+        return mean;
+    }
+    let p = mean / local;
+    let sd = (local * p * (1.0 - p)).sqrt();
+    let spread = sd * (2.0 * (shards as f64).ln()).sqrt();
+    (mean + spread).min(local).min(tokens * top_k)
+}
+
+/// Ring all-reduce of `msg` bytes over `n` chips: `2(n-1)/n * msg / bw + 2(n-1) * latency`.
+pub fn ring_all_reduce(msg: Bytes, n: u32, bandwidth: f64, latency: Seconds) -> (Bytes, Seconds) {
+    if n <= 1 {
+        return (Bytes::ZERO, Seconds::ZERO);
+    }
+    let n = n as f64;
+    let moved = msg * (2.0 * (n - 1.0) / n);
+    (
+        moved,
+        Seconds(moved.0 / bandwidth) + latency * (2.0 * (n - 1.0)),
+    )
+}
+
+struct Accumulator {
+    ops: [OpCost; OpKind::COUNT],
+}
+
+impl Accumulator {
+    fn add(
+        &mut self,
+        kind: OpKind,
+        count: f64,
+        flops: f64,
+        bytes: f64,
+        compute: f64,
+        memory: f64,
+        kernels: f64,
+    ) {
+        let op = &mut self.ops[kind as usize];
+        let time = compute.max(memory) * count;
+        op.flops.0 += flops * count;
+        op.bytes.0 += bytes * count;
+        op.compute_time.0 += compute * count;
+        op.memory_time.0 += memory * count;
+        op.time.0 += time;
+        if compute >= memory {
+            op.compute_bound_time.0 += time;
+        }
+        op.kernels += kernels * count;
+    }
+}
+
+/// Costs one step on one chip.
+pub fn step_cost(p: &Placement, shape: StepShape) -> StepCost {
+    let m = p.model;
+    let par = p.parallelism;
+    let a = &p.assumptions;
+    let chip = p.chip;
+    let tp = par.tp as f64;
+    let h = m.hidden as f64;
+    let ab = a.activation_bytes;
+    let wb = p.weights.bytes_per_weight();
+    let kvb = p.kv.bytes();
+
+    let matmul_rate = p.weights.dtype.compute_rate();
+    let mm_flops = chip.peak(matmul_rate).0 * p.rates.mfu(matmul_rate);
+    let attn_flops = chip.peak(ComputeRate::Bf16).0 * p.rates.mfu(ComputeRate::Bf16);
+    let fast_bw = chip.fast.bandwidth.0 * p.rates.bw_eff;
+    // Seconds per weight byte, with the cold share read at the cold tier's rate.
+    let weight_s_per_byte = match chip.cold {
+        Some(cold) if p.cold_weight_fraction > 0.0 => {
+            (1.0 - p.cold_weight_fraction) / fast_bw
+                + p.cold_weight_fraction / (cold.bandwidth.0 * p.rates.bw_eff)
+        }
+        _ => 1.0 / fast_bw,
+    };
+
+    let tokens = shape.seqs * shape.new_tokens;
+    let act_io = 2.0 * tokens * h * ab;
+    let mut acc = Accumulator {
+        ops: [OpCost::default(); OpKind::COUNT],
+    };
+
+    let tp_link = chip.link_for_group(par.tp);
+    let tp_bw = tp_link.bandwidth.0 * a.link_eff;
+    let group = par.expert_group();
+    let ep_link = chip.link_for_group(group);
+    let ep_bw = ep_link.bandwidth.0 * a.link_eff;
+
+    for g in &m.groups {
+        let count = g.count as f64;
+
+        let is_mla = matches!(g.attention, Attention::Mla { .. });
+        // Attention projections.
+        let attn_params = g.attention.params_per_rank(m.hidden, par.tp);
+        let flops = 2.0 * tokens * attn_params;
+        let wbytes = attn_params * wb;
+        acc.add(
+            OpKind::AttnProj,
+            count,
+            flops,
+            wbytes + act_io,
+            flops / mm_flops,
+            wbytes * weight_s_per_byte + act_io / fast_bw,
+            if is_mla {
+                KERNELS_ATTN_PROJ_MLA
+            } else {
+                KERNELS_ATTN_PROJ
+            },
+        );
+
+        // Attention core over the KV cache.
+        let attended =
+            shape.seqs * attended_context(shape.context_before, shape.new_tokens, g.window);
+        let heads = g.attention.heads() as f64 / tp;
+        let flops_per_ctx = match g.attention {
+            Attention::Gqa { head_dim, .. } => 4.0 * heads * head_dim as f64,
+            // Decode uses the absorbed form (scores and values over the latent);
+            // prefill decompresses K and V per head.
+            Attention::Mla {
+                kv_rank,
+                qk_nope,
+                qk_rope,
+                v_head,
+                ..
+            } if shape.new_tokens <= 1.0 => {
+                let _ = (qk_nope, v_head);
+                2.0 * heads * (2 * kv_rank + qk_rope) as f64
+            }
+            Attention::Mla {
+                qk_nope,
+                qk_rope,
+                v_head,
+                ..
+            } => 2.0 * heads * (qk_nope + qk_rope + v_head) as f64,
+        };
+        let kv_shard = (g.attention.kv_shardable_heads() as f64).min(tp);
+        let kv_per_token = g.attention.kv_values_per_token() * kvb / kv_shard;
+        let kept = g
+            .window
+            .map_or(shape.context_before + shape.new_tokens, |w| {
+                (shape.context_before + shape.new_tokens).min(w as f64)
+            });
+        let kv_bytes = shape.seqs * (kept + shape.new_tokens) * kv_per_token;
+        let flops = flops_per_ctx * attended;
+        acc.add(
+            OpKind::AttnCore,
+            count,
+            flops,
+            kv_bytes,
+            flops / attn_flops,
+            kv_bytes / fast_bw,
+            if is_mla {
+                KERNELS_ATTN_CORE_MLA
+            } else {
+                KERNELS_ATTN_CORE
+            },
+        );
+
+        // Feed-forward.
+        match g.ffn {
+            Ffn::Dense { intermediate } => {
+                let params = 3.0 * h * intermediate as f64 / tp;
+                let flops = 2.0 * tokens * params;
+                let wbytes = params * wb;
+                acc.add(
+                    OpKind::DenseFfn,
+                    count,
+                    flops,
+                    wbytes + act_io,
+                    flops / mm_flops,
+                    wbytes * weight_s_per_byte + act_io / fast_bw,
+                    KERNELS_DENSE_FFN,
+                );
+            }
+            Ffn::Moe {
+                experts,
+                top_k,
+                expert_intermediate,
+                shared_intermediate,
+            } => {
+                if shared_intermediate > 0 {
+                    let params = 3.0 * h * shared_intermediate as f64 / tp;
+                    let flops = 2.0 * tokens * params;
+                    let wbytes = params * wb;
+                    acc.add(
+                        OpKind::SharedExperts,
+                        count,
+                        flops,
+                        wbytes,
+                        flops / mm_flops,
+                        wbytes * weight_s_per_byte,
+                        KERNELS_SHARED,
+                    );
+                }
+                let e = experts as f64;
+                let k = top_k as f64;
+                let expert_params = 3.0 * h * expert_intermediate as f64;
+                // Tokens of all replicas that share this expert group.
+                let group_tokens = tokens * par.replicas_per_expert_group() as f64;
+                let local = e / par.ep as f64;
+                // The step waits for the busiest shard, not the average one.
+                let touched = busiest_shard_experts(local, e, k, group_tokens, par.ep);
+                let wbytes = touched * expert_params / par.expert_tp() as f64 * wb;
+                let router_flops = 2.0 * tokens * h * e / tp;
+                let flops = 2.0 * group_tokens * k * expert_params / group as f64 + router_flops;
+                let bytes = wbytes + h * e * wb + act_io * k;
+                acc.add(
+                    OpKind::RoutedExperts,
+                    count,
+                    flops,
+                    bytes,
+                    flops / mm_flops,
+                    wbytes * weight_s_per_byte + (h * e * wb + act_io * k) / fast_bw,
+                    KERNELS_ROUTED,
+                );
+                if par.replicas_per_expert_group() > 1 {
+                    // Dispatch and combine: each chip sends its tokens' picks to the
+                    // other (g-1)/g of the group, and receives them back.
+                    let g = group as f64;
+                    let sent = tokens / tp * k * h * ab * (g - 1.0) / g;
+                    let time = 2.0 * (sent / ep_bw + ep_link.latency.0);
+                    acc.add(OpKind::EpComm, count, 0.0, 2.0 * sent, 0.0, time, 0.0);
+                }
+            }
+        }
+
+        // Two all-reduces per layer (after attention and after the FFN).
+        if par.tp > 1 {
+            let (moved, time) =
+                ring_all_reduce(Bytes(tokens * h * ab), par.tp, tp_bw, tp_link.latency);
+            acc.add(
+                OpKind::TpComm,
+                count,
+                0.0,
+                2.0 * moved.0,
+                0.0,
+                2.0 * time.0,
+                0.0,
+            );
+        }
+    }
+
+    // Logits only for the last position of each sequence.
+    let head_params = m.vocab as f64 * h / tp;
+    let flops = 2.0 * shape.seqs * head_params;
+    let wbytes = head_params * wb;
+    acc.add(
+        OpKind::LmHead,
+        1.0,
+        flops,
+        wbytes,
+        flops / mm_flops,
+        wbytes * weight_s_per_byte,
+        KERNELS_LM_HEAD,
+    );
+
+    if par.pp > 1 {
+        let link = chip.link_for_group(par.tp * par.pp);
+        let msg = tokens * h * ab;
+        let time = msg / (link.bandwidth.0 * a.link_eff) + link.latency.0;
+        acc.add(
+            OpKind::PpComm,
+            (par.pp - 1) as f64,
+            0.0,
+            msg,
+            0.0,
+            time,
+            0.0,
+        );
+    }
+
+    let kernels: f64 = acc.ops.iter().map(|o| o.kernels).sum();
+    let overhead = p.rates.kernel_overhead * kernels + a.step_overhead;
+    let mut busy = Seconds::ZERO;
+    let mut comm = Seconds::ZERO;
+    for kind in OpKind::ALL {
+        let op = &acc.ops[kind as usize];
+        if kind.is_communication() {
+            comm += op.time;
+        } else {
+            busy += op.time;
+        }
+    }
+    // Overlap can hide communication only under work that exists.
+    let hidden = (comm * a.comm_overlap).min(busy);
+    let exposed_comm = comm - hidden;
+    StepCost {
+        ops: acc.ops,
+        overhead,
+        exposed_comm,
+        total: busy + exposed_comm + overhead,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn causal_prefill_attends_half_the_square() {
+        // sum_{j=1..s} j = s(s+1)/2, so FLOPs 4*n_h*d*s(s+1)/2 ~ 2*n_h*d*s^2.
+        assert_eq!(attended_context(0.0, 1000.0, None), 500_500.0);
+        assert_eq!(attended_context(4095.0, 1.0, None), 4096.0);
+    }
+
+    #[test]
+    fn sliding_window_caps_context() {
+        assert_eq!(attended_context(10_000.0, 1.0, Some(128)), 128.0);
+        // First 128 tokens attend 1..128, the remaining 872 attend 128 each.
+        assert_eq!(
+            attended_context(0.0, 1000.0, Some(128)),
+            128.0 * 129.0 / 2.0 + 872.0 * 128.0
+        );
+    }
+
+    #[test]
+    fn one_token_touches_top_k_experts() {
+        let touched = experts_touched(256.0, 256.0, 8.0, 1.0);
+        assert!((touched - 8.0).abs() < 1e-9);
+        // Many tokens touch all of them.
+        assert!(experts_touched(256.0, 256.0, 8.0, 4096.0) > 255.99);
+        // A shard of 32 experts sees its share.
+        assert!((experts_touched(32.0, 256.0, 8.0, 1.0) - 1.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn imbalance_matters_at_small_batches_only() {
+        let busiest = busiest_shard_experts(32.0, 256.0, 8.0, 1.0, 8);
+        assert!(busiest > 2.0 && busiest < 4.0, "{busiest}");
+        let saturated = busiest_shard_experts(32.0, 256.0, 8.0, 4096.0, 8);
+        assert!((saturated - 32.0).abs() < 1e-6);
+        assert_eq!(busiest_shard_experts(256.0, 256.0, 8.0, 1.0, 1), 8.0);
+    }
+
+    #[test]
+    fn ring_all_reduce_closed_form() {
+        let (moved, t) = ring_all_reduce(Bytes(8e6), 8, 100e9, Seconds::from_us(1.0));
+        assert_eq!(moved.0, 14e6);
+        assert!((t.us() - (140.0 + 14.0)).abs() < 1e-9);
+    }
+}

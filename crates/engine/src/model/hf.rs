@@ -1,0 +1,400 @@
+//! Reading a HuggingFace `config.json` into the [`ModelIr`].
+//!
+//! The parser goes by fields, not by architecture names, so that a new model in a known
+//! family works without a code change: MLA when `kv_lora_rank` is set, MoE when any
+//! expert count is set, sliding windows from `layer_types`, `sliding_window_pattern` or
+//! `sliding_window`. Multimodal configs are read through their `text_config`.
+//! A field the IR needs and the config lacks is an error that names the field.
+
+use super::{Attention, Ffn, LayerGroup, ModelIr};
+use crate::error::{EngineError, Result};
+use serde_json::{Map, Value};
+
+/// Parses the text of a `config.json`.
+pub fn parse_config_str(text: &str) -> Result<ModelIr> {
+    let value: Value = serde_json::from_str(text)
+        .map_err(|e| EngineError::Config(format!("not valid JSON: {e}")))?;
+    parse_config(&value)
+}
+
+/// Parses an already-decoded `config.json`.
+pub fn parse_config(value: &Value) -> Result<ModelIr> {
+    let top = value
+        .as_object()
+        .ok_or_else(|| EngineError::Config("the config must be a JSON object".into()))?;
+    let cfg = Fields::new(top);
+    let architecture = cfg.architecture();
+    cfg.reject_unsupported(&architecture)?;
+
+    let hidden = cfg.req_u32("hidden_size")?;
+    let num_layers = cfg.req_u32("num_hidden_layers")?;
+    let vocab = cfg.req_u32("vocab_size")?;
+    if hidden == 0 || num_layers == 0 || vocab == 0 {
+        return Err(EngineError::Config(
+            "hidden_size, num_hidden_layers and vocab_size must be positive".into(),
+        ));
+    }
+    let attention = cfg.attention(hidden)?;
+    let moe = cfg.moe()?;
+    let dense_intermediate = cfg.opt_u32("intermediate_size")?;
+    let windows = cfg.windows(num_layers)?;
+
+    let mut per_layer = Vec::with_capacity(num_layers as usize);
+    for layer in 0..num_layers {
+        let ffn = match moe {
+            Some(ref m) if m.is_moe_layer(layer) => m.ffn,
+            _ => Ffn::Dense {
+                intermediate: dense_intermediate.ok_or_else(|| missing("intermediate_size"))?,
+            },
+        };
+        per_layer.push(LayerGroup {
+            count: 1,
+            attention,
+            window: windows[layer as usize],
+            ffn,
+        });
+    }
+
+    Ok(ModelIr {
+        architecture,
+        hidden,
+        vocab,
+        tied_embeddings: cfg.opt_bool("tie_word_embeddings")?.unwrap_or(false),
+        num_layers,
+        max_context: cfg.opt_u32("max_position_embeddings")?.unwrap_or(4096),
+        mtp_layers: cfg.opt_u32("num_nextn_predict_layers")?.unwrap_or(0),
+        groups: group_layers(per_layer),
+    })
+}
+
+/// Merges layers of equal shape, keeping first-seen order.
+fn group_layers(layers: Vec<LayerGroup>) -> Vec<LayerGroup> {
+    let mut groups: Vec<LayerGroup> = Vec::new();
+    for layer in layers {
+        match groups.iter_mut().find(|g| {
+            g.attention == layer.attention && g.window == layer.window && g.ffn == layer.ffn
+        }) {
+            Some(g) => g.count += 1,
+            None => groups.push(layer),
+        }
+    }
+    groups
+}
+
+fn missing(field: &str) -> EngineError {
+    EngineError::Config(format!(
+        "missing field '{field}' (this architecture is not understood without it)"
+    ))
+}
+
+struct MoeLayout {
+    ffn: Ffn,
+    first_dense: u32,
+    every: u32,
+    step_offset_one: bool,
+    dense_layers: Vec<u32>,
+}
+
+impl MoeLayout {
+    fn is_moe_layer(&self, layer: u32) -> bool {
+        if layer < self.first_dense || self.dense_layers.contains(&layer) {
+            return false;
+        }
+        if self.step_offset_one {
+            // Qwen-MoE `decoder_sparse_step`: layer i is sparse when (i+1) % step == 0.
+            (layer + 1) % self.every == 0
+        } else {
+            // DeepSeek `moe_layer_freq`: layer i is sparse when i % freq == 0.
+            layer % self.every == 0
+        }
+    }
+}
+
+/// The config's fields, looking into `text_config` first for multimodal models.
+struct Fields<'a> {
+    text: Option<&'a Map<String, Value>>,
+    top: &'a Map<String, Value>,
+}
+
+impl<'a> Fields<'a> {
+    fn new(top: &'a Map<String, Value>) -> Fields<'a> {
+        Fields {
+            text: top.get("text_config").and_then(Value::as_object),
+            top,
+        }
+    }
+
+    fn get(&self, key: &str) -> Option<&'a Value> {
+        self.text
+            .and_then(|t| t.get(key))
+            .or_else(|| self.top.get(key))
+            .filter(|v| !v.is_null())
+    }
+
+    fn architecture(&self) -> String {
+        self.top
+            .get("architectures")
+            .and_then(Value::as_array)
+            .and_then(|a| a.first())
+            .and_then(Value::as_str)
+            .or_else(|| self.get("model_type").and_then(Value::as_str))
+            .unwrap_or("unknown")
+            .to_string()
+    }
+
+    fn reject_unsupported(&self, architecture: &str) -> Result<()> {
+        let lower = architecture.to_ascii_lowercase();
+        for family in ["mamba", "rwkv", "jamba", "bert", "t5", "whisper", "clip"] {
+            if lower.contains(family) {
+                return Err(EngineError::Config(format!(
+                    "architecture '{architecture}' is not a decoder-only transformer the engine models"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    fn opt_u32(&self, key: &str) -> Result<Option<u32>> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(v) => match v.as_u64() {
+                Some(n) if n <= u32::MAX as u64 => Ok(Some(n as u32)),
+                _ => match v.as_f64() {
+                    Some(f) if f >= 0.0 && f.fract() == 0.0 && f <= u32::MAX as f64 => {
+                        Ok(Some(f as u32))
+                    }
+                    _ => Err(EngineError::Config(format!(
+                        "field '{key}' must be a non-negative integer, found {v}"
+                    ))),
+                },
+            },
+        }
+    }
+
+    fn req_u32(&self, key: &str) -> Result<u32> {
+        self.opt_u32(key)?.ok_or_else(|| missing(key))
+    }
+
+    fn first_u32(&self, keys: &[&str]) -> Result<Option<u32>> {
+        for key in keys {
+            if let Some(v) = self.opt_u32(key)? {
+                return Ok(Some(v));
+            }
+        }
+        Ok(None)
+    }
+
+    fn opt_bool(&self, key: &str) -> Result<Option<bool>> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(Value::Bool(b)) => Ok(Some(*b)),
+            Some(v) => Err(EngineError::Config(format!(
+                "field '{key}' must be true or false, found {v}"
+            ))),
+        }
+    }
+
+    fn attention(&self, hidden: u32) -> Result<Attention> {
+        let heads = self.req_u32("num_attention_heads")?;
+        if heads == 0 {
+            return Err(EngineError::Config(
+                "num_attention_heads must be positive".into(),
+            ));
+        }
+        if let Some(kv_rank) = self.opt_u32("kv_lora_rank")? {
+            return Ok(Attention::Mla {
+                heads,
+                q_rank: self.opt_u32("q_lora_rank")?,
+                kv_rank,
+                qk_nope: self.req_u32("qk_nope_head_dim")?,
+                qk_rope: self.req_u32("qk_rope_head_dim")?,
+                v_head: self.req_u32("v_head_dim")?,
+            });
+        }
+        let kv_heads = self.opt_u32("num_key_value_heads")?.unwrap_or(heads);
+        // head_dim is explicit and differs from hidden/heads in Qwen3, gpt-oss and GLM.
+        let head_dim = match self.opt_u32("head_dim")? {
+            Some(d) => d,
+            None => {
+                if hidden % heads != 0 {
+                    return Err(missing("head_dim"));
+                }
+                hidden / heads
+            }
+        };
+        if kv_heads == 0 || head_dim == 0 || heads % kv_heads != 0 {
+            return Err(EngineError::Config(format!(
+                "num_attention_heads ({heads}) must be a positive multiple of num_key_value_heads ({kv_heads})"
+            )));
+        }
+        Ok(Attention::Gqa {
+            heads,
+            kv_heads,
+            head_dim,
+        })
+    }
+
+    fn moe(&self) -> Result<Option<MoeLayout>> {
+        let experts = self.first_u32(&["n_routed_experts", "num_local_experts", "num_experts"])?;
+        let experts = match experts {
+            Some(e) if e > 0 => e,
+            _ => return Ok(None),
+        };
+        let top_k = self
+            .first_u32(&["num_experts_per_tok", "experts_per_token", "moe_top_k"])?
+            .ok_or_else(|| missing("num_experts_per_tok"))?;
+        if top_k == 0 || top_k > experts {
+            return Err(EngineError::Config(format!(
+                "num_experts_per_tok ({top_k}) must be between 1 and the expert count ({experts})"
+            )));
+        }
+        let expert_intermediate = self
+            .first_u32(&["moe_intermediate_size", "intermediate_size"])?
+            .ok_or_else(|| missing("moe_intermediate_size"))?;
+        let shared_intermediate = match self.opt_u32("shared_expert_intermediate_size")? {
+            Some(width) => width,
+            None => self.opt_u32("n_shared_experts")?.unwrap_or(0) * expert_intermediate,
+        };
+        let (every, step_offset_one) = match self.opt_u32("decoder_sparse_step")? {
+            Some(step) => (step.max(1), true),
+            None => (self.opt_u32("moe_layer_freq")?.unwrap_or(1).max(1), false),
+        };
+        let dense_layers = match self.get("mlp_only_layers") {
+            Some(Value::Array(items)) => items
+                .iter()
+                .map(|v| {
+                    v.as_u64().map(|n| n as u32).ok_or_else(|| {
+                        EngineError::Config("mlp_only_layers must list layer indices".into())
+                    })
+                })
+                .collect::<Result<Vec<u32>>>()?,
+            _ => Vec::new(),
+        };
+        Ok(Some(MoeLayout {
+            ffn: Ffn::Moe {
+                experts,
+                top_k,
+                expert_intermediate,
+                shared_intermediate,
+            },
+            first_dense: self.opt_u32("first_k_dense_replace")?.unwrap_or(0),
+            every,
+            step_offset_one,
+            dense_layers,
+        }))
+    }
+
+    /// The attention window of every layer (`None` = full attention).
+    fn windows(&self, num_layers: u32) -> Result<Vec<Option<u32>>> {
+        let window = self.opt_u32("sliding_window")?;
+        if let Some(Value::Array(types)) = self.get("layer_types") {
+            if types.len() != num_layers as usize {
+                return Err(EngineError::Config(format!(
+                    "layer_types lists {} layers but num_hidden_layers is {num_layers}",
+                    types.len()
+                )));
+            }
+            return types
+                .iter()
+                .map(|t| match t.as_str() {
+                    Some("full_attention") => Ok(None),
+                    Some("sliding_attention") => {
+                        window.map(Some).ok_or_else(|| missing("sliding_window"))
+                    }
+                    other => Err(EngineError::Config(format!(
+                        "unknown layer type {other:?} in layer_types (expected full_attention or sliding_attention)"
+                    ))),
+                })
+                .collect();
+        }
+        let Some(window) = window else {
+            return Ok(vec![None; num_layers as usize]);
+        };
+        if let Some(pattern) = self.opt_u32("sliding_window_pattern")? {
+            // Gemma-2/3: every `pattern`-th layer is global, the rest local.
+            let pattern = pattern.max(1);
+            return Ok((0..num_layers)
+                .map(|i| ((i + 1) % pattern != 0).then_some(window))
+                .collect());
+        }
+        // Qwen2 ships a sliding_window value but only applies it when asked to.
+        if self.opt_bool("use_sliding_window")? == Some(false) {
+            return Ok(vec![None; num_layers as usize]);
+        }
+        Ok(vec![Some(window); num_layers as usize])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check_err(json: &str, expected: &str) {
+        let err = parse_config_str(json).unwrap_err().to_string();
+        assert!(
+            err.contains(expected),
+            "'{err}' should contain '{expected}'"
+        );
+    }
+
+    #[test]
+    fn names_the_missing_field() {
+        check_err(
+            r#"{"architectures":["FooForCausalLM"],"hidden_size":64,"num_hidden_layers":2,"vocab_size":10}"#,
+            "missing field 'num_attention_heads'",
+        );
+        check_err(
+            r#"{"hidden_size":64,"num_hidden_layers":2,"vocab_size":10,"num_attention_heads":4}"#,
+            "missing field 'intermediate_size'",
+        );
+    }
+
+    #[test]
+    fn rejects_non_transformers_and_garbage() {
+        check_err(
+            r#"{"architectures":["MambaForCausalLM"]}"#,
+            "not a decoder-only",
+        );
+        check_err("[1,2]", "JSON object");
+        check_err("{", "not valid JSON");
+        check_err(
+            r#"{"hidden_size":-3,"num_hidden_layers":2,"vocab_size":10}"#,
+            "non-negative integer",
+        );
+    }
+
+    #[test]
+    fn gemma_pattern_gives_five_local_to_one_global() {
+        let ir = parse_config_str(
+            r#"{"text_config":{"hidden_size":5376,"num_hidden_layers":62,"num_attention_heads":32,
+                "num_key_value_heads":16,"head_dim":128,"intermediate_size":21504,"vocab_size":262208,
+                "sliding_window":1024,"sliding_window_pattern":6}}"#,
+        )
+        .unwrap();
+        let local: u32 = ir
+            .groups
+            .iter()
+            .filter(|g| g.window.is_some())
+            .map(|g| g.count)
+            .sum();
+        assert_eq!((local, ir.num_layers - local), (52, 10));
+    }
+
+    #[test]
+    fn qwen_sparse_step_and_dense_list() {
+        let ir = parse_config_str(
+            r#"{"hidden_size":64,"num_hidden_layers":4,"num_attention_heads":4,"vocab_size":10,
+                "intermediate_size":128,"num_experts":8,"num_experts_per_tok":2,"moe_intermediate_size":32,
+                "decoder_sparse_step":2,"mlp_only_layers":[3]}"#,
+        )
+        .unwrap();
+        let moe: u32 = ir
+            .groups
+            .iter()
+            .filter(|g| g.ffn.is_moe())
+            .map(|g| g.count)
+            .sum();
+        // Layers 1 and 3 are sparse by the step; 3 is forced dense.
+        assert_eq!(moe, 1);
+    }
+}

@@ -1,0 +1,328 @@
+//! The model IR: what the cost kernel needs to know about a transformer, read from a
+//! HuggingFace `config.json` (see [`hf`]).
+//!
+//! Layers that share a shape are grouped (`LayerGroup { count, .. }`) so that the cost
+//! kernel visits a handful of groups instead of a hundred layers: DeepSeek-V3 is two
+//! groups (3 dense, 58 MoE), Gemma-3 two (52 local, 10 global).
+
+pub mod hf;
+
+use serde::{Deserialize, Serialize};
+
+/// Attention of one layer.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Attention {
+    /// Grouped-query attention; MHA when `kv_heads == heads`, MQA when `kv_heads == 1`.
+    Gqa {
+        heads: u32,
+        kv_heads: u32,
+        head_dim: u32,
+    },
+    /// Multi-head latent attention (DeepSeek-V2/V3, Kimi K2): the KV cache holds a
+    /// compressed latent of `kv_rank + qk_rope` values per token, shared by all heads.
+    Mla {
+        heads: u32,
+        q_rank: Option<u32>,
+        kv_rank: u32,
+        qk_nope: u32,
+        qk_rope: u32,
+        v_head: u32,
+    },
+}
+
+/// The feed-forward block of one layer (SwiGLU: three matrices per expert).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Ffn {
+    Dense {
+        intermediate: u32,
+    },
+    Moe {
+        experts: u32,
+        top_k: u32,
+        expert_intermediate: u32,
+        /// Summed width of the always-active shared experts (0 when there are none).
+        shared_intermediate: u32,
+    },
+}
+
+/// A run of layers with one shape.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LayerGroup {
+    pub count: u32,
+    pub attention: Attention,
+    /// Sliding-window size; `None` for full attention.
+    pub window: Option<u32>,
+    pub ffn: Ffn,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ModelIr {
+    pub architecture: String,
+    pub hidden: u32,
+    pub vocab: u32,
+    pub tied_embeddings: bool,
+    pub num_layers: u32,
+    pub max_context: u32,
+    /// Multi-token-prediction layers shipped with the model; not counted in totals.
+    pub mtp_layers: u32,
+    pub groups: Vec<LayerGroup>,
+}
+
+/// Parameter counts, split the way vendors disagree about.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ParamCounts {
+    pub total: f64,
+    /// Parameters a single token touches: attention, dense FFN, top-k routed and shared
+    /// experts, routers, plus embeddings and the output head.
+    pub active: f64,
+    /// Input embedding plus (untied) output head.
+    pub embedding: f64,
+}
+
+impl Attention {
+    pub fn heads(&self) -> u32 {
+        match *self {
+            Attention::Gqa { heads, .. } | Attention::Mla { heads, .. } => heads,
+        }
+    }
+
+    /// Weights of the projections: `h*(n_h*d) + 2*h*(n_kv*d) + (n_h*d)*h` for GQA; the
+    /// low-rank factors of `model-spec.md` section 2 for MLA.
+    pub fn params(&self, hidden: u32) -> f64 {
+        let h = hidden as f64;
+        match *self {
+            Attention::Gqa {
+                heads,
+                kv_heads,
+                head_dim,
+            } => {
+                let q = heads as f64 * head_dim as f64;
+                let kv = kv_heads as f64 * head_dim as f64;
+                h * q + 2.0 * h * kv + q * h
+            }
+            Attention::Mla {
+                heads,
+                q_rank,
+                kv_rank,
+                qk_nope,
+                qk_rope,
+                v_head,
+            } => {
+                let n = heads as f64;
+                let qk = (qk_nope + qk_rope) as f64;
+                let q_path = match q_rank {
+                    Some(r) => h * r as f64 + r as f64 * n * qk,
+                    None => h * n * qk,
+                };
+                q_path
+                    + h * (kv_rank + qk_rope) as f64
+                    + kv_rank as f64 * n * (qk_nope + v_head) as f64
+                    + n * v_head as f64 * h
+            }
+        }
+    }
+
+    /// Weights one of `tp` tensor-parallel ranks holds. Q and O split by heads; GQA's
+    /// K and V split by KV heads and replicate once `tp` exceeds them; MLA's down
+    /// projections (`h -> q_rank`, `h -> kv_rank + rope`) are replicated on every rank.
+    pub fn params_per_rank(&self, hidden: u32, tp: u32) -> f64 {
+        let h = hidden as f64;
+        let tp_f = tp as f64;
+        match *self {
+            Attention::Gqa {
+                heads,
+                kv_heads,
+                head_dim,
+            } => {
+                let q = heads as f64 * head_dim as f64;
+                let kv = kv_heads as f64 * head_dim as f64;
+                2.0 * h * q / tp_f + 2.0 * h * kv / tp_f.min(kv_heads as f64)
+            }
+            Attention::Mla {
+                q_rank,
+                kv_rank,
+                qk_rope,
+                ..
+            } => {
+                let replicated =
+                    q_rank.map_or(0.0, |r| h * r as f64) + h * (kv_rank + qk_rope) as f64;
+                replicated + (self.params(hidden) - replicated) / tp_f
+            }
+        }
+    }
+
+    /// Values stored in the KV cache per token and layer (multiply by the KV bytes).
+    pub fn kv_values_per_token(&self) -> f64 {
+        match *self {
+            Attention::Gqa {
+                kv_heads, head_dim, ..
+            } => 2.0 * kv_heads as f64 * head_dim as f64,
+            Attention::Mla {
+                kv_rank, qk_rope, ..
+            } => (kv_rank + qk_rope) as f64,
+        }
+    }
+
+    /// KV heads that tensor parallelism can split the cache across. MLA's latent is
+    /// shared by all heads, so every TP rank keeps all of it.
+    pub fn kv_shardable_heads(&self) -> u32 {
+        match *self {
+            Attention::Gqa { kv_heads, .. } => kv_heads,
+            Attention::Mla { .. } => 1,
+        }
+    }
+}
+
+impl Ffn {
+    pub fn total_params(&self, hidden: u32) -> f64 {
+        let h = hidden as f64;
+        match *self {
+            Ffn::Dense { intermediate } => 3.0 * h * intermediate as f64,
+            Ffn::Moe {
+                experts,
+                expert_intermediate,
+                shared_intermediate,
+                ..
+            } => {
+                experts as f64 * 3.0 * h * expert_intermediate as f64
+                    + 3.0 * h * shared_intermediate as f64
+                    + h * experts as f64
+            }
+        }
+    }
+
+    pub fn active_params(&self, hidden: u32) -> f64 {
+        let h = hidden as f64;
+        match *self {
+            Ffn::Dense { intermediate } => 3.0 * h * intermediate as f64,
+            Ffn::Moe {
+                experts,
+                top_k,
+                expert_intermediate,
+                shared_intermediate,
+            } => {
+                top_k as f64 * 3.0 * h * expert_intermediate as f64
+                    + 3.0 * h * shared_intermediate as f64
+                    + h * experts as f64
+            }
+        }
+    }
+
+    pub fn is_moe(&self) -> bool {
+        matches!(self, Ffn::Moe { .. })
+    }
+}
+
+impl ModelIr {
+    pub fn params(&self) -> ParamCounts {
+        let embedding =
+            self.vocab as f64 * self.hidden as f64 * if self.tied_embeddings { 1.0 } else { 2.0 };
+        let mut total = embedding;
+        let mut active = embedding;
+        for g in &self.groups {
+            let attn = g.attention.params(self.hidden);
+            total += g.count as f64 * (attn + g.ffn.total_params(self.hidden));
+            active += g.count as f64 * (attn + g.ffn.active_params(self.hidden));
+        }
+        ParamCounts {
+            total,
+            active,
+            embedding,
+        }
+    }
+
+    pub fn is_moe(&self) -> bool {
+        self.groups.iter().any(|g| g.ffn.is_moe())
+    }
+
+    /// Routed experts per MoE layer (the largest, should layers differ).
+    pub fn routed_experts(&self) -> Option<u32> {
+        self.groups
+            .iter()
+            .filter_map(|g| match g.ffn {
+                Ffn::Moe { experts, .. } => Some(experts),
+                Ffn::Dense { .. } => None,
+            })
+            .max()
+    }
+
+    pub fn attention_heads(&self) -> u32 {
+        self.groups
+            .iter()
+            .map(|g| g.attention.heads())
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// KV heads that bound tensor parallelism of the cache (smallest over layers).
+    pub fn kv_heads(&self) -> u32 {
+        self.groups
+            .iter()
+            .map(|g| match g.attention {
+                Attention::Gqa { kv_heads, .. } => kv_heads,
+                Attention::Mla { heads, .. } => heads,
+            })
+            .min()
+            .unwrap_or(0)
+    }
+
+    /// KV-cache values for one sequence of `context` tokens over all layers, with
+    /// sliding-window layers capped at their window.
+    pub fn kv_values_for_context(&self, context: f64) -> f64 {
+        self.groups
+            .iter()
+            .map(|g| {
+                let kept = g.window.map_or(context, |w| context.min(w as f64));
+                g.count as f64 * g.attention.kv_values_per_token() * kept
+            })
+            .sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn deepseek_mla() -> Attention {
+        Attention::Mla {
+            heads: 128,
+            q_rank: Some(1536),
+            kv_rank: 512,
+            qk_nope: 128,
+            qk_rope: 64,
+            v_head: 128,
+        }
+    }
+
+    #[test]
+    fn mla_caches_576_values_per_token_and_layer() {
+        assert_eq!(deepseek_mla().kv_values_per_token(), 576.0);
+        // 61 layers at BF16: about 68.6 KiB per token (model-spec.md section 2).
+        let kib = 61.0 * 576.0 * 2.0 / 1024.0;
+        assert!((kib - 68.6).abs() < 0.1, "{kib}");
+    }
+
+    #[test]
+    fn gqa_projection_formula() {
+        let a = Attention::Gqa {
+            heads: 32,
+            kv_heads: 8,
+            head_dim: 128,
+        };
+        // 4096*4096 + 2*4096*1024 + 4096*4096
+        assert_eq!(a.params(4096), 41_943_040.0);
+    }
+
+    #[test]
+    fn moe_active_counts_top_k_shared_and_router() {
+        let f = Ffn::Moe {
+            experts: 8,
+            top_k: 2,
+            expert_intermediate: 14336,
+            shared_intermediate: 0,
+        };
+        let h = 4096.0;
+        assert_eq!(f.total_params(4096), 8.0 * 3.0 * h * 14336.0 + h * 8.0);
+        assert_eq!(f.active_params(4096), 2.0 * 3.0 * h * 14336.0 + h * 8.0);
+    }
+}

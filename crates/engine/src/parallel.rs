@@ -1,0 +1,208 @@
+//! How a model is laid out on chips: tensor (`tp`), pipeline (`pp`), data (`dp`) and
+//! expert (`ep`) parallelism.
+//!
+//! `chips = tp * pp * dp`. A replica is `tp * pp` chips holding one copy of the
+//! attention and dense weights. Routed experts are spread over an *expert group* of
+//! `g = max(tp, ep)` chips in each pipeline stage: with `ep <= tp` the group is the TP
+//! group and each expert is further split `tp / ep` ways; with `ep > tp` the group spans
+//! `ep / tp` replicas (DP-attention with wide EP, as DeepSeek and SGLang serve), and
+//! tokens reach their experts by all-to-all.
+
+use crate::error::{EngineError, Result};
+use crate::model::{Attention, ModelIr};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Parallelism {
+    pub tp: u32,
+    pub pp: u32,
+    pub dp: u32,
+    pub ep: u32,
+}
+
+impl Parallelism {
+    pub fn single() -> Parallelism {
+        Parallelism {
+            tp: 1,
+            pp: 1,
+            dp: 1,
+            ep: 1,
+        }
+    }
+
+    pub fn chips(&self) -> u32 {
+        self.tp * self.pp * self.dp
+    }
+
+    /// Chips an expert group spans.
+    pub fn expert_group(&self) -> u32 {
+        self.tp.max(self.ep)
+    }
+
+    /// Ways each expert's matrices are split inside the group.
+    pub fn expert_tp(&self) -> u32 {
+        (self.tp / self.ep).max(1)
+    }
+
+    /// Replicas whose tokens meet in one expert group.
+    pub fn replicas_per_expert_group(&self) -> u32 {
+        (self.ep / self.tp).max(1)
+    }
+
+    /// Checks this layout against a model; the error says which rule breaks and how.
+    pub fn validate(&self, model: &ModelIr, chips: u32) -> Result<()> {
+        let bad = |msg: String| Err(EngineError::InvalidParallelism(msg));
+        if self.tp == 0 || self.pp == 0 || self.dp == 0 || self.ep == 0 {
+            return bad("tp, pp, dp and ep must all be at least 1".into());
+        }
+        if self.chips() != chips {
+            return bad(format!(
+                "tp {} x pp {} x dp {} = {} chips, but the deployment has {chips}",
+                self.tp,
+                self.pp,
+                self.dp,
+                self.chips()
+            ));
+        }
+        let heads = model.attention_heads();
+        if heads % self.tp != 0 {
+            return bad(format!(
+                "{heads} attention heads are not divisible by tp {}",
+                self.tp
+            ));
+        }
+        for g in &model.groups {
+            if let Attention::Gqa { kv_heads, .. } = g.attention {
+                if kv_heads % self.tp != 0 && self.tp % kv_heads != 0 {
+                    return bad(format!(
+                        "{kv_heads} KV heads neither divide nor are divided by tp {}",
+                        self.tp
+                    ));
+                }
+            }
+        }
+        if self.pp > model.num_layers {
+            return bad(format!(
+                "pp {} exceeds the model's {} layers",
+                self.pp, model.num_layers
+            ));
+        }
+        match model.routed_experts() {
+            None if self.ep != 1 => bad(format!(
+                "ep {} given for a dense model (no experts to spread)",
+                self.ep
+            )),
+            None => Ok(()),
+            Some(experts) => {
+                if experts % self.ep != 0 {
+                    return bad(format!(
+                        "{experts} experts are not divisible by ep {}",
+                        self.ep
+                    ));
+                }
+                if self.ep <= self.tp {
+                    if self.tp % self.ep != 0 {
+                        return bad(format!(
+                            "ep {} must divide tp {} (or be a multiple of it)",
+                            self.ep, self.tp
+                        ));
+                    }
+                } else if self.ep % self.tp != 0 || self.dp % (self.ep / self.tp) != 0 {
+                    return bad(format!(
+                        "ep {} beyond tp {} must be tp times a divisor of dp {}",
+                        self.ep, self.tp, self.dp
+                    ));
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl fmt::Display for Parallelism {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "TP{} PP{} DP{} EP{}", self.tp, self.pp, self.dp, self.ep)
+    }
+}
+
+/// Every divisor of `n`, ascending.
+pub fn divisors(n: u32) -> Vec<u32> {
+    let mut small = Vec::new();
+    let mut large = Vec::new();
+    let mut d = 1;
+    while d * d <= n {
+        if n % d == 0 {
+            small.push(d);
+            if d * d != n {
+                large.push(n / d);
+            }
+        }
+        d += 1;
+    }
+    small.extend(large.into_iter().rev());
+    small
+}
+
+/// Every layout of `chips` chips the planner considers, valid or not.
+pub fn candidate_layouts(model: &ModelIr, chips: u32) -> Vec<Parallelism> {
+    let mut out = Vec::new();
+    for tp in divisors(chips) {
+        for pp in divisors(chips / tp) {
+            let dp = chips / (tp * pp);
+            let eps: Vec<u32> = if model.is_moe() {
+                divisors(tp * dp)
+            } else {
+                vec![1]
+            };
+            for ep in eps {
+                out.push(Parallelism { tp, pp, dp, ep });
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn divisors_are_complete_and_sorted() {
+        assert_eq!(divisors(12), vec![1, 2, 3, 4, 6, 12]);
+        assert_eq!(divisors(1), vec![1]);
+        assert_eq!(divisors(49), vec![1, 7, 49]);
+    }
+
+    #[test]
+    fn expert_group_geometry() {
+        let wide = Parallelism {
+            tp: 1,
+            pp: 1,
+            dp: 32,
+            ep: 32,
+        };
+        assert_eq!(
+            (
+                wide.expert_group(),
+                wide.expert_tp(),
+                wide.replicas_per_expert_group()
+            ),
+            (32, 1, 32)
+        );
+        let tp_ep = Parallelism {
+            tp: 8,
+            pp: 1,
+            dp: 1,
+            ep: 2,
+        };
+        assert_eq!(
+            (
+                tp_ep.expert_group(),
+                tp_ep.expert_tp(),
+                tp_ep.replicas_per_expert_group()
+            ),
+            (8, 4, 1)
+        );
+    }
+}

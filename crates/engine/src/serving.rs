@@ -1,0 +1,369 @@
+//! Serving metrics of an aggregated deployment: prefill and decode share the chips
+//! under continuous batching (model-spec section 5).
+//!
+//! Per replica of `b` concurrent sequences, one generation round produces `b * OSL`
+//! tokens in `R = OSL * t_decode(b) + b * t_prefill_per_request(ISL) / pp_overlap`:
+//! prefill work steals decode time, which is what chunked prefill spreads out. The
+//! inter-token time a user sees is `R / OSL`; TTFT is one prefill step plus the decode
+//! step it waits behind.
+
+use crate::assumptions::{Assumptions, ChipRates};
+use crate::catalogue::Chip;
+use crate::dtype::{DType, WeightFormat};
+use crate::error::{EngineError, Result};
+use crate::kernel::{step_cost, OpKind, Placement, StepCost, StepShape};
+use crate::memory::{MemoryPlan, MemoryUsage};
+use crate::model::ModelIr;
+use crate::parallel::Parallelism;
+use crate::units::{Seconds, UsdPerHour, Watts};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// Prompt and output lengths in tokens.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Workload {
+    pub isl: u32,
+    pub osl: u32,
+}
+
+/// Longest context the engine accepts (prompt plus output).
+pub const MAX_CONTEXT: u64 = 10_000_000;
+/// Largest batch and chip count the engine accepts.
+pub const MAX_BATCH: u32 = 10_000_000;
+pub const MAX_CHIPS: u32 = 1_000_000;
+
+impl Workload {
+    pub fn validate(&self) -> Result<()> {
+        if self.isl == 0 || self.osl == 0 {
+            return Err(EngineError::InvalidInput(
+                "input and output lengths must be at least 1 token".into(),
+            ));
+        }
+        if self.isl as u64 + self.osl as u64 > MAX_CONTEXT {
+            return Err(EngineError::InvalidInput(format!(
+                "input + output length {} exceeds {MAX_CONTEXT} tokens",
+                self.isl as u64 + self.osl as u64
+            )));
+        }
+        Ok(())
+    }
+
+    /// Context at the end of generation, which sizes the KV cache.
+    pub fn max_context(&self) -> f64 {
+        self.isl as f64 + self.osl as f64
+    }
+
+    /// Mean context over the decode phase.
+    pub fn mean_decode_context(&self) -> f64 {
+        self.isl as f64 + self.osl as f64 / 2.0
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Batch {
+    /// This many concurrent sequences over the whole deployment.
+    Fixed(u32),
+    /// The largest batch that fits in memory.
+    MaxThroughput,
+}
+
+/// One aggregated deployment to predict.
+#[derive(Clone, Copy, Debug)]
+pub struct Scenario<'a> {
+    pub model: &'a ModelIr,
+    pub chip: &'a Chip,
+    pub parallelism: Parallelism,
+    pub weights: WeightFormat,
+    pub kv: DType,
+    pub workload: Workload,
+    pub batch: Batch,
+    pub assumptions: Assumptions,
+}
+
+/// Where the decode step's time goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Bottleneck {
+    Compute,
+    WeightMemory,
+    KvMemory,
+    Communication,
+    Overhead,
+}
+
+impl Bottleneck {
+    pub fn name(self) -> &'static str {
+        match self {
+            Bottleneck::Compute => "compute",
+            Bottleneck::WeightMemory => "memory (weights)",
+            Bottleneck::KvMemory => "memory (KV cache)",
+            Bottleneck::Communication => "communication",
+            Bottleneck::Overhead => "overhead",
+        }
+    }
+}
+
+impl fmt::Display for Bottleneck {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A step's time split by what limits it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TimeBreakdown {
+    pub compute: Seconds,
+    pub weight_memory: Seconds,
+    pub kv_memory: Seconds,
+    pub communication: Seconds,
+    pub overhead: Seconds,
+}
+
+impl TimeBreakdown {
+    pub fn of(step: &StepCost) -> TimeBreakdown {
+        let mut t = TimeBreakdown {
+            communication: step.exposed_comm,
+            overhead: step.overhead,
+            ..TimeBreakdown::default()
+        };
+        for kind in OpKind::ALL {
+            if kind.is_communication() {
+                continue;
+            }
+            let op = step.op(kind);
+            let memory_bound = op.time - op.compute_bound_time;
+            t.compute += op.compute_bound_time;
+            if kind == OpKind::AttnCore {
+                t.kv_memory += memory_bound;
+            } else {
+                t.weight_memory += memory_bound;
+            }
+        }
+        t
+    }
+
+    pub fn bottleneck(&self) -> Bottleneck {
+        [
+            (Bottleneck::Compute, self.compute),
+            (Bottleneck::WeightMemory, self.weight_memory),
+            (Bottleneck::KvMemory, self.kv_memory),
+            (Bottleneck::Communication, self.communication),
+            (Bottleneck::Overhead, self.overhead),
+        ]
+        .into_iter()
+        .fold((Bottleneck::Compute, Seconds(-1.0)), |best, (b, t)| {
+            if t > best.1 {
+                (b, t)
+            } else {
+                best
+            }
+        })
+        .0
+    }
+}
+
+/// Money and energy, where the catalogue has a price and a power figure.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Economics {
+    pub usd_per_hour: Option<UsdPerHour>,
+    pub usd_per_mtok_output: Option<f64>,
+    pub usd_per_mtok_input: Option<f64>,
+    /// Per million tokens of either kind.
+    pub usd_per_mtok_blended: Option<f64>,
+    /// All chips at TDP: an upper bound.
+    pub watts: Option<Watts>,
+    pub joules_per_output_token: Option<f64>,
+}
+
+impl Economics {
+    pub fn new(chip: &Chip, chips: u32, output_tok_s: f64, input_tok_s: f64) -> Economics {
+        let n = chips as f64;
+        let per_mtok = |tok_s: f64, price: UsdPerHour| {
+            (tok_s > 0.0).then(|| price.0 * n / (tok_s * 3600.0) * 1e6)
+        };
+        let price = chip.price;
+        let watts = chip.tdp.map(|w| w * n);
+        Economics {
+            usd_per_hour: price.map(|p| p * n),
+            usd_per_mtok_output: price.and_then(|p| per_mtok(output_tok_s, p)),
+            usd_per_mtok_input: price.and_then(|p| per_mtok(input_tok_s, p)),
+            usd_per_mtok_blended: price.and_then(|p| per_mtok(output_tok_s + input_tok_s, p)),
+            watts,
+            joules_per_output_token: watts
+                .and_then(|w| (output_tok_s > 0.0).then(|| w.0 / output_tok_s)),
+        }
+    }
+}
+
+/// Everything predicted for one aggregated deployment.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Prediction {
+    pub parallelism: Parallelism,
+    pub chips: u32,
+    /// Concurrent sequences over the deployment.
+    pub batch: u32,
+    /// The largest batch that fits.
+    pub max_batch: u64,
+    pub fits: bool,
+    /// Why it does not fit (or what to watch), in words.
+    pub reason: Option<String>,
+    pub warnings: Vec<String>,
+    pub ttft: Seconds,
+    /// Mean inter-token time a user sees, prefill interruptions included.
+    pub tpot: Seconds,
+    /// One decode step alone.
+    pub decode_step: Seconds,
+    /// One prefill step (the batch of prompts TTFT waits for).
+    pub prefill_step: Seconds,
+    pub prefill_batch: f64,
+    pub tok_s_user: f64,
+    pub output_tok_s: f64,
+    pub output_tok_s_per_chip: f64,
+    pub input_tok_s: f64,
+    pub input_tok_s_per_chip: f64,
+    pub memory: MemoryUsage,
+    pub decode_time: TimeBreakdown,
+    pub bottleneck: Bottleneck,
+    pub economics: Economics,
+    pub decode_cost: StepCost,
+    pub prefill_cost: StepCost,
+}
+
+/// Predicts one aggregated deployment with a fixed parallelism.
+pub fn predict(s: &Scenario) -> Result<Prediction> {
+    s.workload.validate()?;
+    let par = s.parallelism;
+    let chips = par.chips();
+    if chips == 0 || chips > MAX_CHIPS {
+        return Err(EngineError::InvalidInput(format!(
+            "chip count {chips} must be between 1 and {MAX_CHIPS}"
+        )));
+    }
+    par.validate(s.model, chips)?;
+    if let Some(bits) = s.weights.bits_override {
+        if !(bits.is_finite() && (1.0..=32.0).contains(&bits)) {
+            return Err(EngineError::InvalidInput(format!(
+                "bits per weight {bits} must lie between 1 and 32"
+            )));
+        }
+    }
+
+    let plan = MemoryPlan::new(
+        s.model,
+        s.chip,
+        par,
+        s.weights,
+        s.kv,
+        s.workload.max_context(),
+        &s.assumptions,
+    );
+    let max_seqs = plan.max_seqs();
+    let max_batch = max_seqs.saturating_mul(par.dp as u64);
+    let mut warnings = Vec::new();
+    let batch = match s.batch {
+        Batch::Fixed(0) => {
+            return Err(EngineError::InvalidInput("batch must be at least 1".into()))
+        }
+        Batch::Fixed(b) if b > MAX_BATCH => {
+            return Err(EngineError::InvalidInput(format!(
+                "batch {b} exceeds {MAX_BATCH}"
+            )))
+        }
+        Batch::Fixed(b) => b,
+        Batch::MaxThroughput => max_batch.clamp(1, MAX_BATCH as u64) as u32,
+    };
+    if s.workload.max_context() > s.model.max_context as f64 {
+        warnings.push(format!(
+            "context {} exceeds the model's {} positions",
+            s.workload.max_context(),
+            s.model.max_context
+        ));
+    }
+
+    // Replicas with work, and sequences per replica.
+    let active_replicas = par.dp.min(batch) as f64;
+    let seqs = batch as f64 / active_replicas;
+    let usage = plan.usage(seqs.ceil());
+    let (fits, reason) = if max_seqs == 0 {
+        (false, Some(plan.shortfall_reason()))
+    } else if !usage.fits {
+        (
+            false,
+            Some(format!(
+                "does not fit: batch {batch} needs {:.1} GB of KV per chip; at most {max_batch} sequences fit",
+                usage.kv.gb()
+            )),
+        )
+    } else {
+        (true, None)
+    };
+
+    let placement = Placement {
+        model: s.model,
+        chip: s.chip,
+        parallelism: par,
+        weights: s.weights,
+        kv: s.kv,
+        rates: ChipRates::for_chip(s.chip, &s.assumptions),
+        assumptions: s.assumptions,
+        cold_weight_fraction: usage.cold_fraction(),
+    };
+    if placement.cold_weight_fraction > 0.0 {
+        warnings.push(format!(
+            "{:.0}% of the weights spill to the cold memory tier",
+            placement.cold_weight_fraction * 100.0
+        ));
+    }
+
+    // Decode: with pipeline stages the batch splits into micro-batches that keep the
+    // stages busy; a token still crosses every stage, so TPOT is one full traversal.
+    let micro_batches = (par.pp as f64).min(seqs).max(1.0);
+    let decode_cost = step_cost(
+        &placement,
+        StepShape::decode(seqs / micro_batches, s.workload.mean_decode_context()),
+    );
+    let decode_step = decode_cost.total;
+
+    let isl = s.workload.isl as f64;
+    let prefill_batch = (s.assumptions.prefill_chunk_tokens / isl)
+        .floor()
+        .clamp(1.0, seqs.max(1.0));
+    let prefill_cost = step_cost(&placement, StepShape::prefill(prefill_batch, isl));
+    let prefill_step = prefill_cost.total;
+    let prefill_per_request = prefill_step / prefill_batch;
+    // Prefill batches in flight overlap across pipeline stages.
+    let pp_overlap = (par.pp as f64).min(seqs / prefill_batch).max(1.0);
+
+    let osl = s.workload.osl as f64;
+    let round = decode_step * osl + prefill_per_request * (seqs / pp_overlap);
+    let tpot = round / osl;
+    let output_tok_s = batch as f64 * osl / round.0;
+    let input_tok_s = batch as f64 * isl / round.0;
+    let decode_time = TimeBreakdown::of(&decode_cost);
+
+    Ok(Prediction {
+        parallelism: par,
+        chips,
+        batch,
+        max_batch,
+        fits,
+        reason,
+        warnings,
+        ttft: prefill_step + decode_step,
+        tpot,
+        decode_step,
+        prefill_step,
+        prefill_batch,
+        tok_s_user: 1.0 / tpot.0,
+        output_tok_s,
+        output_tok_s_per_chip: output_tok_s / chips as f64,
+        input_tok_s,
+        input_tok_s_per_chip: input_tok_s / chips as f64,
+        memory: usage,
+        decode_time,
+        bottleneck: decode_time.bottleneck(),
+        economics: Economics::new(s.chip, chips, output_tok_s, input_tok_s),
+        decode_cost,
+        prefill_cost,
+    })
+}

@@ -1,0 +1,218 @@
+//! Physical quantities as `Copy` newtypes over `f64` in SI base units.
+//!
+//! Only the operations that make physical sense are implemented, so that
+//! `Bytes / BytesPerSecond` is `Seconds` and `Bytes + Seconds` does not compile.
+//! Conversion to display units (GB, TFLOPS, ms) happens at the edges through the
+//! named constructors and accessors.
+
+use serde::{Deserialize, Serialize};
+use std::iter::Sum;
+use std::ops::{Add, AddAssign, Div, Mul, Sub};
+
+macro_rules! quantity {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, Default, PartialEq, PartialOrd, Serialize, Deserialize)]
+        #[serde(transparent)]
+        pub struct $name(pub f64);
+
+        impl $name {
+            pub const ZERO: $name = $name(0.0);
+            pub fn max(self, other: $name) -> $name {
+                $name(self.0.max(other.0))
+            }
+            pub fn min(self, other: $name) -> $name {
+                $name(self.0.min(other.0))
+            }
+            pub fn is_finite(self) -> bool {
+                self.0.is_finite()
+            }
+        }
+        impl Add for $name {
+            type Output = $name;
+            fn add(self, rhs: $name) -> $name {
+                $name(self.0 + rhs.0)
+            }
+        }
+        impl AddAssign for $name {
+            fn add_assign(&mut self, rhs: $name) {
+                self.0 += rhs.0;
+            }
+        }
+        impl Sub for $name {
+            type Output = $name;
+            fn sub(self, rhs: $name) -> $name {
+                $name(self.0 - rhs.0)
+            }
+        }
+        impl Mul<f64> for $name {
+            type Output = $name;
+            fn mul(self, rhs: f64) -> $name {
+                $name(self.0 * rhs)
+            }
+        }
+        impl Div<f64> for $name {
+            type Output = $name;
+            fn div(self, rhs: f64) -> $name {
+                $name(self.0 / rhs)
+            }
+        }
+        /// The ratio of two like quantities is a plain number.
+        impl Div for $name {
+            type Output = f64;
+            fn div(self, rhs: $name) -> f64 {
+                self.0 / rhs.0
+            }
+        }
+        impl Sum for $name {
+            fn sum<I: Iterator<Item = $name>>(iter: I) -> $name {
+                $name(iter.map(|q| q.0).sum())
+            }
+        }
+    };
+}
+
+quantity!(
+    /// A count of bytes.
+    Bytes
+);
+quantity!(
+    /// A duration in seconds.
+    Seconds
+);
+quantity!(
+    /// A count of floating-point operations (a multiply-add is two).
+    Flops
+);
+quantity!(
+    /// A compute rate.
+    FlopsPerSecond
+);
+quantity!(
+    /// A transfer rate.
+    BytesPerSecond
+);
+quantity!(
+    /// Power.
+    Watts
+);
+quantity!(
+    /// Energy.
+    Joules
+);
+quantity!(
+    /// A rental price.
+    UsdPerHour
+);
+quantity!(
+    /// Money.
+    Usd
+);
+
+const GIGA: f64 = 1e9;
+const TERA: f64 = 1e12;
+
+impl Bytes {
+    pub fn from_gb(gb: f64) -> Bytes {
+        Bytes(gb * GIGA)
+    }
+    pub fn from_gib(gib: f64) -> Bytes {
+        Bytes(gib * 1024.0 * 1024.0 * 1024.0)
+    }
+    pub fn gb(self) -> f64 {
+        self.0 / GIGA
+    }
+}
+
+impl Seconds {
+    pub fn from_ms(ms: f64) -> Seconds {
+        Seconds(ms * 1e-3)
+    }
+    pub fn from_us(us: f64) -> Seconds {
+        Seconds(us * 1e-6)
+    }
+    pub fn ms(self) -> f64 {
+        self.0 * 1e3
+    }
+    pub fn us(self) -> f64 {
+        self.0 * 1e6
+    }
+}
+
+impl FlopsPerSecond {
+    pub fn from_tflops(t: f64) -> FlopsPerSecond {
+        FlopsPerSecond(t * TERA)
+    }
+    pub fn tflops(self) -> f64 {
+        self.0 / TERA
+    }
+}
+
+impl BytesPerSecond {
+    pub fn from_gb_per_s(gbps: f64) -> BytesPerSecond {
+        BytesPerSecond(gbps * GIGA)
+    }
+    /// Network links are quoted in gigabits per second.
+    pub fn from_gbit_per_s(gbit: f64) -> BytesPerSecond {
+        BytesPerSecond(gbit * GIGA / 8.0)
+    }
+    pub fn gb_per_s(self) -> f64 {
+        self.0 / GIGA
+    }
+}
+
+impl Div<BytesPerSecond> for Bytes {
+    type Output = Seconds;
+    fn div(self, rhs: BytesPerSecond) -> Seconds {
+        Seconds(self.0 / rhs.0)
+    }
+}
+
+impl Div<FlopsPerSecond> for Flops {
+    type Output = Seconds;
+    fn div(self, rhs: FlopsPerSecond) -> Seconds {
+        Seconds(self.0 / rhs.0)
+    }
+}
+
+impl Mul<Seconds> for Watts {
+    type Output = Joules;
+    fn mul(self, rhs: Seconds) -> Joules {
+        Joules(self.0 * rhs.0)
+    }
+}
+
+impl Mul<Seconds> for UsdPerHour {
+    type Output = Usd;
+    fn mul(self, rhs: Seconds) -> Usd {
+        Usd(self.0 * rhs.0 / 3600.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bytes_over_bandwidth_is_time() {
+        let t = Bytes::from_gb(16.0) / BytesPerSecond::from_gb_per_s(3350.0);
+        assert!((t.ms() - 4.776).abs() < 0.001);
+    }
+
+    #[test]
+    fn flops_over_rate_is_time() {
+        let t = Flops(2.0e12) / FlopsPerSecond::from_tflops(1000.0);
+        assert!((t.ms() - 2.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn gigabits_are_an_eighth_of_gigabytes() {
+        assert_eq!(BytesPerSecond::from_gbit_per_s(400.0).gb_per_s(), 50.0);
+    }
+
+    #[test]
+    fn price_times_time_is_money() {
+        let cost = UsdPerHour(3.6) * Seconds(1000.0);
+        assert!((cost.0 - 1.0).abs() < 1e-12);
+    }
+}

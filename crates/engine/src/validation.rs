@@ -1,0 +1,261 @@
+//! The project's validation table: published measurements, each mapped to a scenario,
+//! and the error of the model against them.
+//!
+//! Every point is tagged `calibration` (the efficiencies in the catalogue may have been
+//! fitted to it) or `holdout` (never used to fit anything). Errors are reported for the
+//! two sets separately, so that the held-out error is an honest estimate of how far a
+//! new prediction can be off.
+
+use crate::assumptions::Assumptions;
+use crate::catalogue::{embedded_benchmarks, Catalogue};
+use crate::dtype::{DType, WeightFormat};
+use crate::error::{EngineError, Result};
+use crate::parallel::Parallelism;
+use crate::planner;
+use crate::serving::{predict, Batch, Prediction, Scenario, Workload};
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    Calibration,
+    Holdout,
+}
+
+/// What a point measured.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Metric {
+    /// Output tokens per second over the whole deployment.
+    OutputTokS,
+    OutputTokSPerChip,
+    InputTokSPerChip,
+    /// Input plus output tokens per second per chip.
+    TotalTokSPerChip,
+    TokSUser,
+    TpotMs,
+    TtftMs,
+    /// Decode tokens per second of one sequence, prefill excluded (llama-bench `tg`).
+    DecodeTokS,
+    /// Prompt tokens per second of one prefill (llama-bench `pp`).
+    PrefillTokS,
+}
+
+impl Metric {
+    /// Reads this metric off a prediction for a prompt of `isl` tokens.
+    pub fn read(self, p: &Prediction, isl: f64) -> f64 {
+        match self {
+            Metric::OutputTokS => p.output_tok_s,
+            Metric::OutputTokSPerChip => p.output_tok_s_per_chip,
+            Metric::InputTokSPerChip => p.input_tok_s_per_chip,
+            Metric::TotalTokSPerChip => p.output_tok_s_per_chip + p.input_tok_s_per_chip,
+            Metric::TokSUser => p.tok_s_user,
+            Metric::TpotMs => p.tpot.ms(),
+            Metric::TtftMs => p.ttft.ms(),
+            Metric::DecodeTokS => 1.0 / p.decode_step.0,
+            Metric::PrefillTokS => p.prefill_batch * isl / p.prefill_step.0,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BenchmarkPoint {
+    pub id: String,
+    pub source: String,
+    pub model: String,
+    pub chip: String,
+    pub chips: u32,
+    #[serde(default)]
+    pub tp: Option<u32>,
+    #[serde(default)]
+    pub pp: Option<u32>,
+    #[serde(default)]
+    pub ep: Option<u32>,
+    pub isl: u32,
+    pub osl: u32,
+    /// Concurrent sequences; absent means the largest batch that fits.
+    #[serde(default)]
+    pub batch: Option<u32>,
+    pub weight_dtype: DType,
+    #[serde(default)]
+    pub weight_bits: Option<f64>,
+    pub kv_dtype: DType,
+    pub metric: Metric,
+    pub measured: f64,
+    pub role: Role,
+    #[serde(default)]
+    pub note: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UnmappedRow {
+    pub id: String,
+    pub reason: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BenchmarkTable {
+    pub point: Vec<BenchmarkPoint>,
+    #[serde(default)]
+    pub unmapped: Vec<UnmappedRow>,
+}
+
+impl BenchmarkTable {
+    /// The table compiled into the engine (`catalogue/benchmarks.toml`).
+    pub fn builtin() -> Result<BenchmarkTable> {
+        serde_json::from_str(embedded_benchmarks()).map_err(|e| EngineError::Catalogue {
+            file: "benchmarks.toml".into(),
+            problem: e.to_string(),
+        })
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ValidationRow {
+    pub point: BenchmarkPoint,
+    pub predicted: Option<f64>,
+    /// `(predicted - measured) / measured`.
+    pub error: Option<f64>,
+    pub parallelism: Option<Parallelism>,
+    pub problem: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ErrorSummary {
+    pub points: usize,
+    /// Median absolute percentage error.
+    pub median_ape: f64,
+    /// 90th-percentile absolute percentage error.
+    pub p90_ape: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ValidationReport {
+    pub rows: Vec<ValidationRow>,
+    pub calibration: Option<ErrorSummary>,
+    pub holdout: Option<ErrorSummary>,
+}
+
+/// Predicts one benchmark point.
+pub fn predict_point(
+    catalogue: &Catalogue,
+    point: &BenchmarkPoint,
+    assumptions: &Assumptions,
+) -> Result<Prediction> {
+    let model = catalogue.model(&point.model)?;
+    let chip = catalogue.chip(&point.chip)?;
+    let weights = WeightFormat {
+        dtype: point.weight_dtype,
+        bits_override: point.weight_bits,
+    };
+    let batch = point.batch.map_or(Batch::MaxThroughput, Batch::Fixed);
+    let scenario = Scenario {
+        model: &model.ir,
+        chip,
+        parallelism: Parallelism::single(),
+        weights,
+        kv: point.kv_dtype,
+        workload: Workload {
+            isl: point.isl,
+            osl: point.osl,
+        },
+        batch,
+        assumptions: *assumptions,
+    };
+    match point.tp {
+        Some(tp) => {
+            let pp = point.pp.unwrap_or(1);
+            let parallelism = Parallelism {
+                tp,
+                pp,
+                dp: point.chips / (tp * pp).max(1),
+                ep: point.ep.unwrap_or(1),
+            };
+            predict(&Scenario {
+                parallelism,
+                ..scenario
+            })
+        }
+        None => planner::best(&scenario, point.chips),
+    }
+}
+
+/// Runs every point of `table`.
+pub fn run(
+    catalogue: &Catalogue,
+    table: &BenchmarkTable,
+    assumptions: &Assumptions,
+) -> ValidationReport {
+    let rows: Vec<ValidationRow> = table
+        .point
+        .iter()
+        .map(|point| match predict_point(catalogue, point, assumptions) {
+            Ok(p) => {
+                let predicted = point.metric.read(&p, point.isl as f64);
+                let usable = predicted.is_finite() && point.measured > 0.0;
+                ValidationRow {
+                    point: point.clone(),
+                    predicted: usable.then_some(predicted),
+                    error: usable.then(|| (predicted - point.measured) / point.measured),
+                    parallelism: Some(p.parallelism),
+                    problem: if p.fits { None } else { p.reason.clone() },
+                }
+            }
+            Err(e) => ValidationRow {
+                point: point.clone(),
+                predicted: None,
+                error: None,
+                parallelism: None,
+                problem: Some(e.to_string()),
+            },
+        })
+        .collect();
+    let summary = |role: Role| {
+        summarize(
+            rows.iter()
+                .filter(|r| r.point.role == role)
+                .filter_map(|r| r.error),
+        )
+    };
+    ValidationReport {
+        calibration: summary(Role::Calibration),
+        holdout: summary(Role::Holdout),
+        rows,
+    }
+}
+
+/// Median and 90th percentile of absolute errors (nearest-rank percentiles).
+pub fn summarize(errors: impl Iterator<Item = f64>) -> Option<ErrorSummary> {
+    let mut abs: Vec<f64> = errors.map(f64::abs).collect();
+    if abs.is_empty() {
+        return None;
+    }
+    abs.sort_by(f64::total_cmp);
+    let rank = |q: f64| abs[((q * abs.len() as f64).ceil() as usize).clamp(1, abs.len()) - 1];
+    Some(ErrorSummary {
+        points: abs.len(),
+        median_ape: if abs.len() % 2 == 1 {
+            abs[abs.len() / 2]
+        } else {
+            (abs[abs.len() / 2 - 1] + abs[abs.len() / 2]) / 2.0
+        },
+        p90_ape: rank(0.9),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn summary_of_known_errors() {
+        let s = summarize([0.1, -0.2, 0.3, -0.4].into_iter()).unwrap();
+        assert_eq!(s.points, 4);
+        assert!((s.median_ape - 0.25).abs() < 1e-12);
+        assert!((s.p90_ape - 0.4).abs() < 1e-12);
+        assert!(summarize(std::iter::empty()).is_none());
+    }
+}

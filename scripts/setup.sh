@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Installs what building, serving and testing the explorer needs on a fresh machine.
+# Every step checks first and skips what is already present, so running it twice is cheap.
+set -euo pipefail
+
+WASM_BINDGEN_VERSION=0.2.130   # must equal the wasm-bindgen crate pinned in Cargo.toml
+TRUNK_VERSION=0.21.14          # 0.22 needs a newer rustc than 1.95
+
+log() { printf '[setup] %s\n' "$*"; }
+
+as_root() {
+  if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else "$@"; fi
+}
+
+if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+  log "adding the wasm32-unknown-unknown target"
+  rustup target add wasm32-unknown-unknown
+fi
+
+if ! { command -v wasm-bindgen >/dev/null && wasm-bindgen --version | grep -q " $WASM_BINDGEN_VERSION"; }; then
+  log "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION (about 3 minutes)"
+  cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION"
+fi
+
+if ! { command -v trunk >/dev/null && trunk --version | grep -q " $TRUNK_VERSION"; }; then
+  log "installing trunk $TRUNK_VERSION (about 8 minutes)"
+  cargo install trunk --version "$TRUNK_VERSION" --locked
+fi
+
+missing=()
+command -v chromium >/dev/null || missing+=(chromium)
+command -v chromedriver >/dev/null || missing+=(chromium-driver)
+command -v wasm-opt >/dev/null || missing+=(binaryen)
+if [ ${#missing[@]} -gt 0 ]; then
+  log "installing Debian packages: ${missing[*]}"
+  as_root apt-get update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+log "toolchain ready: $(wasm-bindgen --version), $(trunk --version), $(wasm-opt --version | head -1)"
