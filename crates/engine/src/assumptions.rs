@@ -27,20 +27,24 @@ pub struct Assumptions {
     pub prefill_chunk_tokens: f64,
     /// Bytes per activation element (BF16).
     pub activation_bytes: f64,
+    /// Most sequences a serving engine batches per replica, whatever memory allows
+    /// (vLLM `max_num_seqs`, TensorRT-LLM `max_batch_size`, SGLang's graph limit).
+    pub max_seqs_per_replica: f64,
 }
 
 impl Default for Assumptions {
     fn default() -> Assumptions {
         Assumptions {
-            mfu: 0.50,
-            bw_eff: 0.70,
-            kernel_overhead: Seconds::from_us(4.0),
-            step_overhead: Seconds::from_us(500.0),
+            mfu: 0.60,
+            bw_eff: 0.75,
+            kernel_overhead: Seconds::from_us(6.0),
+            step_overhead: Seconds::from_us(200.0),
             comm_overlap: 0.0,
             link_eff: 0.75,
             runtime_reserve: 0.08,
             prefill_chunk_tokens: 8192.0,
             activation_bytes: 2.0,
+            max_seqs_per_replica: 256.0,
         }
     }
 }

@@ -4,8 +4,10 @@
 //! Per replica of `b` concurrent sequences, one generation round produces `b * OSL`
 //! tokens in `R = OSL * t_decode(b) + b * t_prefill_per_request(ISL) / pp_overlap`:
 //! prefill work steals decode time, which is what chunked prefill spreads out. The
-//! inter-token time a user sees is `R / OSL`; TTFT is one prefill step plus the decode
-//! step it waits behind.
+//! inter-token time a user sees is `R / OSL`. TTFT follows the closed loop that
+//! benchmarks run: with fixed prompt and output lengths a replica's sequences finish and
+//! restart together, so a new request waits on average behind half of the replica's
+//! prefills, `t_prefill_per_request * (b + 1) / 2`, plus the decode step in flight.
 
 use crate::assumptions::{Assumptions, ChipRates};
 use crate::catalogue::Chip;
@@ -202,7 +204,7 @@ pub struct Prediction {
     pub chips: u32,
     /// Concurrent sequences over the deployment.
     pub batch: u32,
-    /// The largest batch that fits.
+    /// The largest batch that fits in memory (the engine limit aside).
     pub max_batch: u64,
     pub fits: bool,
     /// Why it does not fit (or what to watch), in words.
@@ -270,7 +272,11 @@ pub fn predict(s: &Scenario) -> Result<Prediction> {
             )))
         }
         Batch::Fixed(b) => b,
-        Batch::MaxThroughput => max_batch.clamp(1, MAX_BATCH as u64) as u32,
+        Batch::MaxThroughput => {
+            let engine_limit =
+                (s.assumptions.max_seqs_per_replica.max(1.0) as u64).saturating_mul(par.dp as u64);
+            max_batch.min(engine_limit).clamp(1, MAX_BATCH as u64) as u32
+        }
     };
     if s.workload.max_context() > s.model.max_context as f64 {
         warnings.push(format!(
@@ -349,7 +355,7 @@ pub fn predict(s: &Scenario) -> Result<Prediction> {
         fits,
         reason,
         warnings,
-        ttft: prefill_step + decode_step,
+        ttft: decode_step + prefill_per_request * ((seqs + 1.0) / 2.0).max(prefill_batch),
         tpot,
         decode_step,
         prefill_step,

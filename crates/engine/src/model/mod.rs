@@ -298,7 +298,7 @@ mod tests {
     fn mla_caches_576_values_per_token_and_layer() {
         assert_eq!(deepseek_mla().kv_values_per_token(), 576.0);
         // 61 layers at BF16: about 68.6 KiB per token (model-spec.md section 2).
-        let kib = 61.0 * 576.0 * 2.0 / 1024.0;
+        let kib: f64 = 61.0 * 576.0 * 2.0 / 1024.0;
         assert!((kib - 68.6).abs() < 0.1, "{kib}");
     }
 

@@ -1,0 +1,202 @@
+//! The `disagg` binary as a user runs it.
+
+use std::process::{Command, Output};
+
+fn disagg(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_disagg"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn predict_json_has_the_documented_keys() {
+    let o = disagg(&[
+        "predict",
+        "--model",
+        "llama-3.1-8b",
+        "--chip",
+        "h100-sxm",
+        "--chips",
+        "1",
+        "--isl",
+        "1024",
+        "--osl",
+        "256",
+        "--batch",
+        "16",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    for key in [
+        "ttft_s",
+        "tpot_s",
+        "tok_s_user",
+        "output_tok_s",
+        "output_tok_s_per_chip",
+        "input_tok_s",
+        "batch",
+        "fits",
+        "reason",
+        "mem_per_chip_bytes",
+        "bottleneck",
+        "usd_per_mtok_output",
+        "joules_per_output_token",
+    ] {
+        assert!(v.get(key).is_some(), "missing {key}");
+    }
+    assert_eq!(v["batch"], 16);
+    assert_eq!(v["fits"], true);
+    assert!(v["tok_s_user"].as_f64().unwrap() > 10.0);
+}
+
+#[test]
+fn max_throughput_and_explicit_parallelism() {
+    let o = disagg(&[
+        "predict",
+        "--model",
+        "deepseek-v3",
+        "--chip",
+        "h200",
+        "--chips",
+        "8",
+        "--tp",
+        "8",
+        "--ep",
+        "8",
+        "--isl",
+        "1024",
+        "--osl",
+        "1024",
+        "--max-throughput",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!((v["tp"].as_u64(), v["ep"].as_u64()), (Some(8), Some(8)));
+    assert!(v["batch"].as_u64().unwrap() > 1);
+}
+
+#[test]
+fn unknown_ids_and_bad_values_fail_with_the_valid_choices() {
+    let o = disagg(&[
+        "predict", "--model", "llama-9", "--chip", "h100-sxm", "--isl", "1", "--osl", "1",
+        "--batch", "1",
+    ]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("llama-3.1-8b"), "{}", stderr(&o));
+    let o = disagg(&[
+        "predict",
+        "--model",
+        "llama-3.1-8b",
+        "--chip",
+        "h1000",
+        "--isl",
+        "1",
+        "--osl",
+        "1",
+        "--batch",
+        "1",
+    ]);
+    assert!(!o.status.success() && stderr(&o).contains("h100-sxm"));
+    let o = disagg(&[
+        "predict",
+        "--model",
+        "llama-3.1-8b",
+        "--chip",
+        "h100-sxm",
+        "--isl",
+        "0",
+        "--osl",
+        "1",
+        "--batch",
+        "1",
+    ]);
+    assert!(!o.status.success() && stderr(&o).contains("at least 1 token"));
+    let o = disagg(&[
+        "predict",
+        "--model",
+        "llama-3.1-8b",
+        "--chip",
+        "h100-sxm",
+        "--isl",
+        "1",
+        "--osl",
+        "1",
+        "--batch",
+        "1",
+        "--weight-dtype",
+        "fp6",
+    ]);
+    assert!(!o.status.success() && stderr(&o).contains("bf16, fp16, fp8"));
+}
+
+#[test]
+fn a_config_json_path_works_and_a_broken_one_is_explained() {
+    let dir = std::env::temp_dir().join(format!("disagg-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let good = dir.join("config.json");
+    std::fs::write(&good, r#"{"architectures":["LlamaForCausalLM"],"hidden_size":4096,"num_hidden_layers":32,
+        "num_attention_heads":32,"num_key_value_heads":8,"intermediate_size":14336,"vocab_size":128256}"#).unwrap();
+    let o = disagg(&[
+        "predict",
+        "--model",
+        good.to_str().unwrap(),
+        "--chip",
+        "l40s",
+        "--isl",
+        "512",
+        "--osl",
+        "128",
+        "--batch",
+        "4",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let bad = dir.join("bad.json");
+    std::fs::write(
+        &bad,
+        r#"{"hidden_size":4096,"num_hidden_layers":32,"vocab_size":100}"#,
+    )
+    .unwrap();
+    let o = disagg(&[
+        "predict",
+        "--model",
+        bad.to_str().unwrap(),
+        "--chip",
+        "l40s",
+        "--isl",
+        "512",
+        "--osl",
+        "128",
+        "--batch",
+        "4",
+    ]);
+    assert!(
+        !o.status.success() && stderr(&o).contains("num_attention_heads"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn list_and_validate_run() {
+    let o = disagg(&["list", "chips"]);
+    assert!(o.status.success() && stdout(&o).contains("mi355x"));
+    let o = disagg(&["list", "models"]);
+    assert!(o.status.success() && stdout(&o).contains("deepseek-v3"));
+    let o = disagg(&["validate"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("calibration") && out.contains("holdout") && out.contains("median |error|")
+    );
+}

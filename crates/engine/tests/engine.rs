@@ -1,0 +1,537 @@
+//! Feature tests of the engine: catalogue rules, closed forms, anchors, invariants.
+
+use disagg_engine::catalogue::chip::MAX_LOW_PRECISION_RATIO;
+use disagg_engine::catalogue::model_preset::PARAM_TOLERANCE;
+use disagg_engine::units::{BytesPerSecond, FlopsPerSecond, Seconds};
+use disagg_engine::validation::{self, BenchmarkTable, Role};
+use disagg_engine::{
+    planner, predict, Assumptions, Batch, Catalogue, Chip, DType, Parallelism, Prediction,
+    Scenario, WeightFormat, Workload,
+};
+use proptest::prelude::*;
+
+fn cat() -> &'static Catalogue {
+    Catalogue::builtin()
+}
+
+fn scenario<'a>(
+    model: &'a str,
+    chip: &'a Chip,
+    par: Parallelism,
+    dtype: DType,
+    isl: u32,
+    osl: u32,
+    batch: Batch,
+) -> Scenario<'a> {
+    Scenario {
+        model: &cat().model(model).unwrap().ir,
+        chip,
+        parallelism: par,
+        weights: WeightFormat::new(dtype),
+        kv: DType::Fp8,
+        workload: Workload { isl, osl },
+        batch,
+        assumptions: Assumptions::default(),
+    }
+}
+
+fn tp(n: u32) -> Parallelism {
+    Parallelism {
+        tp: n,
+        pp: 1,
+        dp: 1,
+        ep: 1,
+    }
+}
+
+#[test]
+fn catalogue_loads_without_problems() {
+    assert!(cat().problems.is_empty(), "{:#?}", cat().problems);
+}
+
+#[test]
+fn catalogue_has_every_required_id() {
+    let chips =
+        "h100-sxm h100-pcie h200 h800 b200 b300 gb200 gb300 a100-80g l40s rtx-4090 rtx-5090 \
+        rtx-pro-6000 dgx-spark mi300x mi325x mi355x tpu-v5e tpu-v5p tpu-v6e tpu-v7 trainium2 \
+        inferentia2 gaudi3 groq-lpu cerebras-wse3 sn40l d-matrix-corsair m1-max m2-ultra m3-max \
+        m3-ultra m4-max";
+    for id in chips.split_whitespace() {
+        cat().chip(id).unwrap_or_else(|e| panic!("{e}"));
+    }
+    let models = "llama-2-7b llama-2-70b llama-3-8b llama-3.1-8b llama-3-70b llama-3.3-70b \
+        llama-3.1-405b mistral-7b mixtral-8x7b qwen3-32b qwen3-30b-a3b qwen3-235b-a22b deepseek-v3 \
+        deepseek-r1 kimi-k2 gpt-oss-20b gpt-oss-120b gemma-3-27b glm-4.5";
+    for id in models.split_whitespace() {
+        cat().model(id).unwrap_or_else(|e| panic!("{e}"));
+    }
+}
+
+#[test]
+fn every_chip_number_has_a_source_and_grade() {
+    for chip in &cat().chips {
+        for field in ["bf16_tflops", "memory", "memory_bandwidth"] {
+            let p = chip
+                .provenance
+                .get(field)
+                .unwrap_or_else(|| panic!("{} lacks {field}", chip.id));
+            assert!(!p.sources.is_empty() && p.sources.iter().all(|s| !s.trim().is_empty()));
+        }
+        assert!(
+            chip.provenance.values().all(|p| !p.sources.is_empty()),
+            "{}",
+            chip.id
+        );
+    }
+}
+
+#[test]
+fn fp8_peaks_are_dense() {
+    for chip in &cat().chips {
+        if let Some(fp8) = chip.fp8 {
+            assert!(
+                fp8.0 <= MAX_LOW_PRECISION_RATIO * chip.bf16.0,
+                "{}",
+                chip.id
+            );
+        }
+    }
+}
+
+#[test]
+fn parameter_counts_match_official_totals() {
+    for m in &cat().models {
+        let gap = (m.ir.params().total - m.official_total_params).abs() / m.official_total_params;
+        assert!(
+            gap <= PARAM_TOLERANCE || m.param_note.is_some(),
+            "{}: {:.1}%",
+            m.id,
+            gap * 100.0
+        );
+    }
+}
+
+fn chip_file(extra: &str) -> String {
+    format!(
+        r#"{{"id":"x","name":"x","vendor":"x","form":"x","sources":{{"a":"doc"}},
+        "bf16_tflops":{{"value":100,"unit":"TFLOPS","grade":"verified","source":"a"}},
+        "memory":{{"value":80,"unit":"GB","grade":"verified","source":"a"}},
+        "memory_bandwidth":{{"value":3000,"unit":"GB/s","grade":"verified","source":"a"}}{extra}}}"#
+    )
+}
+
+fn check_rejected(extra: &str, expected: &str) {
+    let json = chip_file(extra);
+    let c = Catalogue::from_json_files(&[("x.toml", &json)], &[]);
+    let msg = c
+        .problems
+        .first()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    assert!(msg.contains(expected), "'{msg}' should say '{expected}'");
+}
+
+#[test]
+fn catalogue_rules_reject_bad_fields() {
+    let ok = chip_file("");
+    assert!(Catalogue::from_json_files(&[("x.toml", &ok)], &[])
+        .problems
+        .is_empty());
+    check_rejected(
+        r#","fp8_tflops":{"value":300,"unit":"TFLOPS","grade":"verified","source":"a"}"#,
+        "sparse figure",
+    );
+    check_rejected(
+        r#","tdp":{"value":300,"unit":"horsepower","grade":"verified","source":"a"}"#,
+        "unknown unit",
+    );
+    check_rejected(
+        r#","tdp":{"value":300,"unit":"W","grade":"verified","source":""}"#,
+        "no source",
+    );
+    check_rejected(
+        r#","tdp":{"value":300,"unit":"W","grade":"verified","source":"b"}"#,
+        "not in the file's [sources]",
+    );
+    check_rejected(
+        r#","tdp":{"value":300,"unit":"W","grade":"derived","source":"a"}"#,
+        "formula",
+    );
+}
+
+#[test]
+fn model_without_reason_for_a_param_gap_is_rejected() {
+    let model = r#"{"id":"m","name":"m","hf_repo":"r","default_weight_dtype":"bf16","sources":{"a":"doc"},
+        "config_source":"a","config_grade":"verified",
+        "official_total_params":{"value":20,"unit":"B","grade":"verified","source":"a"},
+        "config":{"hidden_size":4096,"num_hidden_layers":32,"num_attention_heads":32,"intermediate_size":14336,"vocab_size":128256}}"#;
+    let c = Catalogue::from_json_files(&[], &[("m.toml", model)]);
+    assert!(
+        c.problems[0].to_string().contains("no param_note"),
+        "{:?}",
+        c.problems
+    );
+}
+
+/// A dense model at batch 1 on one chip reads its weights once per token.
+#[test]
+fn dense_batch_one_decode_matches_bandwidth_over_weights() {
+    let chip = cat().chip("h100-sxm").unwrap();
+    let mut s = scenario(
+        "llama-3.1-8b",
+        chip,
+        tp(1),
+        DType::Bf16,
+        128,
+        128,
+        Batch::Fixed(1),
+    );
+    s.assumptions.kernel_overhead = Seconds::ZERO;
+    s.assumptions.step_overhead = Seconds::ZERO;
+    let p = predict(&s).unwrap();
+    // Weights read per token: everything but the input embedding, of which a token
+    // reads one row.
+    let ir = &cat().model("llama-3.1-8b").unwrap().ir;
+    let weights = (ir.params().total - ir.vocab as f64 * ir.hidden as f64) * 2.0;
+    let closed = s.assumptions.bw_eff * chip.fast.bandwidth.0 / weights;
+    let got = 1.0 / p.decode_step.0;
+    assert!((got / closed - 1.0).abs() < 0.03, "{got} vs {closed}");
+    // With the fixed overheads it stays within a quarter of the closed form.
+    let with_overheads = predict(&scenario(
+        "llama-3.1-8b",
+        chip,
+        tp(1),
+        DType::Bf16,
+        128,
+        128,
+        Batch::Fixed(1),
+    ))
+    .unwrap();
+    assert!((1.0 / with_overheads.decode_step.0) / closed > 0.75);
+}
+
+#[test]
+fn long_prompt_prefill_is_compute_bound() {
+    let chip = cat().chip("h100-sxm").unwrap();
+    let p = predict(&scenario(
+        "llama-3.3-70b",
+        chip,
+        tp(4),
+        DType::Fp8,
+        8192,
+        64,
+        Batch::Fixed(1),
+    ))
+    .unwrap();
+    let work = disagg_engine::kernel::OpKind::ALL
+        .into_iter()
+        .filter(|k| !k.is_communication());
+    let ops: Vec<_> = work.map(|k| *p.prefill_cost.op(k)).collect();
+    let compute: f64 = ops.iter().map(|o| o.compute_bound_time.0).sum();
+    let total: f64 = ops.iter().map(|o| o.time.0).sum();
+    assert!(compute / total > 0.8, "{compute} of {total}");
+}
+
+/// The seed's anchor: DeepSeek-V3 at batch 1 on one 8-GPU Hopper node decodes at tens
+/// of tokens per second, not the ~770 an MoE-blind bandwidth model gives.
+#[test]
+fn deepseek_v3_batch_one_on_an_hgx_h200_is_tens_not_hundreds() {
+    let chip = cat().chip("h200").unwrap();
+    let par = Parallelism {
+        tp: 8,
+        pp: 1,
+        dp: 1,
+        ep: 8,
+    };
+    let p = predict(&scenario(
+        "deepseek-v3",
+        chip,
+        par,
+        DType::Fp8,
+        1024,
+        1024,
+        Batch::Fixed(1),
+    ))
+    .unwrap();
+    assert!(p.fits);
+    assert!(
+        p.tok_s_user > 30.0 && p.tok_s_user < 100.0,
+        "{}",
+        p.tok_s_user
+    );
+    // An MoE-blind bound: active weights once per token at the full bandwidth.
+    let ir = &cat().model("deepseek-v3").unwrap().ir;
+    let blind = chip.fast.bandwidth.0 * 0.75 / (ir.params().active / 8.0);
+    assert!(blind > 600.0 && blind / p.tok_s_user > 6.0, "blind {blind}");
+}
+
+#[test]
+fn moe_at_batch_one_reads_only_what_it_touches() {
+    let chip = cat().chip("h200").unwrap();
+    let par = Parallelism {
+        tp: 8,
+        pp: 1,
+        dp: 1,
+        ep: 1,
+    };
+    let one = predict(&scenario(
+        "deepseek-v3",
+        chip,
+        par,
+        DType::Fp8,
+        1024,
+        1024,
+        Batch::Fixed(1),
+    ))
+    .unwrap();
+    let many = predict(&scenario(
+        "deepseek-v3",
+        chip,
+        par,
+        DType::Fp8,
+        1024,
+        1024,
+        Batch::Fixed(512),
+    ))
+    .unwrap();
+    let bytes = |p: &Prediction| {
+        p.decode_cost
+            .op(disagg_engine::kernel::OpKind::RoutedExperts)
+            .bytes
+            .0
+    };
+    assert!(bytes(&many) / bytes(&one) > 10.0);
+}
+
+#[test]
+fn a_point_that_does_not_fit_says_why() {
+    let chip = cat().chip("rtx-4090").unwrap();
+    let p = predict(&scenario(
+        "llama-3.1-405b",
+        chip,
+        tp(1),
+        DType::Bf16,
+        1024,
+        1024,
+        Batch::Fixed(1),
+    ))
+    .unwrap();
+    assert!(!p.fits);
+    let reason = p.reason.unwrap();
+    assert!(
+        reason.contains("short by") && reason.contains("GB"),
+        "{reason}"
+    );
+    let err = planner::best(
+        &scenario(
+            "llama-3.1-405b",
+            chip,
+            tp(1),
+            DType::Bf16,
+            1024,
+            1024,
+            Batch::Fixed(1),
+        ),
+        2,
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("does not fit"), "{err}");
+}
+
+#[test]
+fn invalid_parallelism_is_explained() {
+    let chip = cat().chip("h100-sxm").unwrap();
+    let bad = Parallelism {
+        tp: 3,
+        pp: 1,
+        dp: 1,
+        ep: 1,
+    };
+    let err = predict(&scenario(
+        "llama-3.1-8b",
+        chip,
+        bad,
+        DType::Bf16,
+        128,
+        128,
+        Batch::Fixed(1),
+    ))
+    .unwrap_err();
+    assert!(err.to_string().contains("not divisible by tp 3"), "{err}");
+    let bad_ep = Parallelism {
+        tp: 8,
+        pp: 1,
+        dp: 1,
+        ep: 3,
+    };
+    let err = predict(&scenario(
+        "mixtral-8x7b",
+        chip,
+        bad_ep,
+        DType::Bf16,
+        128,
+        128,
+        Batch::Fixed(1),
+    ))
+    .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("experts are not divisible by ep 3"),
+        "{err}"
+    );
+}
+
+#[test]
+fn bad_values_are_errors_not_panics() {
+    let chip = cat().chip("h100-sxm").unwrap();
+    for (isl, osl, batch) in [
+        (0, 10, 1),
+        (10, 0, 1),
+        (10, 10, 0),
+        (u32::MAX, u32::MAX, 1),
+        (10, 10, u32::MAX),
+    ] {
+        assert!(predict(&scenario(
+            "llama-3.1-8b",
+            chip,
+            tp(1),
+            DType::Bf16,
+            isl,
+            osl,
+            Batch::Fixed(batch)
+        ))
+        .is_err());
+    }
+    let mut s = scenario(
+        "llama-3.1-8b",
+        chip,
+        tp(1),
+        DType::Int4,
+        128,
+        128,
+        Batch::Fixed(1),
+    );
+    s.weights.bits_override = Some(f64::NAN);
+    assert!(predict(&s).is_err());
+    assert!(cat()
+        .chip("h100-sxx")
+        .unwrap_err()
+        .to_string()
+        .contains("h100-sxm"));
+}
+
+#[test]
+fn cold_tier_holds_weights_that_do_not_fit_the_fast_one() {
+    let chip = cat().chip("d-matrix-corsair").unwrap();
+    let p = predict(&scenario(
+        "llama-3.1-8b",
+        chip,
+        tp(1),
+        DType::Fp8,
+        512,
+        128,
+        Batch::Fixed(1),
+    ))
+    .unwrap();
+    assert!(p.fits);
+    assert!(p.memory.cold_weights.0 > 0.0);
+    assert!(p.warnings.iter().any(|w| w.contains("cold memory tier")));
+}
+
+#[test]
+fn every_prediction_number_is_finite_over_the_catalogue() {
+    for chip in &cat().chips {
+        for model in ["llama-3.1-8b", "deepseek-v3", "gpt-oss-120b", "gemma-3-27b"] {
+            let s = scenario(model, chip, tp(1), DType::Fp8, 1024, 256, Batch::Fixed(8));
+            if let Ok(p) = planner::best(&s, 8) {
+                for v in [
+                    p.ttft.0,
+                    p.tpot.0,
+                    p.tok_s_user,
+                    p.output_tok_s,
+                    p.input_tok_s,
+                    p.memory.total.0,
+                ] {
+                    assert!(v.is_finite() && v >= 0.0, "{model} on {}: {v}", chip.id);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn validation_covers_the_required_ground() {
+    let table = BenchmarkTable::builtin().unwrap();
+    assert!(table.point.len() >= 40);
+    let report = validation::run(cat(), &table, &Assumptions::default());
+    let predicted = report.rows.iter().filter(|r| r.error.is_some()).count();
+    assert!(predicted >= 40, "{predicted} points predicted");
+    let has = |f: &dyn Fn(&validation::BenchmarkPoint) -> bool| table.point.iter().any(f);
+    assert!(has(
+        &|p| p.model.contains("deepseek") || p.model.contains("mixtral")
+    ));
+    assert!(has(&|p| p.model.starts_with("llama")));
+    assert!(has(&|p| p.chips == 1) && has(&|p| p.chips > 1));
+    for chip in ["h100-sxm", "mi300x", "m2-ultra"] {
+        assert!(has(&|p| p.chip == chip), "{chip}");
+    }
+    assert!(
+        table.point.iter().any(|p| p.role == Role::Holdout)
+            && table.point.iter().any(|p| p.role == Role::Calibration)
+    );
+    assert!(report.calibration.is_some() && report.holdout.is_some());
+}
+
+fn with_chip(base: &Chip, f: impl FnOnce(&mut Chip)) -> Chip {
+    let mut c = base.clone();
+    f(&mut c);
+    c
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// More bandwidth or more FLOPS never makes a step slower.
+    #[test]
+    fn faster_hardware_is_never_slower(
+        chip_index in 0usize..33,
+        batch in 1u32..512,
+        isl in 1u32..8192,
+        osl in 1u32..2048,
+        scale in 1.0f64..4.0,
+    ) {
+        let chips = &cat().chips;
+        let base = &chips[chip_index % chips.len()];
+        let model = if chip_index % 2 == 0 { "llama-3.1-8b" } else { "qwen3-30b-a3b" };
+        let before = predict(&scenario(model, base, tp(1), DType::Fp8, isl, osl, Batch::Fixed(batch))).unwrap();
+        let more_bw = with_chip(base, |c| c.fast.bandwidth = BytesPerSecond(c.fast.bandwidth.0 * scale));
+        let more_flops = with_chip(base, |c| {
+            c.bf16 = FlopsPerSecond(c.bf16.0 * scale);
+            c.fp8 = c.fp8.map(|f| FlopsPerSecond(f.0 * scale));
+            c.fp4 = c.fp4.map(|f| FlopsPerSecond(f.0 * scale));
+        });
+        for faster in [more_bw, more_flops] {
+            let after = predict(&scenario(model, &faster, tp(1), DType::Fp8, isl, osl, Batch::Fixed(batch))).unwrap();
+            prop_assert!(after.decode_step.0 <= before.decode_step.0 * (1.0 + 1e-12));
+            prop_assert!(after.prefill_step.0 <= before.prefill_step.0 * (1.0 + 1e-12));
+        }
+    }
+
+    /// More chips never reduce the sequences that fit.
+    #[test]
+    fn more_chips_never_reduce_capacity(chip_index in 0usize..33, isl in 1u32..32768, doubling in 0u32..4) {
+        let chips = &cat().chips;
+        let chip = &chips[chip_index % chips.len()];
+        let n = 1u32 << doubling;
+        let cap = |n: u32| {
+            planner::plan(&scenario("llama-3.3-70b", chip, tp(1), DType::Fp8, isl, 512, Batch::Fixed(1)), n)
+                .unwrap()
+                .ranked
+                .iter()
+                .map(|p| p.max_batch)
+                .max()
+                .unwrap_or(0)
+        };
+        prop_assert!(cap(2 * n) >= cap(n));
+    }
+}
