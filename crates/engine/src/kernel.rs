@@ -107,7 +107,7 @@ impl StepCost {
     }
 
     pub fn flops(&self) -> Flops {
-        self.ops.iter().filter(|_| true).map(|o| o.flops).sum()
+        self.ops.iter().map(|o| o.flops).sum()
     }
 }
 
@@ -321,15 +321,8 @@ pub fn step_cost(p: &Placement, shape: StepShape) -> StepCost {
             // Decode uses the absorbed form (scores and values over the latent);
             // prefill decompresses K and V per head.
             Attention::Mla {
-                kv_rank,
-                qk_nope,
-                qk_rope,
-                v_head,
-                ..
-            } if shape.new_tokens <= 1.0 => {
-                let _ = (qk_nope, v_head);
-                2.0 * heads * (2 * kv_rank + qk_rope) as f64
-            }
+                kv_rank, qk_rope, ..
+            } if shape.new_tokens <= 1.0 => 2.0 * heads * (2 * kv_rank + qk_rope) as f64,
             Attention::Mla {
                 qk_nope,
                 qk_rope,
