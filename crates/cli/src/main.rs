@@ -3,6 +3,8 @@
 //! All modelling lives in `disagg-engine`; this file only parses arguments, reads a
 //! config file when given a path, and formats results.
 
+mod axes;
+
 use clap::{Parser, Subcommand, ValueEnum};
 use disagg_engine::validation::{self, BenchmarkTable, ErrorSummary, Role};
 use disagg_engine::{
@@ -30,8 +32,10 @@ enum Command {
         #[arg(value_enum)]
         what: ListWhat,
     },
-    /// Predict one aggregated deployment.
+    /// Predict one deployment: aggregated (default) or split along an axis.
     Predict(PredictArgs),
+    /// Sweep homogeneous and heterogeneous splits and print the frontiers.
+    Sweep(axes::SweepArgs),
     /// Run the validation table against published measurements.
     Validate {
         /// Print one JSON object instead of a table.
@@ -47,16 +51,21 @@ enum ListWhat {
 }
 
 #[derive(clap::Args)]
-struct PredictArgs {
+pub(crate) struct PredictArgs {
     /// Catalogue model id, or a path to a HuggingFace config.json.
     #[arg(long)]
     model: String,
-    /// Catalogue chip id.
+    /// Catalogue chip id (aggregated, and the target chip of --axis spec).
     #[arg(long)]
-    chip: String,
-    /// Number of chips in the deployment.
+    chip: Option<String>,
+    /// Number of chips in the deployment (target chips with --axis spec).
     #[arg(long, default_value_t = 1)]
     chips: u32,
+    /// agg (default), pd, af or spec.
+    #[arg(long, default_value = "agg")]
+    axis: String,
+    #[command(flatten)]
+    pools: axes::PoolArgs,
     #[arg(long)]
     tp: Option<u32>,
     #[arg(long)]
@@ -100,7 +109,9 @@ fn main() -> ExitCode {
             list(what);
             Ok(())
         }
+        Command::Predict(args) if args.axis != "agg" => axes::run_predict(&args),
         Command::Predict(args) => run_predict(&args),
+        Command::Sweep(args) => axes::run_sweep(&args),
         Command::Validate { json } => run_validate(json),
     };
     match result {
@@ -166,7 +177,7 @@ fn truncate(s: &str, n: usize) -> String {
 }
 
 /// A model from the catalogue, or from a config.json on disk.
-fn load_model(spec: &str) -> Result<(String, ModelIr, DType), String> {
+pub(crate) fn load_model(spec: &str) -> Result<(String, ModelIr, DType), String> {
     let cat = Catalogue::builtin();
     let looks_like_path = spec.ends_with(".json") || spec.contains('/') || spec.contains('\\');
     if looks_like_path {
@@ -184,14 +195,18 @@ fn load_model(spec: &str) -> Result<(String, ModelIr, DType), String> {
     ))
 }
 
-fn parse_dtype(s: &str, what: &str) -> Result<DType, String> {
+pub(crate) fn parse_dtype(s: &str, what: &str) -> Result<DType, String> {
     s.parse::<DType>().map_err(|e| format!("--{what}: {e}"))
 }
 
 fn run_predict(args: &PredictArgs) -> Result<(), String> {
     let cat = Catalogue::builtin();
     let (model_name, ir, default_dtype) = load_model(&args.model)?;
-    let chip = cat.chip(&args.chip).map_err(|e| e.to_string())?;
+    let chip_id = args
+        .chip
+        .as_deref()
+        .ok_or("--chip is required for an aggregated prediction")?;
+    let chip = cat.chip(chip_id).map_err(|e| e.to_string())?;
     let dtype = match &args.weight_dtype {
         Some(s) => parse_dtype(s, "weight-dtype")?,
         None => default_dtype,
@@ -258,7 +273,7 @@ fn run_predict(args: &PredictArgs) -> Result<(), String> {
 }
 
 /// Finite numbers only: JSON has no NaN or infinity.
-fn num(v: f64) -> serde_json::Value {
+pub(crate) fn num(v: f64) -> serde_json::Value {
     if v.is_finite() {
         json!(v)
     } else {

@@ -200,3 +200,209 @@ fn list_and_validate_run() {
         out.contains("calibration") && out.contains("holdout") && out.contains("median |error|")
     );
 }
+
+const AGG_KEYS: [&str; 13] = [
+    "ttft_s",
+    "tpot_s",
+    "tok_s_user",
+    "output_tok_s",
+    "output_tok_s_per_chip",
+    "input_tok_s",
+    "batch",
+    "fits",
+    "reason",
+    "mem_per_chip_bytes",
+    "bottleneck",
+    "usd_per_mtok_output",
+    "joules_per_output_token",
+];
+
+fn json_of(args: &[&str]) -> serde_json::Value {
+    let o = disagg(args);
+    assert!(o.status.success(), "{:?}: {}", args, stderr(&o));
+    serde_json::from_str(&stdout(&o)).unwrap()
+}
+
+#[test]
+fn predict_along_each_axis_has_the_aggregated_keys_and_pools() {
+    let common = ["--isl", "2048", "--osl", "256", "--batch", "32", "--json"];
+    let cases: [&[&str]; 3] = [
+        &[
+            "predict",
+            "--model",
+            "llama-3.3-70b",
+            "--axis",
+            "pd",
+            "--prefill-chip",
+            "h100-sxm",
+            "--prefill-chips",
+            "4",
+            "--decode-chip",
+            "mi300x",
+            "--decode-chips",
+            "2",
+        ],
+        &[
+            "predict",
+            "--model",
+            "qwen3-30b-a3b",
+            "--axis",
+            "af",
+            "--attn-chip",
+            "h200",
+            "--attn-chips",
+            "2",
+            "--expert-chip",
+            "mi300x",
+            "--expert-chips",
+            "4",
+            "--micro-batches",
+            "2",
+            "--link-gbps",
+            "800",
+        ],
+        &[
+            "predict",
+            "--model",
+            "llama-3.3-70b",
+            "--axis",
+            "spec",
+            "--chip",
+            "h200",
+            "--chips",
+            "4",
+            "--draft-model",
+            "llama-3.2-1b",
+            "--draft-chip",
+            "l40s",
+            "--draft-chips",
+            "1",
+            "--acceptance",
+            "0.7",
+            "--draft-tokens",
+            "3",
+        ],
+    ];
+    for case in cases {
+        let args: Vec<&str> = case.iter().chain(common.iter()).copied().collect();
+        let v = json_of(&args);
+        for key in AGG_KEYS {
+            assert!(v.get(key).is_some(), "{key} missing for {args:?}");
+        }
+        let pools = v["pools"].as_array().unwrap();
+        assert_eq!(pools.len(), 2, "{args:?}");
+        for pool in pools {
+            assert!(pool["utilisation"].as_f64().is_some());
+            assert!(pool.get("input_tok_s_per_chip").is_some());
+            assert!(pool.get("output_tok_s_per_chip").is_some());
+        }
+        assert!(v["transfer_time_s"].as_f64().is_some());
+        assert_eq!(v["heterogeneous"], true);
+    }
+}
+
+#[test]
+fn sweep_prints_frontiers_callout_and_counts() {
+    let v = json_of(&[
+        "sweep",
+        "--model",
+        "llama-3.1-8b",
+        "--axis",
+        "pd",
+        "--chips",
+        "h100-sxm,l40s,mi300x",
+        "--isl",
+        "4096",
+        "--osl",
+        "256",
+        "--max-chips",
+        "16",
+        "--target-tok-s-user",
+        "50",
+        "--json",
+    ]);
+    assert!(v["evaluated"].as_u64().unwrap() > 1000);
+    assert!(!v["frontier_throughput"].as_array().unwrap().is_empty());
+    assert!(!v["frontier_cost"].as_array().unwrap().is_empty());
+    let callouts = v["callouts"].as_array().unwrap();
+    assert_eq!(callouts.len(), 2);
+    assert!(callouts[0]["headline"]
+        .as_str()
+        .unwrap()
+        .contains("50.0 tok/s/user"));
+    let csv = disagg(&[
+        "sweep",
+        "--model",
+        "llama-3.1-8b",
+        "--axis",
+        "agg",
+        "--chips",
+        "h100-sxm",
+        "--isl",
+        "1024",
+        "--osl",
+        "256",
+        "--csv",
+    ]);
+    assert!(csv.status.success());
+    assert!(stdout(&csv).starts_with("frontier,class,label"));
+}
+
+#[test]
+fn axis_errors_name_the_problem() {
+    let o = disagg(&[
+        "predict",
+        "--model",
+        "llama-3.1-8b",
+        "--axis",
+        "af",
+        "--attn-chip",
+        "h100-sxm",
+        "--attn-chips",
+        "1",
+        "--expert-chip",
+        "h100-sxm",
+        "--expert-chips",
+        "1",
+        "--isl",
+        "128",
+        "--osl",
+        "128",
+        "--batch",
+        "1",
+    ]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("mixture-of-experts"), "{}", stderr(&o));
+    let o = disagg(&[
+        "sweep",
+        "--model",
+        "llama-3.1-8b",
+        "--axis",
+        "diagonal",
+        "--chips",
+        "h100-sxm",
+        "--isl",
+        "128",
+        "--osl",
+        "128",
+    ]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("agg") && stderr(&o).contains("spec"),
+        "{}",
+        stderr(&o)
+    );
+    let o = disagg(&[
+        "sweep",
+        "--model",
+        "llama-3.1-8b",
+        "--chips",
+        "h100-sxm,warp-drive",
+        "--isl",
+        "128",
+        "--osl",
+        "128",
+    ]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("warp-drive"));
+}

@@ -94,6 +94,10 @@ pub struct OpCost {
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct StepCost {
     pub ops: [OpCost; OpKind::COUNT],
+    /// Kernels launched.
+    pub kernels: f64,
+    /// Time of the non-communication operators.
+    pub busy: Seconds,
     /// Kernel launches and the fixed per-step cost.
     pub overhead: Seconds,
     /// Communication time left exposed after overlap.
@@ -222,39 +226,63 @@ pub fn ring_all_reduce(msg: Bytes, n: u32, bandwidth: f64, latency: Seconds) -> 
     )
 }
 
+/// Which operators of the model a placement runs. A colocated deployment runs the
+/// whole model; an attention/expert split runs the two halves on different pools.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Side {
+    /// Every layer, the LM head and pipeline hand-offs.
+    Whole,
+    /// Attention (and its TP all-reduce) of MoE layers only.
+    MoeAttention,
+    /// Dense layers in full, plus the LM head: what stays with attention when the
+    /// experts move away.
+    DenseAndHead,
+    /// Shared and routed experts of MoE layers, without any all-to-all: the
+    /// dispatch crosses the inter-pool link instead, costed by the caller.
+    MoeExperts,
+}
+
+/// One row of the roofline table: an operator of one layer, repeated `count` times.
+struct Row {
+    kind: OpKind,
+    count: f64,
+    flops: f64,
+    bytes: f64,
+    /// Seconds if compute bound.
+    compute: f64,
+    /// Seconds if memory (or link) bound.
+    memory: f64,
+    kernels: f64,
+}
+
 struct Accumulator {
     ops: [OpCost; OpKind::COUNT],
 }
 
 impl Accumulator {
-    // One row of the roofline table: the arguments are its columns, named at each call.
-    #[allow(clippy::too_many_arguments)]
-    fn add(
-        &mut self,
-        kind: OpKind,
-        count: f64,
-        flops: f64,
-        bytes: f64,
-        compute: f64,
-        memory: f64,
-        kernels: f64,
-    ) {
-        let op = &mut self.ops[kind as usize];
-        let time = compute.max(memory) * count;
-        op.flops.0 += flops * count;
-        op.bytes.0 += bytes * count;
-        op.compute_time.0 += compute * count;
-        op.memory_time.0 += memory * count;
+    fn add(&mut self, row: Row) {
+        let op = &mut self.ops[row.kind as usize];
+        let time = row.compute.max(row.memory) * row.count;
+        op.flops.0 += row.flops * row.count;
+        op.bytes.0 += row.bytes * row.count;
+        op.compute_time.0 += row.compute * row.count;
+        op.memory_time.0 += row.memory * row.count;
         op.time.0 += time;
-        if compute >= memory {
+        if row.compute >= row.memory {
             op.compute_bound_time.0 += time;
         }
-        op.kernels += kernels * count;
+        op.kernels += row.kernels * row.count;
     }
 }
 
-/// Costs one step on one chip.
+/// Costs one step of the whole model on one chip.
 pub fn step_cost(p: &Placement, shape: StepShape) -> StepCost {
+    step_cost_of(p, shape, Side::Whole)
+}
+
+/// Costs one step of `side` of the model on one chip.
+pub fn step_cost_of(p: &Placement, shape: StepShape, side: Side) -> StepCost {
     let m = p.model;
     let par = p.parallelism;
     let a = &p.assumptions;
@@ -277,6 +305,16 @@ pub fn step_cost(p: &Placement, shape: StepShape) -> StepCost {
         }
         _ => 1.0 / fast_bw,
     };
+    // A weight matmul: FLOPs and the weight bytes it streams, plus activation traffic.
+    let matmul = |kind: OpKind, count: f64, flops: f64, wbytes: f64, act: f64, kernels: f64| Row {
+        kind,
+        count,
+        flops,
+        bytes: wbytes + act,
+        compute: flops / mm_flops,
+        memory: wbytes * weight_s_per_byte + act / fast_bw,
+        kernels,
+    };
 
     let tokens = shape.seqs * shape.new_tokens;
     let act_io = 2.0 * tokens * h * ab;
@@ -292,102 +330,103 @@ pub fn step_cost(p: &Placement, shape: StepShape) -> StepCost {
 
     for g in &m.groups {
         let count = g.count as f64;
-
-        let is_mla = matches!(g.attention, Attention::Mla { .. });
-        // Attention projections.
-        let attn_params = g.attention.params_per_rank(m.hidden, par.tp);
-        let flops = 2.0 * tokens * attn_params;
-        let wbytes = attn_params * wb;
-        acc.add(
-            OpKind::AttnProj,
-            count,
-            flops,
-            wbytes + act_io,
-            flops / mm_flops,
-            wbytes * weight_s_per_byte + act_io / fast_bw,
-            if is_mla {
-                KERNELS_ATTN_PROJ_MLA
-            } else {
-                KERNELS_ATTN_PROJ
-            },
-        );
-
-        // Attention core over the KV cache.
-        let attended =
-            shape.seqs * attended_context(shape.context_before, shape.new_tokens, g.window);
-        let heads = g.attention.heads() as f64 / tp;
-        let flops_per_ctx = match g.attention {
-            Attention::Gqa { head_dim, .. } => 4.0 * heads * head_dim as f64,
-            // Decode uses the absorbed form (scores and values over the latent);
-            // prefill decompresses K and V per head.
-            Attention::Mla {
-                kv_rank, qk_rope, ..
-            } if shape.new_tokens <= 1.0 => 2.0 * heads * (2 * kv_rank + qk_rope) as f64,
-            Attention::Mla {
-                qk_nope,
-                qk_rope,
-                v_head,
-                ..
-            } => 2.0 * heads * (qk_nope + qk_rope + v_head) as f64,
+        let is_moe = matches!(g.ffn, Ffn::Moe { .. });
+        let (attention_here, ffn_here) = match side {
+            Side::Whole => (true, true),
+            Side::MoeAttention => (is_moe, false),
+            Side::DenseAndHead => (!is_moe, !is_moe),
+            Side::MoeExperts => (false, is_moe),
         };
-        let kv_shard = (g.attention.kv_shardable_heads() as f64).min(tp);
-        let kv_per_token = g.attention.kv_values_per_token() * kvb / kv_shard;
-        let kept = g
-            .window
-            .map_or(shape.context_before + shape.new_tokens, |w| {
-                (shape.context_before + shape.new_tokens).min(w as f64)
+
+        if attention_here {
+            let is_mla = matches!(g.attention, Attention::Mla { .. });
+            // Attention projections.
+            let attn_params = g.attention.params_per_rank(m.hidden, par.tp);
+            let flops = 2.0 * tokens * attn_params;
+            acc.add(matmul(
+                OpKind::AttnProj,
+                count,
+                flops,
+                attn_params * wb,
+                act_io,
+                if is_mla {
+                    KERNELS_ATTN_PROJ_MLA
+                } else {
+                    KERNELS_ATTN_PROJ
+                },
+            ));
+
+            // Attention core over the KV cache.
+            let attended =
+                shape.seqs * attended_context(shape.context_before, shape.new_tokens, g.window);
+            let heads = g.attention.heads() as f64 / tp;
+            let flops_per_ctx = match g.attention {
+                Attention::Gqa { head_dim, .. } => 4.0 * heads * head_dim as f64,
+                // Decode uses the absorbed form (scores and values over the latent);
+                // prefill decompresses K and V per head.
+                Attention::Mla {
+                    kv_rank, qk_rope, ..
+                } if shape.new_tokens <= 1.0 => 2.0 * heads * (2 * kv_rank + qk_rope) as f64,
+                Attention::Mla {
+                    qk_nope,
+                    qk_rope,
+                    v_head,
+                    ..
+                } => 2.0 * heads * (qk_nope + qk_rope + v_head) as f64,
+            };
+            let kv_shard = (g.attention.kv_shardable_heads() as f64).min(tp);
+            let kv_per_token = g.attention.kv_values_per_token() * kvb / kv_shard;
+            let kept = g
+                .window
+                .map_or(shape.context_before + shape.new_tokens, |w| {
+                    (shape.context_before + shape.new_tokens).min(w as f64)
+                });
+            let kv_bytes = shape.seqs * (kept + shape.new_tokens) * kv_per_token;
+            let flops = flops_per_ctx * attended;
+            acc.add(Row {
+                kind: OpKind::AttnCore,
+                count,
+                flops,
+                bytes: kv_bytes,
+                compute: flops / attn_flops,
+                memory: kv_bytes / fast_bw,
+                kernels: if is_mla {
+                    KERNELS_ATTN_CORE_MLA
+                } else {
+                    KERNELS_ATTN_CORE
+                },
             });
-        let kv_bytes = shape.seqs * (kept + shape.new_tokens) * kv_per_token;
-        let flops = flops_per_ctx * attended;
-        acc.add(
-            OpKind::AttnCore,
-            count,
-            flops,
-            kv_bytes,
-            flops / attn_flops,
-            kv_bytes / fast_bw,
-            if is_mla {
-                KERNELS_ATTN_CORE_MLA
-            } else {
-                KERNELS_ATTN_CORE
-            },
-        );
+        }
 
         // Feed-forward.
         match g.ffn {
-            Ffn::Dense { intermediate } => {
+            Ffn::Dense { intermediate } if ffn_here => {
                 let params = 3.0 * h * intermediate as f64 / tp;
-                let flops = 2.0 * tokens * params;
-                let wbytes = params * wb;
-                acc.add(
+                acc.add(matmul(
                     OpKind::DenseFfn,
                     count,
-                    flops,
-                    wbytes + act_io,
-                    flops / mm_flops,
-                    wbytes * weight_s_per_byte + act_io / fast_bw,
+                    2.0 * tokens * params,
+                    params * wb,
+                    act_io,
                     KERNELS_DENSE_FFN,
-                );
+                ));
             }
             Ffn::Moe {
                 experts,
                 top_k,
                 expert_intermediate,
                 shared_intermediate,
-            } => {
+            } if ffn_here => {
                 if shared_intermediate > 0 {
                     let params = 3.0 * h * shared_intermediate as f64 / tp;
-                    let flops = 2.0 * tokens * params;
-                    let wbytes = params * wb;
-                    acc.add(
+                    acc.add(matmul(
                         OpKind::SharedExperts,
                         count,
-                        flops,
-                        wbytes,
-                        flops / mm_flops,
-                        wbytes * weight_s_per_byte,
+                        2.0 * tokens * params,
+                        params * wb,
+                        0.0,
                         KERNELS_SHARED,
-                    );
+                    ));
                 }
                 let e = experts as f64;
                 let k = top_k as f64;
@@ -400,70 +439,76 @@ pub fn step_cost(p: &Placement, shape: StepShape) -> StepCost {
                 let wbytes = touched * expert_params / par.expert_tp() as f64 * wb;
                 let router_flops = 2.0 * tokens * h * e / tp;
                 let flops = 2.0 * group_tokens * k * expert_params / group as f64 + router_flops;
-                let bytes = wbytes + h * e * wb + act_io * k;
-                acc.add(
+                acc.add(matmul(
                     OpKind::RoutedExperts,
                     count,
                     flops,
-                    bytes,
-                    flops / mm_flops,
-                    wbytes * weight_s_per_byte + (h * e * wb + act_io * k) / fast_bw,
+                    wbytes,
+                    h * e * wb + act_io * k,
                     KERNELS_ROUTED,
-                );
-                if par.replicas_per_expert_group() > 1 {
+                ));
+                if side == Side::Whole && par.replicas_per_expert_group() > 1 {
                     // Dispatch and combine: each chip sends its tokens' picks to the
                     // other (g-1)/g of the group, and receives them back.
                     let g = group as f64;
                     let sent = tokens / tp * k * h * ab * (g - 1.0) / g;
-                    let time = 2.0 * (sent / ep_bw + ep_link.latency.0);
-                    acc.add(OpKind::EpComm, count, 0.0, 2.0 * sent, 0.0, time, 0.0);
+                    acc.add(Row {
+                        kind: OpKind::EpComm,
+                        count,
+                        flops: 0.0,
+                        bytes: 2.0 * sent,
+                        compute: 0.0,
+                        memory: 2.0 * (sent / ep_bw + ep_link.latency.0),
+                        kernels: 0.0,
+                    });
                 }
             }
+            _ => {}
         }
 
-        // Two all-reduces per layer (after attention and after the FFN).
-        if par.tp > 1 {
+        // One all-reduce after attention and one after the FFN, where this side runs them.
+        let all_reduces = attention_here as u32 + (ffn_here && side != Side::MoeExperts) as u32;
+        if par.tp > 1 && all_reduces > 0 {
             let (moved, time) =
                 ring_all_reduce(Bytes(tokens * h * ab), par.tp, tp_bw, tp_link.latency);
-            acc.add(
-                OpKind::TpComm,
+            let n = all_reduces as f64;
+            acc.add(Row {
+                kind: OpKind::TpComm,
                 count,
-                0.0,
-                2.0 * moved.0,
-                0.0,
-                2.0 * time.0,
-                0.0,
-            );
+                flops: 0.0,
+                bytes: n * moved.0,
+                compute: 0.0,
+                memory: n * time.0,
+                kernels: 0.0,
+            });
         }
     }
 
-    // Logits only for the last position of each sequence.
-    let head_params = m.vocab as f64 * h / tp;
-    let flops = 2.0 * shape.seqs * head_params;
-    let wbytes = head_params * wb;
-    acc.add(
-        OpKind::LmHead,
-        1.0,
-        flops,
-        wbytes,
-        flops / mm_flops,
-        wbytes * weight_s_per_byte,
-        KERNELS_LM_HEAD,
-    );
+    if matches!(side, Side::Whole | Side::DenseAndHead) {
+        // Logits only for the last position of each sequence.
+        let head_params = m.vocab as f64 * h / tp;
+        acc.add(matmul(
+            OpKind::LmHead,
+            1.0,
+            2.0 * shape.seqs * head_params,
+            head_params * wb,
+            0.0,
+            KERNELS_LM_HEAD,
+        ));
+    }
 
-    if par.pp > 1 {
+    if side == Side::Whole && par.pp > 1 {
         let link = chip.link_for_group(par.tp * par.pp);
         let msg = tokens * h * ab;
-        let time = msg / (link.bandwidth.0 * a.link_eff) + link.latency.0;
-        acc.add(
-            OpKind::PpComm,
-            (par.pp - 1) as f64,
-            0.0,
-            msg,
-            0.0,
-            time,
-            0.0,
-        );
+        acc.add(Row {
+            kind: OpKind::PpComm,
+            count: (par.pp - 1) as f64,
+            flops: 0.0,
+            bytes: msg,
+            compute: 0.0,
+            memory: msg / (link.bandwidth.0 * a.link_eff) + link.latency.0,
+            kernels: 0.0,
+        });
     }
 
     let kernels: f64 = acc.ops.iter().map(|o| o.kernels).sum();
@@ -483,6 +528,8 @@ pub fn step_cost(p: &Placement, shape: StepShape) -> StepCost {
     let exposed_comm = comm - hidden;
     StepCost {
         ops: acc.ops,
+        kernels,
+        busy,
         overhead,
         exposed_comm,
         total: busy + exposed_comm + overhead,

@@ -13,14 +13,17 @@
 
 pub mod assumptions;
 pub mod catalogue;
+pub mod disagg;
 pub mod dtype;
 pub mod error;
+pub mod frontier;
 pub mod kernel;
 pub mod memory;
 pub mod model;
 pub mod parallel;
 pub mod planner;
 pub mod serving;
+pub mod sweep;
 pub mod units;
 pub mod validation;
 

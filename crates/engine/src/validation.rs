@@ -8,6 +8,8 @@
 
 use crate::assumptions::Assumptions;
 use crate::catalogue::{embedded_benchmarks, Catalogue};
+use crate::disagg::plan::{plan, PoolChoice};
+use crate::disagg::{Axis, DeploymentPoint, Draft, PoolRole, Setup, Speculation};
 use crate::dtype::{DType, WeightFormat};
 use crate::error::{EngineError, Result};
 use crate::parallel::Parallelism;
@@ -39,6 +41,14 @@ pub enum Metric {
     DecodeTokS,
     /// Prompt tokens per second of one prefill (llama-bench `pp`).
     PrefillTokS,
+    /// Prefill pool at full use: input tokens per second per prefill chip.
+    PrefillPoolInputTokSPerChip,
+    /// Decode pool at its batch: output tokens per second per decode chip.
+    DecodePoolOutputTokSPerChip,
+    /// Output tokens per second over the decode pool's chips only, as delivered.
+    OutputTokSPerDecodeChip,
+    /// Input tokens per second over the prefill pool's chips only, as delivered.
+    InputTokSPerPrefillChip,
 }
 
 impl Metric {
@@ -54,8 +64,61 @@ impl Metric {
             Metric::TtftMs => p.ttft.ms(),
             Metric::DecodeTokS => 1.0 / p.decode_step.0,
             Metric::PrefillTokS => p.prefill_batch * isl / p.prefill_step.0,
+            Metric::PrefillPoolInputTokSPerChip | Metric::InputTokSPerPrefillChip => {
+                p.input_tok_s_per_chip
+            }
+            Metric::DecodePoolOutputTokSPerChip | Metric::OutputTokSPerDecodeChip => {
+                p.output_tok_s_per_chip
+            }
         }
     }
+
+    /// Reads this metric off a disaggregated deployment; `None` where it has no meaning.
+    pub fn read_point(self, p: &DeploymentPoint) -> Option<f64> {
+        let f = &p.figures;
+        let pool = |role: PoolRole| p.pools.iter().find(|x| x.role == role);
+        // A pool's capacity: what it delivers divided by how busy it is.
+        let capacity = |v: f64, u: f64| (u > 0.0).then(|| v / u);
+        match self {
+            Metric::OutputTokS => Some(f.output_tok_s),
+            Metric::OutputTokSPerChip => Some(f.output_tok_s_per_chip),
+            Metric::InputTokSPerChip => Some(f.input_tok_s_per_chip),
+            Metric::TotalTokSPerChip => Some(f.output_tok_s_per_chip + f.input_tok_s_per_chip),
+            Metric::TokSUser => Some(f.tok_s_user),
+            Metric::TpotMs => Some(f.tpot.ms()),
+            Metric::TtftMs => Some(f.ttft.ms()),
+            Metric::DecodeTokS | Metric::PrefillTokS => None,
+            Metric::PrefillPoolInputTokSPerChip => {
+                let x = pool(PoolRole::Prefill)?;
+                capacity(x.input_tok_s_per_chip, x.utilisation)
+            }
+            Metric::DecodePoolOutputTokSPerChip => {
+                let x = pool(PoolRole::Decode)?;
+                capacity(x.output_tok_s_per_chip, x.utilisation)
+            }
+            Metric::OutputTokSPerDecodeChip => Some(pool(PoolRole::Decode)?.output_tok_s_per_chip),
+            Metric::InputTokSPerPrefillChip => Some(pool(PoolRole::Prefill)?.input_tok_s_per_chip),
+        }
+    }
+}
+
+/// One pool of a disaggregated benchmark point.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BenchmarkPool {
+    pub role: PoolRole,
+    pub chip: String,
+    pub tp: u32,
+    #[serde(default = "one")]
+    pub pp: u32,
+    #[serde(default = "one")]
+    pub dp: u32,
+    #[serde(default = "one")]
+    pub ep: u32,
+}
+
+fn one() -> u32 {
+    1
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -86,6 +149,12 @@ pub struct BenchmarkPoint {
     pub role: Role,
     #[serde(default)]
     pub note: Option<String>,
+    /// A disaggregation axis; absent means aggregated.
+    #[serde(default)]
+    pub axis: Option<Axis>,
+    /// The pools of a disaggregated point.
+    #[serde(default)]
+    pub pool: Vec<BenchmarkPool>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -192,25 +261,11 @@ pub fn run(
     let rows: Vec<ValidationRow> = table
         .point
         .iter()
-        .map(|point| match predict_point(catalogue, point, assumptions) {
-            Ok(p) => {
-                let predicted = point.metric.read(&p, point.isl as f64);
-                let usable = predicted.is_finite() && point.measured > 0.0;
-                ValidationRow {
-                    point: point.clone(),
-                    predicted: usable.then_some(predicted),
-                    error: usable.then(|| (predicted - point.measured) / point.measured),
-                    parallelism: Some(p.parallelism),
-                    problem: if p.fits { None } else { p.reason.clone() },
-                }
+        .map(|point| match point.axis {
+            Some(axis) if axis != Axis::Aggregated => {
+                disaggregated_row(catalogue, point, axis, assumptions)
             }
-            Err(e) => ValidationRow {
-                point: point.clone(),
-                predicted: None,
-                error: None,
-                parallelism: None,
-                problem: Some(e.to_string()),
-            },
+            _ => aggregated_row(catalogue, point, assumptions),
         })
         .collect();
     let summary = |role: Role| {
@@ -224,6 +279,110 @@ pub fn run(
         calibration: summary(Role::Calibration),
         holdout: summary(Role::Holdout),
         rows,
+    }
+}
+
+fn row(
+    point: &BenchmarkPoint,
+    predicted: Option<f64>,
+    parallelism: Option<Parallelism>,
+    problem: Option<String>,
+) -> ValidationRow {
+    let usable = predicted.filter(|v| v.is_finite() && point.measured > 0.0);
+    ValidationRow {
+        point: point.clone(),
+        predicted: usable,
+        error: usable.map(|v| (v - point.measured) / point.measured),
+        parallelism,
+        problem,
+    }
+}
+
+/// Predicts one disaggregated benchmark point with the layouts it states.
+pub fn predict_disaggregated(
+    catalogue: &Catalogue,
+    point: &BenchmarkPoint,
+    axis: Axis,
+    assumptions: &Assumptions,
+) -> Result<DeploymentPoint> {
+    let model = catalogue.model(&point.model)?;
+    let setup = Setup {
+        model: &model.ir,
+        workload: Workload {
+            isl: point.isl,
+            osl: point.osl,
+        },
+        weights: WeightFormat {
+            dtype: point.weight_dtype,
+            bits_override: point.weight_bits,
+        },
+        kv: point.kv_dtype,
+        assumptions: *assumptions,
+        inter_pool_link: None,
+        kv_streaming: true,
+        speculation: Speculation {
+            draft: Draft::Mtp,
+            acceptance: 0.8,
+            draft_tokens: 1,
+        },
+    };
+    let pools = point
+        .pool
+        .iter()
+        .map(|p| {
+            let parallelism = Parallelism {
+                tp: p.tp,
+                pp: p.pp,
+                dp: p.dp,
+                ep: p.ep,
+            };
+            Ok((
+                p.role,
+                PoolChoice {
+                    chip: catalogue.chip(&p.chip)?,
+                    chips: parallelism.chips(),
+                    parallelism: Some(parallelism),
+                },
+            ))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    plan(&setup, axis, &pools, point.batch, 2).map(|(_, p)| p)
+}
+
+fn disaggregated_row(
+    catalogue: &Catalogue,
+    point: &BenchmarkPoint,
+    axis: Axis,
+    assumptions: &Assumptions,
+) -> ValidationRow {
+    match predict_disaggregated(catalogue, point, axis, assumptions) {
+        Ok(p) => row(
+            point,
+            point.metric.read_point(&p),
+            p.pools.first().map(|x| x.parallelism),
+            if p.fits { None } else { p.reason.clone() },
+        ),
+        Err(e) => row(point, None, None, Some(e.to_string())),
+    }
+}
+
+fn aggregated_row(
+    catalogue: &Catalogue,
+    point: &BenchmarkPoint,
+    assumptions: &Assumptions,
+) -> ValidationRow {
+    match predict_point(catalogue, point, assumptions) {
+        Ok(p) => {
+            let predicted = point.metric.read(&p, point.isl as f64);
+            let usable = predicted.is_finite() && point.measured > 0.0;
+            row(
+                point,
+                usable.then_some(predicted),
+                Some(p.parallelism),
+                if p.fits { None } else { p.reason.clone() },
+            )
+        }
+        Err(e) => row(point, None, None, Some(e.to_string())),
     }
 }
 

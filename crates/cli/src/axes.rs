@@ -1,0 +1,603 @@
+//! `disagg predict --axis pd|af|spec` and `disagg sweep`: argument handling and
+//! output only; the modelling is `disagg_engine::disagg` and `disagg_engine::sweep`.
+
+use crate::{load_model, num, parse_dtype, PredictArgs};
+use disagg_engine::disagg::plan::{plan, PoolChoice};
+use disagg_engine::disagg::{Axis, DeploymentPoint, Draft, Figures, PoolRole, Setup, Speculation};
+use disagg_engine::frontier::Objective;
+use disagg_engine::sweep::{sweep, SweepPoint, SweepRequest, SweepResult, DEFAULT_MAX_CHIPS};
+use disagg_engine::units::BytesPerSecond;
+use disagg_engine::{Assumptions, Catalogue, DType, ModelIr, Parallelism, WeightFormat, Workload};
+use serde_json::json;
+
+/// Pools and axis inputs shared by `predict --axis` and `sweep`.
+#[derive(clap::Args, Debug)]
+pub struct PoolArgs {
+    #[arg(long)]
+    prefill_chip: Option<String>,
+    #[arg(long)]
+    prefill_chips: Option<u32>,
+    #[arg(long)]
+    prefill_tp: Option<u32>,
+    #[arg(long)]
+    decode_chip: Option<String>,
+    #[arg(long)]
+    decode_chips: Option<u32>,
+    #[arg(long)]
+    decode_tp: Option<u32>,
+    #[arg(long)]
+    decode_ep: Option<u32>,
+    #[arg(long)]
+    attn_chip: Option<String>,
+    #[arg(long)]
+    attn_chips: Option<u32>,
+    #[arg(long)]
+    attn_tp: Option<u32>,
+    #[arg(long)]
+    expert_chip: Option<String>,
+    #[arg(long)]
+    expert_chips: Option<u32>,
+    /// Attention/expert ping-pong depth.
+    #[arg(long, default_value_t = 2)]
+    micro_batches: u32,
+    #[command(flatten)]
+    spec: SpecArgs,
+    /// Per-chip bandwidth of the link between pools, in gigabits per second
+    /// (400 = one 400G NIC per chip); default: the catalogue's links.
+    #[arg(long)]
+    link_gbps: Option<f64>,
+    /// Ship the KV cache only after prefill ends (default: layer by layer).
+    #[arg(long)]
+    no_kv_streaming: bool,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct SpecArgs {
+    /// Draft: a catalogue model id, or `mtp` for the target's own MTP layers.
+    #[arg(long, default_value = "mtp")]
+    draft_model: String,
+    /// Chip of a separate draft pool (default: the draft runs on the target's chips).
+    #[arg(long)]
+    draft_chip: Option<String>,
+    #[arg(long)]
+    draft_chips: Option<u32>,
+    /// Per-token acceptance rate of drafted tokens.
+    #[arg(long, default_value_t = 0.8)]
+    acceptance: f64,
+    /// Tokens drafted per verify cycle.
+    #[arg(long, default_value_t = 4)]
+    draft_tokens: u32,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct SweepArgs {
+    /// Catalogue model id, or a path to a HuggingFace config.json.
+    #[arg(long)]
+    model: String,
+    /// agg, pd, af or spec.
+    #[arg(long, default_value = "pd")]
+    axis: String,
+    /// Chips to pair, comma-separated catalogue ids.
+    #[arg(long, value_delimiter = ',', required = true)]
+    chips: Vec<String>,
+    #[arg(long)]
+    isl: u32,
+    #[arg(long)]
+    osl: u32,
+    /// Most chips of all pools together.
+    #[arg(long, default_value_t = DEFAULT_MAX_CHIPS)]
+    max_chips: u32,
+    /// Interactivity the callout compares at (default: the middle of the shared range).
+    #[arg(long)]
+    target_tok_s_user: Option<f64>,
+    #[arg(long)]
+    weight_dtype: Option<String>,
+    #[arg(long)]
+    weight_bits: Option<f64>,
+    #[arg(long, default_value = "fp8")]
+    kv_dtype: String,
+    #[command(flatten)]
+    spec: SpecArgs,
+    #[arg(long)]
+    link_gbps: Option<f64>,
+    #[arg(long)]
+    no_kv_streaming: bool,
+    /// One JSON object.
+    #[arg(long, conflicts_with = "csv")]
+    json: bool,
+    /// The frontier points as CSV.
+    #[arg(long)]
+    csv: bool,
+}
+
+/// Everything `Setup` borrows, owned here.
+struct Inputs {
+    model_name: String,
+    model: ModelIr,
+    weights: WeightFormat,
+    kv: DType,
+    draft: Option<(String, ModelIr)>,
+}
+
+fn inputs(
+    model: &str,
+    weight_dtype: &Option<String>,
+    weight_bits: Option<f64>,
+    kv_dtype: &str,
+    spec: &SpecArgs,
+) -> Result<Inputs, String> {
+    let (model_name, ir, default_dtype) = load_model(model)?;
+    let dtype = match weight_dtype {
+        Some(s) => parse_dtype(s, "weight-dtype")?,
+        None => default_dtype,
+    };
+    let draft = if spec.draft_model == "mtp" {
+        None
+    } else {
+        let (id, ir, _) = load_model(&spec.draft_model)?;
+        Some((id, ir))
+    };
+    Ok(Inputs {
+        model_name,
+        model: ir,
+        weights: WeightFormat {
+            dtype,
+            bits_override: weight_bits,
+        },
+        kv: parse_dtype(kv_dtype, "kv-dtype")?,
+        draft,
+    })
+}
+
+fn link(gbps: Option<f64>) -> Result<Option<BytesPerSecond>, String> {
+    match gbps {
+        Some(g) if !(g.is_finite() && g > 0.0) => {
+            Err(format!("--link-gbps {g} must be a positive number"))
+        }
+        Some(g) => Ok(Some(BytesPerSecond::from_gbit_per_s(g))),
+        None => Ok(None),
+    }
+}
+
+fn setup<'a>(
+    i: &'a Inputs,
+    isl: u32,
+    osl: u32,
+    spec: &SpecArgs,
+    link_gbps: Option<f64>,
+    no_streaming: bool,
+) -> Result<Setup<'a>, String> {
+    Ok(Setup {
+        model: &i.model,
+        workload: Workload { isl, osl },
+        weights: i.weights,
+        kv: i.kv,
+        assumptions: Assumptions::default(),
+        inter_pool_link: link(link_gbps)?,
+        kv_streaming: !no_streaming,
+        speculation: Speculation {
+            draft: match &i.draft {
+                Some((id, ir)) => Draft::Model { id, ir },
+                None => Draft::Mtp,
+            },
+            acceptance: spec.acceptance,
+            draft_tokens: spec.draft_tokens,
+        },
+    })
+}
+
+fn required<T: Copy>(v: Option<T>, flag: &str, axis: &str) -> Result<T, String> {
+    v.ok_or_else(|| format!("--axis {axis} needs --{flag}"))
+}
+
+fn layout(
+    tp: Option<u32>,
+    ep: Option<u32>,
+    chips: u32,
+    flag: &str,
+) -> Result<Option<Parallelism>, String> {
+    match tp {
+        None if ep.is_none() => Ok(None),
+        _ => {
+            let tp = tp.unwrap_or(1);
+            if tp == 0 || chips % tp != 0 {
+                return Err(format!(
+                    "--{flag}-tp {tp} must divide the pool's {chips} chips"
+                ));
+            }
+            Ok(Some(Parallelism {
+                tp,
+                pp: 1,
+                dp: chips / tp,
+                ep: ep.unwrap_or(1),
+            }))
+        }
+    }
+}
+
+pub fn run_predict(args: &PredictArgs) -> Result<(), String> {
+    let cat = Catalogue::builtin();
+    let axis = Axis::parse(&args.axis).map_err(|e| e.to_string())?;
+    let p = &args.pools;
+    let i = inputs(
+        &args.model,
+        &args.weight_dtype,
+        args.weight_bits,
+        &args.kv_dtype,
+        &p.spec,
+    )?;
+    let s = setup(
+        &i,
+        args.isl,
+        args.osl,
+        &p.spec,
+        p.link_gbps,
+        p.no_kv_streaming,
+    )?;
+    let chip = |id: &str| cat.chip(id).map_err(|e| e.to_string());
+    let a = axis.id();
+    let pools: Vec<(PoolRole, PoolChoice)> = match axis {
+        Axis::PrefillDecode => {
+            let pn = required(p.prefill_chips, "prefill-chips", a)?;
+            let dn = required(p.decode_chips, "decode-chips", a)?;
+            vec![
+                (
+                    PoolRole::Prefill,
+                    PoolChoice {
+                        chip: chip(
+                            p.prefill_chip
+                                .as_deref()
+                                .ok_or("--axis pd needs --prefill-chip")?,
+                        )?,
+                        chips: pn,
+                        parallelism: layout(p.prefill_tp, None, pn, "prefill")?,
+                    },
+                ),
+                (
+                    PoolRole::Decode,
+                    PoolChoice {
+                        chip: chip(
+                            p.decode_chip
+                                .as_deref()
+                                .ok_or("--axis pd needs --decode-chip")?,
+                        )?,
+                        chips: dn,
+                        parallelism: layout(p.decode_tp, p.decode_ep, dn, "decode")?,
+                    },
+                ),
+            ]
+        }
+        Axis::AttentionExpert => {
+            let an = required(p.attn_chips, "attn-chips", a)?;
+            let en = required(p.expert_chips, "expert-chips", a)?;
+            vec![
+                (
+                    PoolRole::Attention,
+                    PoolChoice {
+                        chip: chip(
+                            p.attn_chip
+                                .as_deref()
+                                .ok_or("--axis af needs --attn-chip")?,
+                        )?,
+                        chips: an,
+                        parallelism: layout(p.attn_tp, None, an, "attn")?,
+                    },
+                ),
+                (
+                    PoolRole::Experts,
+                    PoolChoice {
+                        chip: chip(
+                            p.expert_chip
+                                .as_deref()
+                                .ok_or("--axis af needs --expert-chip")?,
+                        )?,
+                        chips: en,
+                        parallelism: None,
+                    },
+                ),
+            ]
+        }
+        Axis::Speculative => {
+            let target_parallelism = if args.tp.is_some() || args.ep.is_some() {
+                layout(args.tp, args.ep, args.chips, "")?
+            } else {
+                None
+            };
+            let mut pools = vec![(
+                PoolRole::Target,
+                PoolChoice {
+                    chip: chip(
+                        args.chip
+                            .as_deref()
+                            .ok_or("--axis spec needs --chip (the target's chip)")?,
+                    )?,
+                    chips: args.chips,
+                    parallelism: target_parallelism,
+                },
+            )];
+            if let Some(id) = &p.spec.draft_chip {
+                pools.push((
+                    PoolRole::Draft,
+                    PoolChoice {
+                        chip: chip(id)?,
+                        chips: p.spec.draft_chips.unwrap_or(1),
+                        parallelism: None,
+                    },
+                ));
+            }
+            pools
+        }
+        Axis::Aggregated => unreachable!("aggregated predictions take the core path"),
+    };
+    let batch = match (args.batch, args.max_throughput) {
+        (Some(b), false) => Some(b),
+        _ => None,
+    };
+    let (_, point) = plan(&s, axis, &pools, batch, p.micro_batches).map_err(|e| e.to_string())?;
+    if args.json {
+        println!("{}", point_json(&i.model_name, &i, &point));
+    } else {
+        print_point(&i.model_name, &point);
+    }
+    Ok(())
+}
+
+fn opt(v: Option<f64>) -> serde_json::Value {
+    v.map_or(serde_json::Value::Null, num)
+}
+
+fn figures_json(f: &Figures) -> serde_json::Value {
+    json!({
+        "batch": f.batch,
+        "chips": f.chips,
+        "ttft_s": num(f.ttft.0),
+        "tpot_s": num(f.tpot.0),
+        "tok_s_user": num(f.tok_s_user),
+        "output_tok_s": num(f.output_tok_s),
+        "output_tok_s_per_chip": num(f.output_tok_s_per_chip),
+        "input_tok_s": num(f.input_tok_s),
+        "input_tok_s_per_chip": num(f.input_tok_s_per_chip),
+        "usd_per_hour": opt(f.usd_per_hour),
+        "usd_per_mtok_output": opt(f.usd_per_mtok_output),
+        "usd_per_mtok_input": opt(f.usd_per_mtok_input),
+        "usd_per_mtok_blended": opt(f.usd_per_mtok_blended),
+        "watts": opt(f.watts),
+        "joules_per_output_token": opt(f.joules_per_output_token),
+        "transfer_s": num(f.transfer.0),
+        "bottleneck": f.bottleneck.name(),
+        "limiter": f.limiter.name(),
+        "prefill_share": num(f.prefill_share),
+    })
+}
+
+fn point_json(model: &str, i: &Inputs, p: &DeploymentPoint) -> serde_json::Value {
+    let mut v = figures_json(&p.figures);
+    let pools: Vec<serde_json::Value> = p
+        .pools
+        .iter()
+        .map(|pool| {
+            json!({
+                "role": pool.role.name(),
+                "chip": pool.chip,
+                "chips": pool.chips,
+                "tp": pool.parallelism.tp, "pp": pool.parallelism.pp,
+                "dp": pool.parallelism.dp, "ep": pool.parallelism.ep,
+                "seqs_per_replica": num(pool.seqs_per_replica),
+                "step_s": num(pool.step.0),
+                "utilisation": num(pool.utilisation),
+                "input_tok_s_per_chip": num(pool.input_tok_s_per_chip),
+                "output_tok_s_per_chip": num(pool.output_tok_s_per_chip),
+                "mem_per_chip_bytes": num(pool.memory.total.0),
+                "mem_weights_bytes": num(pool.memory.weights.0),
+                "mem_kv_bytes": num(pool.memory.kv.0),
+                "bottleneck": pool.bottleneck.name(),
+            })
+        })
+        .collect();
+    let obj = v.as_object_mut().expect("figures are an object");
+    let max_mem = p.pools.iter().map(|x| x.memory.total.0).fold(0.0, f64::max);
+    obj.insert("model".into(), json!(model));
+    obj.insert("axis".into(), json!(p.axis.id()));
+    obj.insert("label".into(), json!(p.label));
+    obj.insert("heterogeneous".into(), json!(p.heterogeneous));
+    obj.insert("weight_dtype".into(), json!(i.weights.dtype.name()));
+    obj.insert("kv_dtype".into(), json!(i.kv.name()));
+    obj.insert("fits".into(), json!(p.fits));
+    obj.insert("reason".into(), json!(p.reason));
+    obj.insert("warnings".into(), json!(p.warnings));
+    obj.insert("mem_per_chip_bytes".into(), num(max_mem));
+    obj.insert("transfer_time_s".into(), num(p.transfer_time.0));
+    obj.insert("pools".into(), json!(pools));
+    v
+}
+
+fn print_point(model: &str, p: &DeploymentPoint) {
+    let f = &p.figures;
+    println!("{model}, {}: {}", p.axis, p.label);
+    if let Some(r) = &p.reason {
+        println!("  ! {r}");
+    }
+    for w in &p.warnings {
+        println!("  ! {w}");
+    }
+    println!("  batch            {}", f.batch);
+    println!("  TTFT             {:.1} ms", f.ttft.ms());
+    println!("  TPOT             {:.2} ms", f.tpot.ms());
+    println!("  tok/s/user       {:.1}", f.tok_s_user);
+    println!(
+        "  output tok/s     {:.0} ({:.1} per chip over {} chips)",
+        f.output_tok_s, f.output_tok_s_per_chip, f.chips
+    );
+    println!(
+        "  input tok/s      {:.0} ({:.1} per chip)",
+        f.input_tok_s, f.input_tok_s_per_chip
+    );
+    println!(
+        "  link             {:.3} ms per request or step on the link, {:.3} ms exposed",
+        p.transfer_time.ms(),
+        f.transfer.ms()
+    );
+    println!("  limited by       {} (decode {})", f.limiter, f.bottleneck);
+    match f.usd_per_mtok_output {
+        Some(c) => println!("  $/Mtok output    {c:.3}"),
+        None => println!("  $/Mtok output    n/a (a chip has no public price)"),
+    }
+    for pool in &p.pools {
+        println!(
+            "  {:9} {}x {} {}: step {:.2} ms, utilisation {:.0}%, in {:.0} / out {:.0} tok/s per chip, memory {:.1} of {:.1} GB, {}",
+            pool.role.name(),
+            pool.chips,
+            pool.chip_name,
+            pool.parallelism,
+            pool.step.ms(),
+            pool.utilisation * 100.0,
+            pool.input_tok_s_per_chip,
+            pool.output_tok_s_per_chip,
+            pool.memory.total.gb(),
+            (pool.memory.fast_capacity + pool.memory.cold_capacity).gb(),
+            pool.bottleneck
+        );
+    }
+}
+
+pub fn run_sweep(args: &SweepArgs) -> Result<(), String> {
+    let cat = Catalogue::builtin();
+    let axis = Axis::parse(&args.axis).map_err(|e| e.to_string())?;
+    let i = inputs(
+        &args.model,
+        &args.weight_dtype,
+        args.weight_bits,
+        &args.kv_dtype,
+        &args.spec,
+    )?;
+    let s = setup(
+        &i,
+        args.isl,
+        args.osl,
+        &args.spec,
+        args.link_gbps,
+        args.no_kv_streaming,
+    )?;
+    let chips = args
+        .chips
+        .iter()
+        .map(|id| cat.chip(id.trim()).map_err(|e| e.to_string()))
+        .collect::<Result<Vec<_>, _>>()?;
+    let result = sweep(&SweepRequest {
+        setup: s,
+        axis,
+        chips,
+        max_chips: args.max_chips,
+        target_tok_s_user: args.target_tok_s_user,
+    })
+    .map_err(|e| e.to_string())?;
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&sweep_json(&result)).map_err(|e| e.to_string())?
+        );
+    } else if args.csv {
+        print_csv(&result);
+    } else {
+        print_sweep(&i.model_name, &result);
+    }
+    Ok(())
+}
+
+fn sweep_point_json(p: &SweepPoint) -> serde_json::Value {
+    let mut v = figures_json(&p.figures);
+    let obj = v.as_object_mut().expect("figures are an object");
+    obj.insert("label".into(), json!(p.label));
+    obj.insert("class".into(), json!(p.class.name()));
+    obj.insert("config".into(), json!(p.spec));
+    v
+}
+
+fn sweep_json(r: &SweepResult) -> serde_json::Value {
+    let list = |pts: &[SweepPoint]| pts.iter().map(sweep_point_json).collect::<Vec<_>>();
+    json!({
+        "axis": r.axis.id(),
+        "evaluated": r.evaluated,
+        "feasible": r.feasible,
+        "rejected": r.rejected.iter().map(|c| json!({"reason": c.name, "count": c.count})).collect::<Vec<_>>(),
+        "target_tok_s_user": num(r.target_tok_s_user),
+        "frontier_throughput": list(&r.throughput.all),
+        "frontier_cost": list(&r.cost.all),
+        "frontier_throughput_homogeneous": list(&r.throughput.homogeneous),
+        "frontier_throughput_heterogeneous": list(&r.throughput.heterogeneous),
+        "callouts": r.callouts.iter().map(|c| json!({
+            "objective": c.objective.name(),
+            "headline": c.headline,
+            "why": c.why,
+            "advantage": opt(c.advantage),
+            "heterogeneous_value": opt(c.heterogeneous_value),
+            "homogeneous_value": opt(c.homogeneous_value),
+        })).collect::<Vec<_>>(),
+        "notes": r.notes,
+    })
+}
+
+fn print_csv(r: &SweepResult) {
+    println!("frontier,class,label,batch,chips,tok_s_user,output_tok_s_per_chip,usd_per_mtok_output,ttft_s,tpot_s,bottleneck,limiter");
+    for (name, pts) in [("throughput", &r.throughput.all), ("cost", &r.cost.all)] {
+        for p in pts {
+            let f = &p.figures;
+            println!(
+                "{name},{},\"{}\",{},{},{:.4},{:.4},{},{:.6},{:.6},{},{}",
+                p.class.name(),
+                p.label.replace('"', "'"),
+                f.batch,
+                f.chips,
+                f.tok_s_user,
+                f.output_tok_s_per_chip,
+                f.usd_per_mtok_output
+                    .map_or(String::new(), |v| format!("{v:.6}")),
+                f.ttft.0,
+                f.tpot.0,
+                f.bottleneck.name(),
+                f.limiter.name()
+            );
+        }
+    }
+}
+
+fn print_sweep(model: &str, r: &SweepResult) {
+    println!(
+        "{model}, {} sweep: {} points evaluated, {} feasible",
+        r.axis, r.evaluated, r.feasible
+    );
+    for c in &r.rejected {
+        println!("  rejected: {:>8}  {}", c.count, c.name);
+    }
+    for n in &r.notes {
+        println!("  note: {n}");
+    }
+    for (objective, pts) in [
+        (Objective::ThroughputPerChip, &r.throughput.all),
+        (Objective::CostPerMtok, &r.cost.all),
+    ] {
+        println!("\nfrontier: tok/s/user vs {}", objective.name());
+        println!(
+            "  {:>10} {:>12} {:>10} {:>9} {:14} label",
+            "tok/s/user", "tok/s/chip", "$/Mtok", "TTFT ms", "class"
+        );
+        for p in pts {
+            let f = &p.figures;
+            println!(
+                "  {:>10.1} {:>12.1} {:>10} {:>9.0} {:14} {}",
+                f.tok_s_user,
+                f.output_tok_s_per_chip,
+                f.usd_per_mtok_output
+                    .map_or("-".into(), |v| format!("{v:.3}")),
+                f.ttft.ms(),
+                p.class.name(),
+                p.label
+            );
+        }
+    }
+    println!("\nat {:.1} tok/s/user:", r.target_tok_s_user);
+    for c in &r.callouts {
+        println!("  [{}] {}", c.objective.name(), c.headline);
+        println!("      {}", c.why);
+    }
+}

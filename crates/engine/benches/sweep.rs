@@ -1,0 +1,57 @@
+//! Speed of the default heterogeneous sweep: ten chips, all ordered pairs, pool
+//! ratios, layouts and batches on the prefill/decode axis. Criterion reports time per
+//! sweep; the points per sweep are printed first, so points per second is their ratio.
+
+use criterion::{black_box, criterion_group, criterion_main, Criterion};
+use disagg_engine::disagg::{Axis, Draft, Setup, Speculation};
+use disagg_engine::sweep::{sweep, SweepRequest};
+use disagg_engine::{Assumptions, Catalogue, DType, WeightFormat, Workload};
+
+const CHIPS: [&str; 10] = [
+    "h100-sxm", "h200", "b200", "gb200", "mi300x", "mi325x", "mi355x", "a100-80g", "l40s", "gaudi3",
+];
+
+fn bench(c: &mut Criterion) {
+    let cat = Catalogue::builtin();
+    for (model, axis) in [
+        ("llama-3.3-70b", Axis::PrefillDecode),
+        ("deepseek-v3", Axis::PrefillDecode),
+        ("qwen3-235b-a22b", Axis::AttentionExpert),
+    ] {
+        let preset = cat.model(model).unwrap();
+        let req = SweepRequest {
+            setup: Setup {
+                model: &preset.ir,
+                workload: Workload {
+                    isl: 8192,
+                    osl: 512,
+                },
+                weights: WeightFormat::new(preset.default_weight_dtype),
+                kv: DType::Fp8,
+                assumptions: Assumptions::default(),
+                inter_pool_link: None,
+                kv_streaming: true,
+                speculation: Speculation {
+                    draft: Draft::Mtp,
+                    acceptance: 0.8,
+                    draft_tokens: 4,
+                },
+            },
+            axis,
+            chips: CHIPS.iter().map(|id| cat.chip(id).unwrap()).collect(),
+            max_chips: 64,
+            target_tok_s_user: None,
+        };
+        let points = sweep(&req).unwrap().evaluated;
+        println!("sweep/{model}/{}: {points} points per sweep", axis.id());
+        let mut group = c.benchmark_group("sweep");
+        group.sample_size(10);
+        group.bench_function(format!("{model}/{}", axis.id()), |b| {
+            b.iter(|| sweep(black_box(&req)).unwrap())
+        });
+        group.finish();
+    }
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

@@ -1,0 +1,534 @@
+//! Attention/expert disaggregation of an MoE model (MegaScale-Infer, Step-3 AFD): an
+//! attention pool holds attention weights, dense layers, the LM head and the KV cache;
+//! an expert pool holds the experts, one shard per chip (EP = expert chips). Every MoE
+//! layer ships hidden states to the experts (dispatch) and back (combine) over the
+//! inter-pool link (model-spec section 6).
+//!
+//! With `m` micro-batches in ping-pong, one MoE layer of a decode step takes
+//! `max(S, m * max(t_attn, t_ffn, t_comm))` where `S = t_attn + t_ffn + 2 t_comm` is one
+//! micro-batch's trip (all per micro-batch of `batch / m` sequences): with one
+//! micro-batch nothing overlaps, with enough of them the busiest stage sets the pace.
+//! Dense layers and the LM head run on the attention pool for the whole batch. Prompts
+//! are prefilled through the same pipeline (one micro-batch), and steal decode time
+//! exactly as in the aggregated round model.
+
+use super::{
+    inter_pool_link, link_time, pool_label, Core, DeploymentPoint, Figures, Limiter, PoolConfig,
+    PoolReport, PoolRole, Reject, Setup,
+};
+use crate::assumptions::ChipRates;
+use crate::error::{EngineError, Result};
+use crate::kernel::{step_cost_of, Placement, Side, StepCost, StepShape};
+use crate::memory::MemoryUsage;
+use crate::model::{Ffn, ModelIr};
+use crate::parallel::Parallelism;
+use crate::serving::{Bottleneck, TimeBreakdown};
+use crate::units::{Bytes, Seconds};
+
+/// Memory of one chip of either pool.
+fn usage(chip: &crate::catalogue::Chip, weights: f64, kv: f64, workspace: f64) -> MemoryUsage {
+    let fast = chip.fast.capacity;
+    let cold = chip.cold.map_or(Bytes::ZERO, |c| c.capacity);
+    let room = (fast.0 - workspace - kv).max(0.0);
+    let cold_weights = (weights - room).max(0.0);
+    MemoryUsage {
+        weights: Bytes(weights),
+        cold_weights: Bytes(cold_weights),
+        kv: Bytes(kv),
+        workspace: Bytes(workspace),
+        total: Bytes(weights + kv + workspace),
+        fast_capacity: fast,
+        cold_capacity: cold,
+        fits: cold_weights <= cold.0 + 1.0 && kv + workspace <= fast.0,
+    }
+}
+
+fn moe_layers(model: &ModelIr) -> f64 {
+    model
+        .groups
+        .iter()
+        .filter(|g| g.ffn.is_moe())
+        .map(|g| g.count as f64)
+        .sum()
+}
+
+/// The attention pool's layout: TP inside each replica, no pipeline or expert split.
+pub fn attention_layout(tp: u32, chips: u32) -> Parallelism {
+    Parallelism {
+        tp,
+        pp: 1,
+        dp: (chips / tp.max(1)).max(1),
+        ep: 1,
+    }
+}
+
+/// The expert pool's layout: one expert shard per chip.
+pub fn expert_layout(chips: u32) -> Parallelism {
+    Parallelism {
+        tp: 1,
+        pp: 1,
+        dp: chips,
+        ep: chips,
+    }
+}
+
+/// The attention pool at a batch, per micro-batch.
+#[derive(Clone, Copy, Debug)]
+pub struct AttentionSide<'a> {
+    pub placement: Placement<'a>,
+    pub usage: MemoryUsage,
+    pub max_seqs: f64,
+    pub fit: Option<Reject>,
+    /// One MoE layer's attention for one micro-batch.
+    pub per_layer: Seconds,
+    /// Dense layers and LM head for the whole batch.
+    pub dense: Seconds,
+    pub time: TimeBreakdown,
+    pub seqs_per_replica: f64,
+}
+
+/// The expert pool for one micro-batch.
+#[derive(Clone, Copy, Debug)]
+pub struct ExpertSide<'a> {
+    pub placement: Placement<'a>,
+    pub usage: MemoryUsage,
+    pub fit: Option<Reject>,
+    pub per_layer: Seconds,
+    pub time: TimeBreakdown,
+}
+
+/// Checks the model is MoE; the error names the model's FFN.
+pub fn require_moe(model: &ModelIr) -> Result<()> {
+    if model.is_moe() {
+        Ok(())
+    } else {
+        Err(EngineError::InvalidInput(format!(
+            "attention/expert disaggregation needs a mixture-of-experts model; this {} model has dense FFN layers only",
+            model.architecture
+        )))
+    }
+}
+
+fn placement<'a>(setup: &Setup<'a>, pool: PoolConfig<'a>, cold: f64) -> Placement<'a> {
+    Placement {
+        model: setup.model,
+        chip: pool.chip,
+        parallelism: pool.parallelism,
+        weights: setup.weights,
+        kv: setup.kv,
+        rates: ChipRates::for_chip(pool.chip, &setup.assumptions),
+        assumptions: setup.assumptions,
+        cold_weight_fraction: cold,
+    }
+}
+
+/// Exposed time of a side's cost, kernels launched included, without the per-step
+/// fixed cost (paid once per step by the caller).
+fn side_time(cost: &StepCost, p: &Placement) -> Seconds {
+    cost.busy + cost.exposed_comm + p.rates.kernel_overhead * cost.kernels
+}
+
+pub fn attention_side<'a>(
+    setup: &Setup<'a>,
+    pool: PoolConfig<'a>,
+    batch: u32,
+    micro_batches: u32,
+    shape_of: impl Fn(f64) -> StepShape,
+) -> std::result::Result<AttentionSide<'a>, Reject> {
+    let m = setup.model;
+    let par = pool.parallelism;
+    if par.pp != 1 || par.ep != 1 || par.validate(m, par.chips()).is_err() {
+        return Err(Reject::InvalidLayout);
+    }
+    let h = m.hidden as f64;
+    let tp = par.tp as f64;
+    let mut params = m.vocab as f64 * h * if m.tied_embeddings { 1.0 } else { 2.0 } / tp;
+    let mut kv_values = 0.0;
+    let context = setup.workload.max_context();
+    for g in &m.groups {
+        let count = g.count as f64;
+        params += count * g.attention.params_per_rank(m.hidden, par.tp);
+        if let Ffn::Dense { intermediate } = g.ffn {
+            params += count * 3.0 * h * intermediate as f64 / tp;
+        }
+        let kept = g.window.map_or(context, |w| context.min(w as f64));
+        let shard = (g.attention.kv_shardable_heads() as f64).min(tp);
+        kv_values += count * g.attention.kv_values_per_token() * kept / shard;
+    }
+    let a = &setup.assumptions;
+    let weights = params * setup.weights.bytes_per_weight();
+    let kv_per_seq = kv_values * setup.kv.bytes();
+    let workspace = pool.chip.fast.capacity.0 * a.runtime_reserve
+        + a.prefill_chunk_tokens * 4.0 * h * a.activation_bytes;
+    let seqs = batch as f64 / par.dp.min(batch).max(1) as f64;
+    let free = pool.chip.fast.capacity.0 - workspace - weights;
+    let max_seqs = (free / kv_per_seq).floor().max(0.0);
+    let use_ = usage(pool.chip, weights, kv_per_seq * seqs.ceil(), workspace);
+    let fit = if max_seqs < 1.0 {
+        Some(Reject::WeightsDoNotFit)
+    } else if !use_.fits || seqs.ceil() > max_seqs {
+        Some(Reject::BatchDoesNotFit)
+    } else {
+        None
+    };
+    let p = placement(setup, pool, use_.cold_fraction());
+    let mb = micro_batches.max(1) as f64;
+    let attn = step_cost_of(&p, shape_of(seqs / mb), Side::MoeAttention);
+    let dense = step_cost_of(&p, shape_of(seqs), Side::DenseAndHead);
+    let mut time = TimeBreakdown::of(&attn);
+    let dense_time = TimeBreakdown::of(&dense);
+    time.compute += dense_time.compute;
+    time.weight_memory += dense_time.weight_memory;
+    time.kv_memory += dense_time.kv_memory;
+    time.communication += dense_time.communication;
+    Ok(AttentionSide {
+        placement: p,
+        usage: use_,
+        max_seqs,
+        fit,
+        per_layer: side_time(&attn, &p) / moe_layers(m).max(1.0),
+        dense: side_time(&dense, &p),
+        time,
+        seqs_per_replica: seqs,
+    })
+}
+
+pub fn expert_side<'a>(
+    setup: &Setup<'a>,
+    pool: PoolConfig<'a>,
+    batch: u32,
+    micro_batches: u32,
+    shape_of: impl Fn(f64) -> StepShape,
+) -> std::result::Result<ExpertSide<'a>, Reject> {
+    let m = setup.model;
+    let n = pool.chips();
+    let Some(experts) = m.routed_experts() else {
+        return Err(Reject::InvalidLayout);
+    };
+    if experts % n != 0 {
+        return Err(Reject::ExpertsDoNotDivide);
+    }
+    let h = m.hidden as f64;
+    let mut params = 0.0;
+    let mut widest = 0.0f64;
+    for g in &m.groups {
+        if let Ffn::Moe {
+            experts,
+            expert_intermediate,
+            shared_intermediate,
+            ..
+        } = g.ffn
+        {
+            let e = experts as f64;
+            widest = widest.max(expert_intermediate as f64);
+            params += g.count as f64
+                * (e * 3.0 * h * expert_intermediate as f64 / n as f64
+                    + 3.0 * h * shared_intermediate as f64
+                    + h * e);
+        }
+    }
+    let a = &setup.assumptions;
+    let weights = params * setup.weights.bytes_per_weight();
+    let workspace = pool.chip.fast.capacity.0 * a.runtime_reserve
+        + a.prefill_chunk_tokens * (2.0 * h + 2.0 * widest) * a.activation_bytes;
+    let use_ = usage(pool.chip, weights, 0.0, workspace);
+    let fit = (!use_.fits).then_some(Reject::WeightsDoNotFit);
+    let pool = PoolConfig {
+        parallelism: expert_layout(n),
+        ..pool
+    };
+    let p = placement(setup, pool, use_.cold_fraction());
+    // Each expert chip stands for one replica's share of the micro-batch, so that the
+    // kernel sees the whole micro-batch meet in the expert group.
+    let per_chip = batch as f64 / micro_batches.max(1) as f64 / n as f64;
+    let cost = step_cost_of(&p, shape_of(per_chip), Side::MoeExperts);
+    Ok(ExpertSide {
+        placement: p,
+        usage: use_,
+        fit,
+        per_layer: side_time(&cost, &p) / moe_layers(m).max(1.0),
+        time: TimeBreakdown::of(&cost),
+    })
+}
+
+/// One direction of one MoE layer's hidden-state exchange for `tokens` tokens: each
+/// token goes once to every distinct expert chip among its top-k picks.
+pub fn exchange_time(
+    setup: &Setup,
+    attention: PoolConfig,
+    experts: PoolConfig,
+    tokens: f64,
+) -> Seconds {
+    let m = setup.model;
+    let k = m
+        .groups
+        .iter()
+        .find_map(|g| match g.ffn {
+            Ffn::Moe { top_k, .. } => Some(top_k as f64),
+            Ffn::Dense { .. } => None,
+        })
+        .unwrap_or(1.0);
+    let n = experts.chips() as f64;
+    let chips_per_token = n * (1.0 - (1.0 - 1.0 / n).powf(k));
+    let bytes = tokens * chips_per_token * m.hidden as f64 * setup.assumptions.activation_bytes;
+    let link = inter_pool_link(
+        setup,
+        attention.chip,
+        attention.chips(),
+        experts.chip,
+        experts.chips(),
+    );
+    link_time(setup, link, bytes, attention.chips(), experts.chips())
+}
+
+/// One pass of the model through the two pools: `(time, limiter)`.
+fn pass(
+    layers: f64,
+    micro_batches: u32,
+    t_attn: Seconds,
+    t_ffn: Seconds,
+    t_comm: Seconds,
+    dense: Seconds,
+) -> (Seconds, Limiter) {
+    let m = micro_batches.max(1) as f64;
+    let trip = t_attn + t_ffn + t_comm * 2.0;
+    let (stage, limiter) = [
+        (t_attn, Limiter::AttentionPool),
+        (t_ffn, Limiter::ExpertPool),
+        (t_comm, Limiter::InterPoolLink),
+    ]
+    .into_iter()
+    .fold((Seconds(-1.0), Limiter::AttentionPool), |best, (t, l)| {
+        if t > best.0 {
+            (t, l)
+        } else {
+            best
+        }
+    });
+    ((trip.max(stage * m)) * layers + dense, limiter)
+}
+
+/// Sides of one deployment at one batch.
+#[derive(Clone, Copy, Debug)]
+pub struct Sides<'a> {
+    pub attention: AttentionSide<'a>,
+    pub experts: ExpertSide<'a>,
+    pub prefill_attention: AttentionSide<'a>,
+    pub prefill_experts: ExpertSide<'a>,
+    pub prompts_per_prefill: f64,
+}
+
+/// Prompts one prefill pass takes: the chunk budget's worth, at least one, at most the
+/// replica's sequences.
+pub fn prefill_prompts(setup: &Setup, seqs_per_replica: f64) -> f64 {
+    (setup.assumptions.prefill_chunk_tokens / setup.workload.isl as f64)
+        .floor()
+        .clamp(1.0, seqs_per_replica.max(1.0))
+}
+
+pub fn sides<'a>(
+    setup: &Setup<'a>,
+    attention: PoolConfig<'a>,
+    experts: PoolConfig<'a>,
+    micro_batches: u32,
+    batch: u32,
+) -> std::result::Result<Sides<'a>, Reject> {
+    let w = setup.workload;
+    let ctx = w.mean_decode_context();
+    let isl = w.isl as f64;
+    let decode = |s: f64| StepShape::decode(s, ctx);
+    let a = attention_side(setup, attention, batch, micro_batches, decode)?;
+    let e = expert_side(setup, experts, batch, micro_batches, decode)?;
+    let prompts = prefill_prompts(setup, a.seqs_per_replica);
+    let prefill = |s: f64| StepShape::prefill(s, isl);
+    let pa = attention_side(setup, attention, prompts.ceil() as u32, 1, prefill)?;
+    let pe = expert_side(setup, experts, prompts.ceil() as u32, 1, prefill)?;
+    Ok(Sides {
+        attention: a,
+        experts: e,
+        prefill_attention: pa,
+        prefill_experts: pe,
+        prompts_per_prefill: prompts,
+    })
+}
+
+/// The step times of a deployment: `(decode step, prefill per request, limiter)`.
+fn timings(
+    setup: &Setup,
+    attention: PoolConfig,
+    experts: PoolConfig,
+    micro_batches: u32,
+    batch: u32,
+    s: &Sides,
+) -> (Seconds, Seconds, Limiter) {
+    let layers = moe_layers(setup.model);
+    let mb = micro_batches.max(1);
+    let step_overhead = setup.assumptions.step_overhead;
+    let t_comm = exchange_time(setup, attention, experts, batch as f64 / mb as f64);
+    let (decode, limiter) = pass(
+        layers,
+        mb,
+        s.attention.per_layer,
+        s.experts.per_layer,
+        t_comm,
+        s.attention.dense,
+    );
+    let prompt_tokens = s.prompts_per_prefill * setup.workload.isl as f64;
+    let (prefill, _) = pass(
+        layers,
+        1,
+        s.prefill_attention.per_layer,
+        s.prefill_experts.per_layer,
+        exchange_time(setup, attention, experts, prompt_tokens),
+        s.prefill_attention.dense,
+    );
+    (
+        decode + step_overhead,
+        (prefill + step_overhead) / s.prompts_per_prefill,
+        limiter,
+    )
+}
+
+pub fn combine(
+    setup: &Setup,
+    attention: PoolConfig,
+    experts: PoolConfig,
+    micro_batches: u32,
+    batch: u32,
+    s: &Sides,
+) -> Figures {
+    let (step, prefill_per_request, limiter) =
+        timings(setup, attention, experts, micro_batches, batch, s);
+    let osl = setup.workload.osl as f64;
+    let seqs = s.attention.seqs_per_replica;
+    let round = step * osl + prefill_per_request * seqs;
+    let bottleneck = match limiter {
+        Limiter::InterPoolLink => Bottleneck::Communication,
+        Limiter::ExpertPool => s.experts.time.bottleneck(),
+        _ => s.attention.time.bottleneck(),
+    };
+    Figures::new(
+        Core {
+            batch,
+            ttft: step + prefill_per_request * ((seqs + 1.0) / 2.0).max(s.prompts_per_prefill),
+            tpot: round / osl,
+            output_tok_s: batch as f64 * osl / round.0,
+            input_tok_s: batch as f64 * setup.workload.isl as f64 / round.0,
+            transfer: exchange_time(
+                setup,
+                attention,
+                experts,
+                batch as f64 / micro_batches.max(1) as f64,
+            ) * 2.0
+                * moe_layers(setup.model),
+            bottleneck,
+            limiter,
+            prefill_share: (prefill_per_request * seqs / round).clamp(0.0, 1.0),
+        },
+        &[
+            (attention.chip, attention.chips()),
+            (experts.chip, experts.chips()),
+        ],
+    )
+}
+
+pub fn evaluate(
+    setup: &Setup,
+    attention: PoolConfig,
+    experts: PoolConfig,
+    micro_batches: u32,
+    batch: u32,
+) -> Result<DeploymentPoint> {
+    require_moe(setup.model)?;
+    if !(1..=super::MAX_MICRO_BATCHES).contains(&micro_batches) {
+        return Err(EngineError::InvalidInput(format!(
+            "micro-batches {micro_batches} must lie between 1 and {}",
+            super::MAX_MICRO_BATCHES
+        )));
+    }
+    let experts = PoolConfig {
+        parallelism: expert_layout(experts.chips()),
+        ..experts
+    };
+    let s = sides(setup, attention, experts, micro_batches, batch).map_err(|r| match r {
+        Reject::ExpertsDoNotDivide => EngineError::InvalidParallelism(format!(
+            "expert pool: {} routed experts do not divide over {} chips",
+            setup.model.routed_experts().unwrap_or(0),
+            experts.chips()
+        )),
+        _ => super::layout_error(setup.model, PoolRole::Attention, attention),
+    })?;
+    let figures = combine(setup, attention, experts, micro_batches, batch, &s);
+    let (step, _, _) = timings(setup, attention, experts, micro_batches, batch, &s);
+    let mut reasons = Vec::new();
+    match s.attention.fit {
+        Some(Reject::WeightsDoNotFit) => reasons.push(format!(
+            "attention pool does not fit: attention weights and one sequence need {:.1} GB per chip of {:.1} GB",
+            (s.attention.usage.weights.0 + s.attention.usage.workspace.0) / 1e9,
+            attention.chip.fast.capacity.gb()
+        )),
+        Some(_) => reasons.push(format!(
+            "attention pool does not fit: {:.0} sequences per replica need {:.1} GB of KV per chip; at most {:.0} fit",
+            s.attention.seqs_per_replica.ceil(),
+            s.attention.usage.kv.gb(),
+            s.attention.max_seqs
+        )),
+        None => {}
+    }
+    if s.experts.fit.is_some() {
+        reasons.push(format!(
+            "expert pool does not fit: its expert shard needs {:.1} GB per chip of {:.1} GB; use more expert chips",
+            (s.experts.usage.weights.0 + s.experts.usage.workspace.0) / 1e9,
+            experts.chip.memory_capacity().gb()
+        ));
+    }
+    let rate_share = |t: Seconds| (t.0 * micro_batches as f64 / step.0).min(1.0);
+    let layers = moe_layers(setup.model);
+    let pools = vec![
+        PoolReport {
+            role: PoolRole::Attention,
+            chip: attention.chip.id.clone(),
+            chip_name: attention.chip.name.clone(),
+            chips: attention.chips(),
+            parallelism: attention.parallelism,
+            seqs_per_replica: s.attention.seqs_per_replica,
+            step,
+            utilisation: rate_share(s.attention.per_layer * layers + s.attention.dense),
+            input_tok_s_per_chip: figures.input_tok_s / attention.chips() as f64,
+            output_tok_s_per_chip: figures.output_tok_s / attention.chips() as f64,
+            memory: s.attention.usage,
+            time: s.attention.time,
+            bottleneck: s.attention.time.bottleneck(),
+        },
+        PoolReport {
+            role: PoolRole::Experts,
+            chip: experts.chip.id.clone(),
+            chip_name: experts.chip.name.clone(),
+            chips: experts.chips(),
+            parallelism: experts.parallelism,
+            seqs_per_replica: batch as f64 / experts.chips() as f64,
+            step,
+            utilisation: rate_share(s.experts.per_layer * layers),
+            input_tok_s_per_chip: 0.0,
+            output_tok_s_per_chip: figures.output_tok_s / experts.chips() as f64,
+            memory: s.experts.usage,
+            time: s.experts.time,
+            bottleneck: s.experts.time.bottleneck(),
+        },
+    ];
+    Ok(DeploymentPoint {
+        axis: super::Axis::AttentionExpert,
+        heterogeneous: attention.chip.id != experts.chip.id,
+        label: format!(
+            "{} + {} ({micro_batches} micro-batches)",
+            pool_label(PoolRole::Attention, attention.chip, attention.parallelism),
+            pool_label(PoolRole::Experts, experts.chip, experts.parallelism)
+        ),
+        transfer_time: figures.transfer,
+        figures,
+        pools,
+        fits: reasons.is_empty(),
+        reason: (!reasons.is_empty()).then(|| reasons.join("; ")),
+        warnings: Vec::new(),
+    })
+}

@@ -1,0 +1,217 @@
+//! Choosing what the user left open for one disaggregated deployment: each pool's
+//! layout ("auto") and, for `--max-throughput`, the batch.
+//!
+//! Every combination of candidate layouts is evaluated; the one with the highest
+//! output tok/s that fits wins (ties go to interactivity). With the batch open, each
+//! combination takes the largest batch that fits, found by doubling then bisection.
+
+use super::attention_expert::{attention_layout, expert_layout};
+use super::{evaluate, Axis, Deployment, DeploymentPoint, PoolConfig, PoolRole, Setup};
+use crate::catalogue::Chip;
+use crate::error::{EngineError, Result};
+use crate::model::ModelIr;
+use crate::parallel::{candidate_layouts, divisors, Parallelism};
+use crate::serving::MAX_BATCH;
+
+/// A pool as the user gave it: the layout may be left to the planner.
+#[derive(Clone, Copy, Debug)]
+pub struct PoolChoice<'a> {
+    pub chip: &'a Chip,
+    pub chips: u32,
+    pub parallelism: Option<Parallelism>,
+}
+
+fn candidates(
+    model: &ModelIr,
+    draft: Option<&ModelIr>,
+    role: PoolRole,
+    c: &PoolChoice,
+) -> Vec<Parallelism> {
+    if let Some(p) = c.parallelism {
+        return vec![p];
+    }
+    match role {
+        PoolRole::Attention => divisors(c.chips)
+            .into_iter()
+            .map(|tp| attention_layout(tp, c.chips))
+            .collect(),
+        PoolRole::Experts => vec![expert_layout(c.chips)],
+        PoolRole::Draft => candidate_layouts(draft.unwrap_or(model), c.chips)
+            .into_iter()
+            .filter(|p| p.ep == 1)
+            .collect(),
+        _ => candidate_layouts(model, c.chips),
+    }
+}
+
+fn build<'a>(
+    axis: Axis,
+    pools: &[(PoolRole, PoolConfig<'a>)],
+    batch: u32,
+    micro_batches: u32,
+) -> Deployment<'a> {
+    let get = |role: PoolRole| pools.iter().find(|(r, _)| *r == role).map(|(_, p)| *p);
+    match axis {
+        Axis::Aggregated => Deployment::Aggregated {
+            pool: pools[0].1,
+            batch,
+        },
+        Axis::PrefillDecode => Deployment::PrefillDecode {
+            prefill: get(PoolRole::Prefill).unwrap_or(pools[0].1),
+            decode: get(PoolRole::Decode).unwrap_or(pools[0].1),
+            batch,
+        },
+        Axis::AttentionExpert => Deployment::AttentionExpert {
+            attention: get(PoolRole::Attention).unwrap_or(pools[0].1),
+            experts: get(PoolRole::Experts).unwrap_or(pools[0].1),
+            micro_batches,
+            batch,
+        },
+        Axis::Speculative => Deployment::Speculative {
+            target: get(PoolRole::Target).unwrap_or(pools[0].1),
+            draft: get(PoolRole::Draft),
+            batch,
+        },
+    }
+}
+
+/// The largest batch for which `eval` fits (0 when not even batch 1 fits).
+fn largest_fitting(eval: impl Fn(u32) -> Option<bool>) -> u32 {
+    if eval(1) != Some(true) {
+        return 0;
+    }
+    let mut lo = 1u32;
+    let mut hi = 2u32;
+    while hi <= MAX_BATCH && eval(hi) == Some(true) {
+        lo = hi;
+        hi = hi.saturating_mul(2);
+    }
+    let mut hi = hi.min(MAX_BATCH + 1);
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if eval(mid) == Some(true) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
+}
+
+/// Plans the open layouts (and the batch when `batch` is `None`) and evaluates the
+/// winner. The error lists why nothing works when nothing does.
+pub fn plan<'a>(
+    setup: &Setup<'a>,
+    axis: Axis,
+    pools: &[(PoolRole, PoolChoice<'a>)],
+    batch: Option<u32>,
+    micro_batches: u32,
+) -> Result<(Deployment<'a>, DeploymentPoint)> {
+    if pools.is_empty() {
+        return Err(EngineError::InvalidInput(
+            "a deployment needs a pool".into(),
+        ));
+    }
+    let draft_ir = match setup.speculation.draft {
+        super::Draft::Model { ir, .. } => Some(ir),
+        super::Draft::Mtp => None,
+    };
+    let options: Vec<Vec<Parallelism>> = pools
+        .iter()
+        .map(|(role, c)| candidates(setup.model, draft_ir, *role, c))
+        .collect();
+    let engine_limit = (setup.assumptions.max_seqs_per_replica.max(1.0)) as u32;
+    let mut best: Option<(Deployment<'a>, DeploymentPoint)> = None;
+    let mut last_error: Option<EngineError> = None;
+    let mut unfit: Option<(Deployment<'a>, DeploymentPoint)> = None;
+    let mut index = vec![0usize; pools.len()];
+    'combos: loop {
+        let chosen: Vec<(PoolRole, PoolConfig<'a>)> = pools
+            .iter()
+            .zip(&index)
+            .enumerate()
+            .map(|(k, ((role, c), &i))| {
+                (
+                    *role,
+                    PoolConfig {
+                        chip: c.chip,
+                        parallelism: options[k][i],
+                    },
+                )
+            })
+            .collect();
+        let valid_counts = chosen
+            .iter()
+            .zip(pools)
+            .all(|((_, p), (_, c))| p.chips() == c.chips);
+        if valid_counts {
+            let b = match batch {
+                Some(b) => b,
+                None => {
+                    // The pool that holds the sequences bounds the batch.
+                    let generating = chosen
+                        .iter()
+                        .find(|(r, _)| {
+                            matches!(
+                                r,
+                                PoolRole::Decode
+                                    | PoolRole::Attention
+                                    | PoolRole::Target
+                                    | PoolRole::Colocated
+                            )
+                        })
+                        .map_or(1, |(_, p)| p.parallelism.dp);
+                    let fit = |b: u32| {
+                        evaluate(setup, &build(axis, &chosen, b, micro_batches))
+                            .ok()
+                            .map(|p| p.fits)
+                    };
+                    largest_fitting(fit).min(engine_limit.saturating_mul(generating.max(1)))
+                }
+            };
+            if b > 0 {
+                let d = build(axis, &chosen, b, micro_batches);
+                match evaluate(setup, &d) {
+                    Ok(p) if p.fits => {
+                        let better = best.as_ref().is_none_or(|(_, q)| {
+                            (
+                                p.figures.output_tok_s,
+                                p.figures.tok_s_user,
+                                -p.figures.ttft.0,
+                            ) > (
+                                q.figures.output_tok_s,
+                                q.figures.tok_s_user,
+                                -q.figures.ttft.0,
+                            )
+                        });
+                        if better {
+                            best = Some((d, p));
+                        }
+                    }
+                    Ok(p) => {
+                        if unfit.is_none() {
+                            unfit = Some((d, p));
+                        }
+                    }
+                    Err(e) => last_error = Some(e),
+                }
+            }
+        }
+        // Next combination, odometer style.
+        for k in 0..index.len() {
+            index[k] += 1;
+            if index[k] < options[k].len() {
+                continue 'combos;
+            }
+            index[k] = 0;
+        }
+        break;
+    }
+    best.or(unfit).ok_or_else(|| {
+        last_error.unwrap_or_else(|| {
+            EngineError::InvalidParallelism(
+                "no layout of these pools fits even one sequence; add chips or use a narrower weight dtype".into(),
+            )
+        })
+    })
+}

@@ -1,0 +1,288 @@
+//! Prefill/decode disaggregation: prompts run on a prefill pool (chip A), generation on
+//! a decode pool (chip B), and each request's KV cache crosses the link between them
+//! once (model-spec section 6).
+//!
+//! Each pool has a request rate it can sustain:
+//! - decode: `batch / (TPOT * OSL)`, with TPOT the decode step alone (no prefill
+//!   steals its time);
+//! - prefill: `replicas * prompts_per_step * stages / t_prefill_step`;
+//! - link: `lanes * bandwidth * link_eff / kv_bytes_per_request`.
+//!
+//! The deployment runs at the smallest of the three, which names the limiter; output
+//! tok/s is that rate times OSL and per-chip figures divide by both pools. TTFT is one
+//! prefill step, plus on average half a step of waiting scaled by the prefill pool's
+//! utilisation, plus the exposed KV transfer, plus the first decode step; or, when a
+//! pool other than decode caps the rate, the closed-loop queue of Little's law
+//! (`batch / rate - OSL * TPOT`) if that is longer. With
+//! layer-wise streaming a layer's KV leaves while later layers still compute, so only
+//! the last layer's share (or what outlasts the prefill) is exposed.
+
+use super::{
+    inter_pool_link, layout_error, link_time, place, pool_label, Core, DeploymentPoint, Figures,
+    Limiter, Placed, PoolConfig, PoolReport, PoolRole, Reject, Setup,
+};
+use crate::error::Result;
+use crate::kernel::{step_cost, StepShape};
+use crate::serving::{Bottleneck, TimeBreakdown};
+use crate::units::{Bytes, Seconds};
+
+/// The decode pool at a batch.
+#[derive(Clone, Copy, Debug)]
+pub struct DecodeSide<'a> {
+    pub(crate) placed: Placed<'a>,
+    pub step: Seconds,
+    /// Requests per second the pool can finish.
+    pub request_rate: f64,
+    pub time: TimeBreakdown,
+    pub bottleneck: Bottleneck,
+}
+
+/// The prefill pool.
+#[derive(Clone, Copy, Debug)]
+pub struct PrefillSide<'a> {
+    pub(crate) placed: Placed<'a>,
+    pub step: Seconds,
+    pub prompts_per_step: f64,
+    pub request_rate: f64,
+    pub time: TimeBreakdown,
+    pub bottleneck: Bottleneck,
+}
+
+/// One request's KV cache on the inter-pool link.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct KvTransfer {
+    pub bytes: Bytes,
+    pub time: Seconds,
+    /// The part TTFT waits for.
+    pub exposed: Seconds,
+    /// Requests per second the link can carry.
+    pub request_rate: f64,
+}
+
+impl PrefillSide<'_> {
+    /// The same prefill unit, `r` times.
+    pub fn replicated(&self, r: u32) -> Self {
+        PrefillSide {
+            request_rate: self.request_rate * r as f64,
+            ..*self
+        }
+    }
+}
+
+pub fn decode_side<'a>(
+    setup: &Setup<'a>,
+    pool: PoolConfig<'a>,
+    batch: u32,
+) -> std::result::Result<DecodeSide<'a>, Reject> {
+    let par = pool.parallelism;
+    let seqs = batch as f64 / par.dp.min(batch).max(1) as f64;
+    let placed = place(
+        setup,
+        setup.model,
+        pool,
+        setup.workload.max_context(),
+        seqs,
+        Bytes::ZERO,
+    )?;
+    // Pipeline stages split the batch into micro-batches, as in the aggregated model.
+    let micro = (par.pp as f64).min(seqs).max(1.0);
+    let cost = step_cost(
+        &placed.placement,
+        StepShape::decode(seqs / micro, setup.workload.mean_decode_context()),
+    );
+    let time = TimeBreakdown::of(&cost);
+    Ok(DecodeSide {
+        placed,
+        step: cost.total,
+        request_rate: batch as f64 / (cost.total.0 * setup.workload.osl as f64),
+        time,
+        bottleneck: time.bottleneck(),
+    })
+}
+
+pub fn prefill_side<'a>(
+    setup: &Setup<'a>,
+    pool: PoolConfig<'a>,
+) -> std::result::Result<PrefillSide<'a>, Reject> {
+    let par = pool.parallelism;
+    let isl = setup.workload.isl as f64;
+    let wanted = (setup.assumptions.prefill_chunk_tokens / isl)
+        .floor()
+        .max(1.0);
+    // Size memory for the prompts of one step; fewer if that is all that fits.
+    let probe = place(setup, setup.model, pool, isl, 1.0, Bytes::ZERO)?;
+    let prompts = wanted.min(probe.plan.max_seqs().max(1) as f64);
+    let placed = place(setup, setup.model, pool, isl, prompts, Bytes::ZERO)?;
+    let cost = step_cost(&placed.placement, StepShape::prefill(prompts, isl));
+    let time = TimeBreakdown::of(&cost);
+    // Stages work on different prompt batches at once.
+    let in_flight = par.dp as f64 * prompts * par.pp as f64;
+    Ok(PrefillSide {
+        placed,
+        step: cost.total,
+        prompts_per_step: prompts,
+        request_rate: in_flight / cost.total.0,
+        time,
+        bottleneck: time.bottleneck(),
+    })
+}
+
+pub fn kv_transfer(
+    setup: &Setup,
+    prefill: PoolConfig,
+    decode: PoolConfig,
+    prefill_step: Seconds,
+) -> KvTransfer {
+    let bytes = setup.model.kv_values_for_context(setup.workload.isl as f64) * setup.kv.bytes();
+    let link = inter_pool_link(
+        setup,
+        prefill.chip,
+        prefill.chips(),
+        decode.chip,
+        decode.chips(),
+    );
+    let pp = prefill.parallelism;
+    let dp = decode.parallelism;
+    // One replica sends to one replica, each chip over its own link.
+    let time = link_time(setup, link, bytes, pp.tp * pp.pp, dp.tp * dp.pp);
+    let layers = setup.model.num_layers.max(1) as f64;
+    let exposed = if setup.kv_streaming {
+        (time / layers).max(time - prefill_step * ((layers - 1.0) / layers))
+    } else {
+        time
+    };
+    let lanes = prefill.chips().min(decode.chips()).max(1) as f64;
+    KvTransfer {
+        bytes: Bytes(bytes),
+        time,
+        exposed,
+        request_rate: lanes * link.bandwidth.0 * setup.assumptions.link_eff / bytes.max(1.0),
+    }
+}
+
+/// The deployment's figures from its three sides.
+pub fn combine(
+    setup: &Setup,
+    prefill: PoolConfig,
+    decode: PoolConfig,
+    batch: u32,
+    p: &PrefillSide,
+    d: &DecodeSide,
+    t: &KvTransfer,
+) -> Figures {
+    let (rate, limiter) = [
+        (d.request_rate, Limiter::DecodePool),
+        (p.request_rate, Limiter::PrefillPool),
+        (t.request_rate, Limiter::InterPoolLink),
+    ]
+    .into_iter()
+    .fold((f64::MAX, Limiter::DecodePool), |best, (r, l)| {
+        if r < best.0 {
+            (r, l)
+        } else {
+            best
+        }
+    });
+    let prefill_utilisation = (rate / p.request_rate).min(1.0);
+    let osl = setup.workload.osl as f64;
+    let open_loop = p.step * (1.0 + prefill_utilisation / 2.0) + t.exposed + d.step;
+    // Closed loop (Little's law): `batch` requests in flight at `rate` each spend
+    // `batch / rate` in the system, of which `OSL * TPOT` decoding; the rest is TTFT.
+    // It exceeds the open-loop figure when a pool other than decode limits the rate.
+    let closed_loop = Seconds(batch as f64 / rate) - d.step * osl;
+    Figures::new(
+        Core {
+            batch,
+            ttft: open_loop.max(closed_loop),
+            tpot: d.step,
+            output_tok_s: rate * osl,
+            input_tok_s: rate * setup.workload.isl as f64,
+            transfer: t.exposed,
+            bottleneck: d.bottleneck,
+            limiter,
+            prefill_share: 0.0,
+        },
+        &[
+            (prefill.chip, prefill.chips()),
+            (decode.chip, decode.chips()),
+        ],
+    )
+}
+
+pub fn evaluate(
+    setup: &Setup,
+    prefill: PoolConfig,
+    decode: PoolConfig,
+    batch: u32,
+) -> Result<DeploymentPoint> {
+    let p = prefill_side(setup, prefill)
+        .map_err(|_| layout_error(setup.model, PoolRole::Prefill, prefill))?;
+    let d = decode_side(setup, decode, batch)
+        .map_err(|_| layout_error(setup.model, PoolRole::Decode, decode))?;
+    let t = kv_transfer(setup, prefill, decode, p.step);
+    let figures = combine(setup, prefill, decode, batch, &p, &d, &t);
+    let rate = figures.output_tok_s / setup.workload.osl as f64;
+    let reasons: Vec<String> = [
+        p.placed.reason(PoolRole::Prefill),
+        d.placed.reason(PoolRole::Decode),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    let mut warnings = Vec::new();
+    if figures.limiter != Limiter::DecodePool {
+        warnings.push(format!(
+            "the {} caps the request rate: the decode pool runs at {:.0}% of batch {batch}; a smaller batch or a larger {} balances it",
+            figures.limiter,
+            100.0 * rate / d.request_rate,
+            figures.limiter
+        ));
+    }
+    let pools = vec![
+        PoolReport {
+            role: PoolRole::Prefill,
+            chip: prefill.chip.id.clone(),
+            chip_name: prefill.chip.name.clone(),
+            chips: prefill.chips(),
+            parallelism: prefill.parallelism,
+            seqs_per_replica: p.prompts_per_step,
+            step: p.step,
+            utilisation: rate / p.request_rate,
+            input_tok_s_per_chip: rate * setup.workload.isl as f64 / prefill.chips() as f64,
+            output_tok_s_per_chip: 0.0,
+            memory: p.placed.usage,
+            time: p.time,
+            bottleneck: p.bottleneck,
+        },
+        PoolReport {
+            role: PoolRole::Decode,
+            chip: decode.chip.id.clone(),
+            chip_name: decode.chip.name.clone(),
+            chips: decode.chips(),
+            parallelism: decode.parallelism,
+            seqs_per_replica: d.placed.seqs,
+            step: d.step,
+            utilisation: rate / d.request_rate,
+            input_tok_s_per_chip: 0.0,
+            output_tok_s_per_chip: figures.output_tok_s / decode.chips() as f64,
+            memory: d.placed.usage,
+            time: d.time,
+            bottleneck: d.bottleneck,
+        },
+    ];
+    Ok(DeploymentPoint {
+        axis: super::Axis::PrefillDecode,
+        heterogeneous: prefill.chip.id != decode.chip.id,
+        label: format!(
+            "{} + {}",
+            pool_label(PoolRole::Prefill, prefill.chip, prefill.parallelism),
+            pool_label(PoolRole::Decode, decode.chip, decode.parallelism)
+        ),
+        figures,
+        pools,
+        transfer_time: t.time,
+        fits: reasons.is_empty(),
+        reason: (!reasons.is_empty()).then(|| reasons.join("; ")),
+        warnings,
+    })
+}

@@ -1,0 +1,385 @@
+//! Speculative decoding: a draft (a small model, or the target's own MTP layers)
+//! proposes `K` tokens per sequence, the target verifies them in one step of `K + 1`
+//! new tokens per sequence (model-spec section 6).
+//!
+//! With per-token acceptance `a`, a verify cycle yields `E = (1 - a^(K+1)) / (1 - a)`
+//! tokens on average and takes `K * t_draft + t_verify` (+ two link crossings when the
+//! draft runs on other chips). Drafting is sequential with verification, as in vLLM
+//! and SGLang. Per replica, one round of `OSL` tokens takes
+//! `OSL / E * cycle + seqs * t_prefill_per_request / stages` (the aggregated round with
+//! the decode step replaced by the cycle). At batch 1 the verify step costs about a
+//! plain decode step (weight-bound), so the gain approaches `E`; as the batch grows
+//! verification turns compute-bound and the gain shrinks.
+//!
+//! A draft step is costed without the per-step fixed overhead: the whole cycle is one
+//! engine step (one schedule, one sampling pass), so the fixed overhead is paid once.
+
+use super::{
+    inter_pool_link, link_time, place, pool_label, Core, DeploymentPoint, Draft, Figures, Limiter,
+    Placed, PoolConfig, PoolReport, PoolRole, Reject, Setup,
+};
+use crate::error::{EngineError, Result};
+use crate::kernel::{step_cost, StepShape};
+use crate::model::ModelIr;
+use crate::parallel::{divisors, Parallelism};
+use crate::serving::{Bottleneck, TimeBreakdown};
+use crate::units::{Bytes, Seconds};
+
+/// The MTP layers as a model of their own: the target's last layer shape, repeated
+/// `mtp_layers` times, sharing the target's embedding and LM head.
+pub fn mtp_model(target: &ModelIr) -> Option<ModelIr> {
+    if target.mtp_layers == 0 {
+        return None;
+    }
+    let mut last = *target.groups.last()?;
+    last.count = target.mtp_layers;
+    Some(ModelIr {
+        architecture: format!("{} MTP", target.architecture),
+        num_layers: target.mtp_layers,
+        groups: vec![last],
+        ..target.clone()
+    })
+}
+
+/// The widest TP of `tp` or below that the draft's heads divide into.
+fn draft_layout(draft: &ModelIr, tp: u32, chips: u32) -> Parallelism {
+    divisors(tp)
+        .into_iter()
+        .rev()
+        .map(|t| Parallelism {
+            tp: t,
+            pp: 1,
+            dp: (chips / t).max(1),
+            ep: 1,
+        })
+        .find(|p| p.validate(draft, p.chips()).is_ok())
+        .unwrap_or(Parallelism {
+            tp: 1,
+            pp: 1,
+            dp: chips,
+            ep: 1,
+        })
+}
+
+/// One draft token for the whole batch.
+#[derive(Clone, Copy, Debug)]
+pub struct DraftSide {
+    pub step: Seconds,
+    /// Bytes per chip the draft adds to the target's chips (colocated drafts only).
+    pub colocated_bytes: Bytes,
+    /// Prefill of the draft per request, where it delays the target.
+    pub prefill_per_request: Seconds,
+    pub fit: Option<Reject>,
+    pub usage: Option<crate::memory::MemoryUsage>,
+    pub parallelism: Parallelism,
+}
+
+/// The draft's step time. `pool` is the draft's own pool, or `None` to run it on the
+/// target's chips.
+pub fn draft_side(
+    setup: &Setup,
+    target: PoolConfig,
+    pool: Option<PoolConfig>,
+    batch: u32,
+) -> std::result::Result<DraftSide, Reject> {
+    let w = setup.workload;
+    let ctx = w.mean_decode_context();
+    let (draft_ir, memory_ir): (ModelIr, Option<ModelIr>) = match setup.speculation.draft {
+        Draft::Mtp => {
+            let ir = mtp_model(setup.model).ok_or(Reject::InvalidLayout)?;
+            // The MTP layers share the target's embedding and head: no extra table.
+            let memory = ModelIr {
+                vocab: 0,
+                ..ir.clone()
+            };
+            (ir, Some(memory))
+        }
+        Draft::Model { ir, .. } => (ir.clone(), None),
+    };
+    let memory_ir = memory_ir.as_ref().unwrap_or(&draft_ir);
+    let (chips_pool, par) = match (pool, setup.speculation.draft) {
+        (Some(p), _) => (p, p.parallelism),
+        (None, Draft::Mtp) => {
+            let t = target.parallelism;
+            let par = Parallelism {
+                pp: 1,
+                dp: t.dp * t.pp,
+                ..t
+            };
+            (target, par)
+        }
+        (None, Draft::Model { .. }) => (
+            target,
+            draft_layout(&draft_ir, target.parallelism.tp, target.chips()),
+        ),
+    };
+    let pool_cfg = PoolConfig {
+        chip: chips_pool.chip,
+        parallelism: par,
+    };
+    let seqs = batch as f64 / par.dp.min(batch).max(1) as f64;
+    let memory = place(
+        setup,
+        memory_ir,
+        pool_cfg,
+        w.max_context(),
+        seqs,
+        Bytes::ZERO,
+    )?;
+    let placed = place(
+        setup,
+        &draft_ir,
+        pool_cfg,
+        w.max_context(),
+        seqs,
+        Bytes::ZERO,
+    )?;
+    let cost = step_cost(&placed.placement, StepShape::decode(seqs, ctx));
+    let step =
+        cost.busy + cost.exposed_comm + placed.placement.rates.kernel_overhead * cost.kernels;
+    let colocated = pool.is_none();
+    let isl = w.isl as f64;
+    let prefill = step_cost(&placed.placement, StepShape::prefill(1.0, isl));
+    Ok(DraftSide {
+        step,
+        colocated_bytes: if colocated {
+            memory.usage.weights + memory.usage.kv
+        } else {
+            Bytes::ZERO
+        },
+        prefill_per_request: if colocated {
+            prefill.busy + prefill.exposed_comm
+        } else {
+            Seconds::ZERO
+        },
+        fit: if colocated {
+            None
+        } else {
+            memory.fit.map(|_| Reject::DraftDoesNotFit)
+        },
+        usage: (!colocated).then_some(memory.usage),
+        parallelism: par,
+    })
+}
+
+/// The target pool at a batch, with the colocated draft's memory set aside.
+#[derive(Clone, Copy, Debug)]
+pub struct TargetSide<'a> {
+    pub(crate) placed: Placed<'a>,
+    pub verify: Seconds,
+    pub prefill_per_request: Seconds,
+    pub prefill_batch: f64,
+    pub pp_overlap: f64,
+    pub time: TimeBreakdown,
+    pub bottleneck: Bottleneck,
+}
+
+pub fn target_side<'a>(
+    setup: &Setup<'a>,
+    target: PoolConfig<'a>,
+    batch: u32,
+    colocated_bytes: Bytes,
+) -> std::result::Result<TargetSide<'a>, Reject> {
+    let w = setup.workload;
+    let par = target.parallelism;
+    let seqs = batch as f64 / par.dp.min(batch).max(1) as f64;
+    let k = setup.speculation.draft_tokens as f64;
+    let placed = place(
+        setup,
+        setup.model,
+        target,
+        w.max_context() + k,
+        seqs,
+        colocated_bytes,
+    )?;
+    let micro = (par.pp as f64).min(seqs).max(1.0);
+    let verify = step_cost(
+        &placed.placement,
+        StepShape {
+            seqs: seqs / micro,
+            new_tokens: k + 1.0,
+            context_before: w.mean_decode_context(),
+        },
+    );
+    let isl = w.isl as f64;
+    let prefill_batch = (setup.assumptions.prefill_chunk_tokens / isl)
+        .floor()
+        .clamp(1.0, seqs.max(1.0));
+    let prefill = step_cost(&placed.placement, StepShape::prefill(prefill_batch, isl));
+    let time = TimeBreakdown::of(&verify);
+    Ok(TargetSide {
+        placed,
+        verify: verify.total,
+        prefill_per_request: prefill.total / prefill_batch,
+        prefill_batch,
+        pp_overlap: (par.pp as f64).min(seqs / prefill_batch).max(1.0),
+        time,
+        bottleneck: time.bottleneck(),
+    })
+}
+
+/// Seconds one cycle spends on the link between a separate draft pool and the target.
+fn crossing(setup: &Setup, target: PoolConfig, draft: Option<PoolConfig>, batch: u32) -> Seconds {
+    let Some(d) = draft else {
+        return Seconds::ZERO;
+    };
+    let link = inter_pool_link(setup, d.chip, d.chips(), target.chip, target.chips());
+    // Drafted token ids one way, the accepted prefix back: 4 bytes per token.
+    let bytes = batch as f64 * (setup.speculation.draft_tokens as f64 + 1.0) * 4.0;
+    link_time(setup, link, bytes, d.chips(), target.chips()) * 2.0
+}
+
+pub fn combine(
+    setup: &Setup,
+    target: PoolConfig,
+    draft: Option<PoolConfig>,
+    batch: u32,
+    t: &TargetSide,
+    d: &DraftSide,
+) -> Figures {
+    let k = setup.speculation.draft_tokens as f64;
+    let expected = setup.speculation.expected_tokens();
+    let transfer = crossing(setup, target, draft, batch);
+    let drafting = d.step * k;
+    let cycle = drafting + t.verify + transfer;
+    let osl = setup.workload.osl as f64;
+    let seqs = t.placed.seqs;
+    let prefill_req = t.prefill_per_request + d.prefill_per_request;
+    let prefill = prefill_req * (seqs / t.pp_overlap);
+    let round = cycle * (osl / expected) + prefill;
+    let mut pools = vec![(target.chip, target.chips())];
+    pools.extend(draft.map(|p| (p.chip, p.chips())));
+    Figures::new(
+        Core {
+            batch,
+            ttft: cycle + prefill_req * ((seqs + 1.0) / 2.0).max(t.prefill_batch),
+            tpot: round / osl,
+            output_tok_s: batch as f64 * osl / round.0,
+            input_tok_s: batch as f64 * setup.workload.isl as f64 / round.0,
+            transfer,
+            bottleneck: t.bottleneck,
+            limiter: if drafting > t.verify {
+                Limiter::Drafting
+            } else {
+                Limiter::Verification
+            },
+            prefill_share: (prefill / round).clamp(0.0, 1.0),
+        },
+        &pools,
+    )
+}
+
+pub fn evaluate(
+    setup: &Setup,
+    target: PoolConfig,
+    draft: Option<PoolConfig>,
+    batch: u32,
+) -> Result<DeploymentPoint> {
+    let mut warnings = Vec::new();
+    match setup.speculation.draft {
+        Draft::Mtp if setup.model.mtp_layers == 0 => {
+            return Err(EngineError::InvalidInput(
+                "this model ships no multi-token-prediction layers (num_nextn_predict_layers); choose a draft model".into(),
+            ))
+        }
+        Draft::Mtp if draft.is_some() => {
+            return Err(EngineError::InvalidInput(
+                "MTP layers run on the target's chips; a separate draft pool needs a draft model"
+                    .into(),
+            ))
+        }
+        Draft::Model { id, ir } if ir.vocab != setup.model.vocab => warnings.push(format!(
+            "draft {id} has a vocabulary of {} tokens, the target {}: speculation needs a shared tokenizer",
+            ir.vocab, setup.model.vocab
+        )),
+        _ => {}
+    }
+    let d = draft_side(setup, target, draft, batch).map_err(|_| match draft {
+        Some(p) => super::layout_error(
+            match setup.speculation.draft {
+                Draft::Model { ir, .. } => ir,
+                Draft::Mtp => setup.model,
+            },
+            PoolRole::Draft,
+            p,
+        ),
+        None => {
+            EngineError::InvalidParallelism("draft: no valid layout on the target's chips".into())
+        }
+    })?;
+    let t = target_side(setup, target, batch, d.colocated_bytes)
+        .map_err(|_| super::layout_error(setup.model, PoolRole::Target, target))?;
+    let figures = combine(setup, target, draft, batch, &t, &d);
+    let mut reasons: Vec<String> = t.placed.reason(PoolRole::Target).into_iter().collect();
+    if d.fit.is_some() {
+        reasons.push(
+            "draft pool does not fit: the draft model and its KV exceed its chips' memory".into(),
+        );
+    }
+    let cycle_share = |x: Seconds| {
+        let cycle = d.step * setup.speculation.draft_tokens as f64 + t.verify + figures.transfer;
+        (x / cycle).min(1.0)
+    };
+    let mut pools = vec![PoolReport {
+        role: PoolRole::Target,
+        chip: target.chip.id.clone(),
+        chip_name: target.chip.name.clone(),
+        chips: target.chips(),
+        parallelism: target.parallelism,
+        seqs_per_replica: t.placed.seqs,
+        step: t.verify,
+        utilisation: if draft.is_some() {
+            cycle_share(t.verify)
+        } else {
+            1.0
+        },
+        input_tok_s_per_chip: figures.input_tok_s / target.chips() as f64,
+        output_tok_s_per_chip: figures.output_tok_s / target.chips() as f64,
+        memory: t.placed.usage,
+        time: t.time,
+        bottleneck: t.bottleneck,
+    }];
+    if let (Some(p), Some(usage)) = (draft, d.usage) {
+        pools.push(PoolReport {
+            role: PoolRole::Draft,
+            chip: p.chip.id.clone(),
+            chip_name: p.chip.name.clone(),
+            chips: p.chips(),
+            parallelism: d.parallelism,
+            seqs_per_replica: batch as f64 / d.parallelism.dp.min(batch).max(1) as f64,
+            step: d.step,
+            utilisation: cycle_share(d.step * setup.speculation.draft_tokens as f64),
+            input_tok_s_per_chip: 0.0,
+            output_tok_s_per_chip: 0.0,
+            memory: usage,
+            time: TimeBreakdown::default(),
+            bottleneck: Bottleneck::WeightMemory,
+        });
+    }
+    let draft_name = match setup.speculation.draft {
+        Draft::Mtp => "MTP".to_string(),
+        Draft::Model { id, .. } => id.to_string(),
+    };
+    let label = match draft {
+        Some(p) => format!(
+            "{} + {} draft {draft_name}",
+            pool_label(PoolRole::Target, target.chip, target.parallelism),
+            pool_label(PoolRole::Colocated, p.chip, p.parallelism)
+        ),
+        None => format!(
+            "{} with {draft_name} draft",
+            pool_label(PoolRole::Target, target.chip, target.parallelism)
+        ),
+    };
+    Ok(DeploymentPoint {
+        axis: super::Axis::Speculative,
+        heterogeneous: draft.is_some_and(|p| p.chip.id != target.chip.id),
+        label,
+        transfer_time: figures.transfer,
+        figures,
+        pools,
+        fits: reasons.is_empty(),
+        reason: (!reasons.is_empty()).then(|| reasons.join("; ")),
+        warnings,
+    })
+}

@@ -1,0 +1,435 @@
+//! Disaggregation axes, sweeps and frontiers: literature sanity bands, invariants and
+//! property tests. The bands' sources are in `audit/AUDIT.md` ("Disaggregation bands").
+
+use disagg_engine::disagg::{evaluate, Axis, Deployment, Draft, PoolConfig, Setup, Speculation};
+use disagg_engine::frontier::{pareto, value_at, Objective};
+use disagg_engine::sweep::{sweep, Class, SweepRequest, SweepResult};
+use disagg_engine::units::BytesPerSecond;
+use disagg_engine::{Assumptions, Catalogue, Chip, DType, Parallelism, WeightFormat, Workload};
+use proptest::prelude::*;
+
+fn cat() -> &'static Catalogue {
+    Catalogue::builtin()
+}
+
+fn chip(id: &str) -> &'static Chip {
+    cat().chip(id).unwrap()
+}
+
+fn setup(model: &str, isl: u32, osl: u32) -> Setup<'static> {
+    let preset = cat().model(model).unwrap();
+    Setup {
+        model: &preset.ir,
+        workload: Workload { isl, osl },
+        weights: WeightFormat::new(preset.default_weight_dtype),
+        kv: DType::Fp8,
+        assumptions: Assumptions::default(),
+        inter_pool_link: None,
+        kv_streaming: true,
+        speculation: Speculation {
+            draft: Draft::Mtp,
+            acceptance: 0.8,
+            draft_tokens: 4,
+        },
+    }
+}
+
+fn with_draft(mut s: Setup<'static>, id: &'static str) -> Setup<'static> {
+    s.speculation.draft = Draft::Model {
+        id,
+        ir: &cat().model(id).unwrap().ir,
+    };
+    s
+}
+
+fn tp(chip: &'static Chip, n: u32) -> PoolConfig<'static> {
+    PoolConfig {
+        chip,
+        parallelism: Parallelism {
+            tp: n,
+            pp: 1,
+            dp: 1,
+            ep: 1,
+        },
+    }
+}
+
+fn run(s: Setup<'static>, axis: Axis, chips: &[&str], max: u32) -> SweepResult {
+    sweep(&SweepRequest {
+        setup: s,
+        axis,
+        chips: chips.iter().map(|c| chip(c)).collect(),
+        max_chips: max,
+        target_tok_s_user: None,
+    })
+    .unwrap()
+}
+
+/// The best tok/s per chip of `classes` at `target` tok/s/user, read off their frontier.
+fn at(r: &SweepResult, classes: &[Class], target: f64) -> Option<f64> {
+    let xy: Vec<(f64, f64)> = r
+        .cloud
+        .iter()
+        .filter(|p| classes.contains(&p.class))
+        .map(|p| (p.figures.tok_s_user, p.figures.output_tok_s_per_chip))
+        .collect();
+    let f: Vec<(f64, f64)> = pareto(&xy).into_iter().map(|i| xy[i]).collect();
+    value_at(&f, target)
+}
+
+fn speedup(s: Setup<'static>, target: PoolConfig<'static>, batch: u32) -> f64 {
+    let spec = evaluate(
+        &s,
+        &Deployment::Speculative {
+            target,
+            draft: None,
+            batch,
+        },
+    )
+    .unwrap();
+    let base = evaluate(
+        &s,
+        &Deployment::Aggregated {
+            pool: target,
+            batch,
+        },
+    )
+    .unwrap();
+    assert!(
+        spec.fits && base.fits,
+        "{:?} {:?}",
+        spec.reason,
+        base.reason
+    );
+    spec.figures.tok_s_user / base.figures.tok_s_user
+}
+
+#[test]
+fn expected_accepted_tokens_closed_form() {
+    let mut s = setup("llama-3.1-8b", 128, 128).speculation;
+    // a = 0.8, K = 4: (1 - 0.8^5) / 0.2 = 3.3616.
+    assert!((s.expected_tokens() - 3.3616).abs() < 1e-9);
+    s.acceptance = 0.0;
+    assert_eq!(s.expected_tokens(), 1.0);
+    s.acceptance = 1.0;
+    assert_eq!(s.expected_tokens(), 5.0);
+}
+
+#[test]
+fn speculation_at_batch_one_gives_two_to_three_times() {
+    // A cheap draft (MTP layers; a 1B draft for a 70B target), a = 0.8, K = 4.
+    let mtp = speedup(setup("deepseek-v3", 1024, 1024), tp(chip("h200"), 8), 1);
+    assert!(
+        (2.0..=3.0).contains(&mtp),
+        "DeepSeek-V3 MTP speedup {mtp:.2}"
+    );
+    let llama = speedup(
+        with_draft(setup("llama-3.3-70b", 1024, 1024), "llama-3.2-1b"),
+        tp(chip("h100-sxm"), 4),
+        1,
+    );
+    assert!(
+        (2.0..=3.0).contains(&llama),
+        "70B with 1B draft: {llama:.2}"
+    );
+}
+
+#[test]
+fn speculation_gain_shrinks_with_batch() {
+    let s = with_draft(setup("llama-3.3-70b", 1024, 1024), "llama-3.2-1b");
+    let pool = tp(chip("h100-sxm"), 4);
+    let gains: Vec<f64> = [1, 16, 64, 256]
+        .iter()
+        .map(|&b| speedup(s, pool, b))
+        .collect();
+    for w in gains.windows(2) {
+        assert!(w[1] < w[0], "gains by batch: {gains:?}");
+    }
+    assert!(gains[3] < 0.6 * gains[0], "gains by batch: {gains:?}");
+}
+
+#[test]
+fn prefill_decode_lifts_long_prompts_under_tight_tpot_only() {
+    for (model, c) in [("llama-3.3-70b", "h100-sxm"), ("qwen3-30b-a3b", "mi300x")] {
+        let long = run(setup(model, 8192, 256), Axis::PrefillDecode, &[c], 32);
+        let short = run(setup(model, 128, 2048), Axis::PrefillDecode, &[c], 32);
+        for target in [20.0, 40.0] {
+            let lift = at(&long, &[Class::Homogeneous], target).unwrap()
+                / at(&long, &[Class::Baseline], target).unwrap();
+            assert!(lift > 1.3, "{model} long prompts at {target}: {lift:.2}");
+            let flat = at(&short, &[Class::Homogeneous], target).unwrap()
+                / at(&short, &[Class::Baseline], target).unwrap();
+            assert!(flat < 1.02, "{model} short prompts at {target}: {flat:.2}");
+        }
+    }
+}
+
+#[test]
+fn attention_expert_needs_a_fast_link() {
+    let target = 20.0;
+    let ratio = |gbps: f64| {
+        let mut s = setup("deepseek-v3", 2048, 1024);
+        s.inter_pool_link = Some(BytesPerSecond::from_gbit_per_s(gbps));
+        let r = run(s, Axis::AttentionExpert, &["h200"], 64);
+        at(&r, &[Class::Homogeneous], target).unwrap_or(0.0)
+            / at(&r, &[Class::Baseline], target).unwrap()
+    };
+    let slow = ratio(25.0);
+    let fast = ratio(1600.0);
+    assert!(slow < 0.5, "25 Gb/s: {slow:.2}");
+    assert!(fast > 1.0, "1600 Gb/s: {fast:.2}");
+    // The crossover stated in the audit lies between 100 and 400 Gb/s per chip.
+    assert!(ratio(100.0) < 1.0 && ratio(400.0) > 1.0);
+}
+
+#[test]
+fn attention_expert_rejects_dense_models() {
+    let s = setup("llama-3.1-8b", 1024, 1024);
+    let err = evaluate(
+        &s,
+        &Deployment::AttentionExpert {
+            attention: tp(chip("h100-sxm"), 1),
+            experts: tp(chip("h100-sxm"), 1),
+            micro_batches: 2,
+            batch: 8,
+        },
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("mixture-of-experts"), "{err}");
+    let swept = sweep(&SweepRequest {
+        setup: s,
+        axis: Axis::AttentionExpert,
+        chips: vec![chip("h100-sxm")],
+        max_chips: 8,
+        target_tok_s_user: None,
+    });
+    assert!(swept.is_err());
+}
+
+#[test]
+fn mtp_needs_mtp_layers() {
+    let err = evaluate(
+        &setup("llama-3.1-8b", 128, 128),
+        &Deployment::Speculative {
+            target: tp(chip("h100-sxm"), 1),
+            draft: None,
+            batch: 1,
+        },
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("multi-token-prediction"), "{err}");
+}
+
+#[test]
+fn per_chip_figures_divide_by_both_pools() {
+    let s = with_draft(setup("llama-3.3-70b", 2048, 512), "llama-3.2-1b");
+    let deployments = [
+        Deployment::PrefillDecode {
+            prefill: tp(chip("h100-sxm"), 4),
+            decode: tp(chip("mi300x"), 2),
+            batch: 64,
+        },
+        Deployment::Speculative {
+            target: tp(chip("h200"), 4),
+            draft: Some(tp(chip("l40s"), 1)),
+            batch: 8,
+        },
+    ];
+    for d in deployments {
+        let p = evaluate(&s, &d).unwrap();
+        let f = p.figures;
+        assert_eq!(f.chips, d.chips());
+        assert!((f.output_tok_s_per_chip * f.chips as f64 - f.output_tok_s).abs() < 1e-6);
+        assert!((f.input_tok_s_per_chip * f.chips as f64 - f.input_tok_s).abs() < 1e-6);
+        let total: u32 = p.pools.iter().map(|pool| pool.chips).sum();
+        assert_eq!(total, f.chips);
+        // Dollars per hour add up over both pools.
+        let price: f64 = d
+            .pools()
+            .iter()
+            .map(|(_, pool)| pool.chip.price.unwrap().0 * pool.chips() as f64)
+            .sum();
+        assert!((f.usd_per_hour.unwrap() - price).abs() < 1e-9);
+    }
+    let af = evaluate(
+        &setup("deepseek-v3", 1024, 1024),
+        &Deployment::AttentionExpert {
+            attention: PoolConfig {
+                chip: chip("h200"),
+                parallelism: Parallelism {
+                    tp: 1,
+                    pp: 1,
+                    dp: 8,
+                    ep: 1,
+                },
+            },
+            experts: tp(chip("mi300x"), 16),
+            micro_batches: 2,
+            batch: 256,
+        },
+    )
+    .unwrap();
+    assert_eq!(af.figures.chips, 24);
+    assert!((af.figures.output_tok_s_per_chip * 24.0 - af.figures.output_tok_s).abs() < 1e-6);
+}
+
+#[test]
+fn same_chip_splits_never_beat_aggregated_by_an_impossible_margin() {
+    // Splitting one chip kind removes prefill interference and lets each phase pick its
+    // own layout; it cannot create throughput out of nothing. Peak tok/s per chip of a
+    // same-chip split stays within 1.3x of the aggregated peak.
+    for (model, c, axis) in [
+        ("llama-3.1-8b", "h100-sxm", Axis::PrefillDecode),
+        ("llama-3.3-70b", "mi300x", Axis::PrefillDecode),
+        ("qwen3-30b-a3b", "h200", Axis::PrefillDecode),
+        ("qwen3-30b-a3b", "h200", Axis::AttentionExpert),
+    ] {
+        for (isl, osl) in [(1024, 1024), (8192, 256)] {
+            let r = run(setup(model, isl, osl), axis, &[c], 32);
+            let peak = |class: Class| {
+                r.cloud
+                    .iter()
+                    .filter(|p| p.class == class)
+                    .map(|p| p.figures.output_tok_s_per_chip)
+                    .fold(0.0, f64::max)
+            };
+            let ratio = peak(Class::Homogeneous) / peak(Class::Baseline);
+            assert!(ratio < 1.3, "{model} {c} {axis} {isl}/{osl}: {ratio:.2}");
+        }
+    }
+}
+
+#[test]
+fn sweep_points_match_single_point_evaluation() {
+    let s = with_draft(setup("llama-3.3-70b", 4096, 512), "llama-3.2-1b");
+    for axis in [Axis::PrefillDecode, Axis::Speculative] {
+        let r = run(s, axis, &["h100-sxm", "mi300x"], 16);
+        assert!(!r.throughput.all.is_empty());
+        for p in r.throughput.all.iter().chain(&r.cost.all) {
+            let d = p.spec.resolve(cat()).unwrap();
+            let alone = evaluate(&s, &d).unwrap();
+            assert!(alone.fits, "{}", p.label);
+            let (a, b) = (alone.figures, p.figures);
+            for (x, y) in [
+                (a.tok_s_user, b.tok_s_user),
+                (a.output_tok_s, b.output_tok_s),
+                (a.ttft.0, b.ttft.0),
+            ] {
+                assert!(
+                    (x - y).abs() <= 1e-9 * x.abs().max(1.0),
+                    "{}: {x} vs {y}",
+                    p.label
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn default_heterogeneous_sweep_is_large_and_keeps_its_counts() {
+    let chips = [
+        "h100-sxm", "h200", "b200", "gb200", "mi300x", "mi325x", "mi355x", "a100-80g", "l40s",
+        "gaudi3",
+    ];
+    let r = run(
+        setup("llama-3.3-70b", 8192, 512),
+        Axis::PrefillDecode,
+        &chips,
+        64,
+    );
+    assert!(r.evaluated >= 100_000, "{} points", r.evaluated);
+    assert!(r.feasible <= r.evaluated);
+    let rejected: u64 = r.rejected.iter().map(|c| c.count).sum();
+    assert!(rejected > 0, "small chips cannot hold a 70B model alone");
+    assert!(r.feasible + rejected <= r.evaluated);
+    // Every class shows up, and the callout speaks in numbers.
+    assert!(!r.throughput.heterogeneous.is_empty());
+    assert!(!r.throughput.homogeneous.is_empty());
+    let c = &r.callouts[0];
+    assert!(
+        c.headline.contains('%') && c.headline.contains("tok/s/user"),
+        "{}",
+        c.headline
+    );
+    assert!(!c.why.is_empty());
+}
+
+#[test]
+fn sweep_rejects_bad_requests() {
+    let s = setup("llama-3.1-8b", 128, 128);
+    let mut req = SweepRequest {
+        setup: s,
+        axis: Axis::PrefillDecode,
+        chips: vec![],
+        max_chips: 8,
+        target_tok_s_user: None,
+    };
+    assert!(sweep(&req).is_err());
+    req.chips = vec![chip("h100-sxm")];
+    req.max_chips = 0;
+    assert!(sweep(&req).is_err());
+    req.max_chips = 8;
+    req.target_tok_s_user = Some(f64::NAN);
+    assert!(sweep(&req).is_err());
+    req.target_tok_s_user = None;
+    req.setup.speculation.acceptance = 1.5;
+    assert!(sweep(&req).is_err());
+}
+
+#[test]
+fn objectives_agree_on_cost_ordering() {
+    let r = run(
+        setup("llama-3.1-8b", 1024, 256),
+        Axis::PrefillDecode,
+        &["h100-sxm", "l40s"],
+        8,
+    );
+    for w in r.cost.all.windows(2) {
+        // Along the cost frontier, faster points cost more.
+        let (a, b) = (&w[0].figures, &w[1].figures);
+        assert!(b.tok_s_user >= a.tok_s_user);
+        assert!(
+            Objective::CostPerMtok.value(b).unwrap() >= Objective::CostPerMtok.value(a).unwrap()
+        );
+    }
+}
+
+proptest! {
+    #[test]
+    fn frontier_is_exactly_the_non_dominated_set(
+        pts in proptest::collection::vec((0.0f64..100.0, 0.0f64..100.0), 1..60)
+    ) {
+        let f = pareto(&pts);
+        let dominates = |q: (f64, f64), p: (f64, f64)| {
+            q.0 >= p.0 && q.1 >= p.1 && (q.0 > p.0 || q.1 > p.1)
+        };
+        for &i in &f {
+            prop_assert!(!pts.iter().any(|&q| dominates(q, pts[i])));
+        }
+        for (j, &p) in pts.iter().enumerate() {
+            if !f.contains(&j) {
+                // Off the frontier: dominated, or a duplicate of a frontier point.
+                prop_assert!(
+                    pts.iter().any(|&q| dominates(q, p)) || f.iter().any(|&i| pts[i] == p)
+                );
+            }
+        }
+        for w in f.windows(2) {
+            prop_assert!(pts[w[0]].0 < pts[w[1]].0 && pts[w[0]].1 > pts[w[1]].1);
+        }
+    }
+
+    #[test]
+    fn interpolation_stays_between_neighbours(t in 0.0f64..120.0) {
+        let f = [(10.0, 90.0), (30.0, 60.0), (70.0, 20.0), (100.0, 5.0)];
+        match value_at(&f, t) {
+            Some(v) => {
+                prop_assert!(t <= 100.0);
+                prop_assert!((5.0..=90.0).contains(&v));
+            }
+            None => prop_assert!(t > 100.0),
+        }
+    }
+}
