@@ -37,21 +37,7 @@ fn predict_json_has_the_documented_keys() {
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
-    for key in [
-        "ttft_s",
-        "tpot_s",
-        "tok_s_user",
-        "output_tok_s",
-        "output_tok_s_per_chip",
-        "input_tok_s",
-        "batch",
-        "fits",
-        "reason",
-        "mem_per_chip_bytes",
-        "bottleneck",
-        "usd_per_mtok_output",
-        "joules_per_output_token",
-    ] {
+    for key in AGG_KEYS {
         assert!(v.get(key).is_some(), "missing {key}");
     }
     assert_eq!(v["batch"], 16);
