@@ -433,3 +433,34 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn planning_a_pool_of_no_chips_is_an_error_not_a_panic() {
+    use disagg_engine::disagg::plan::{plan, PoolChoice};
+    use disagg_engine::disagg::PoolRole;
+    let s = with_draft(setup("llama-3.1-8b", 128, 128), "llama-3.2-1b");
+    for (axis, roles) in [
+        (Axis::PrefillDecode, [PoolRole::Prefill, PoolRole::Decode]),
+        (Axis::Speculative, [PoolRole::Target, PoolRole::Draft]),
+    ] {
+        for empty in 0..2 {
+            let pools: Vec<_> = roles
+                .iter()
+                .enumerate()
+                .map(|(i, &role)| {
+                    let chips = if i == empty { 0 } else { 1 };
+                    (
+                        role,
+                        PoolChoice {
+                            chip: chip("h100-sxm"),
+                            chips,
+                            parallelism: None,
+                        },
+                    )
+                })
+                .collect();
+            let err = plan(&s, axis, &pools, Some(1), 1).unwrap_err().to_string();
+            assert!(err.contains("chip count 0"), "{err}");
+        }
+    }
+}

@@ -535,6 +535,18 @@ pub fn pool_label(role: PoolRole, chip: &Chip, par: Parallelism) -> String {
     format!("{}x {}{role}{layout}", par.chips(), chip.name)
 }
 
+/// A pool holds between 1 and `MAX_CHIPS` chips.
+pub fn check_pool_chips(role: PoolRole, n: u32) -> Result<()> {
+    if n == 0 || n > crate::serving::MAX_CHIPS {
+        return Err(EngineError::InvalidInput(format!(
+            "{} pool: chip count {n} must be between 1 and {}",
+            role.name(),
+            crate::serving::MAX_CHIPS
+        )));
+    }
+    Ok(())
+}
+
 /// Evaluates one deployment.
 pub fn evaluate(setup: &Setup, deployment: &Deployment) -> Result<DeploymentPoint> {
     setup.validate()?;
@@ -545,14 +557,7 @@ pub fn evaluate(setup: &Setup, deployment: &Deployment) -> Result<DeploymentPoin
         )));
     }
     for (role, pool) in deployment.pools() {
-        let n = pool.chips();
-        if n == 0 || n > crate::serving::MAX_CHIPS {
-            return Err(EngineError::InvalidInput(format!(
-                "{} pool: chip count {n} must be between 1 and {}",
-                role.name(),
-                crate::serving::MAX_CHIPS
-            )));
-        }
+        check_pool_chips(role, pool.chips())?;
     }
     match *deployment {
         Deployment::Aggregated { pool, batch } => aggregated::evaluate(setup, pool, batch),

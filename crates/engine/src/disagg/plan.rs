@@ -112,6 +112,10 @@ pub fn plan<'a>(
             "a deployment needs a pool".into(),
         ));
     }
+    // Checked before enumerating: a pool of no chips has no layouts to try.
+    for (role, c) in pools {
+        super::check_pool_chips(*role, c.chips)?;
+    }
     let draft_ir = match setup.speculation.draft {
         super::Draft::Model { ir, .. } => Some(ir),
         super::Draft::Mtp => None,
