@@ -7,7 +7,7 @@ use disagg_engine::disagg::{Axis, DeploymentPoint, Draft, Figures, PoolRole, Set
 use disagg_engine::frontier::Objective;
 use disagg_engine::sweep::{sweep, SweepPoint, SweepRequest, SweepResult, DEFAULT_MAX_CHIPS};
 use disagg_engine::units::BytesPerSecond;
-use disagg_engine::{Assumptions, Catalogue, DType, ModelIr, Parallelism, WeightFormat, Workload};
+use disagg_engine::{Catalogue, DType, ModelIr, Parallelism, WeightFormat, Workload};
 use serde_json::json;
 
 /// Pools and axis inputs shared by `predict --axis` and `sweep`.
@@ -168,11 +168,7 @@ fn setup<'a>(
     no_streaming: bool,
 ) -> Result<Setup<'a>, String> {
     Ok(Setup {
-        model: &i.model,
-        workload: Workload { isl, osl },
-        weights: i.weights,
         kv: i.kv,
-        assumptions: Assumptions::default(),
         inter_pool_link: link(link_gbps)?,
         kv_streaming: !no_streaming,
         speculation: Speculation {
@@ -183,6 +179,7 @@ fn setup<'a>(
             acceptance: spec.acceptance,
             draft_tokens: spec.draft_tokens,
         },
+        ..Setup::new(&i.model, Workload { isl, osl }, i.weights)
     })
 }
 

@@ -3,9 +3,9 @@
 //! sweep; the points per sweep are printed first, so points per second is their ratio.
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
-use disagg_engine::disagg::{Axis, Draft, Setup, Speculation};
+use disagg_engine::disagg::{Axis, Setup};
 use disagg_engine::sweep::{sweep, SweepRequest};
-use disagg_engine::{Assumptions, Catalogue, DType, WeightFormat, Workload};
+use disagg_engine::{Catalogue, WeightFormat, Workload};
 
 const CHIPS: [&str; 10] = [
     "h100-sxm", "h200", "b200", "gb200", "mi300x", "mi325x", "mi355x", "a100-80g", "l40s", "gaudi3",
@@ -20,23 +20,14 @@ fn bench(c: &mut Criterion) {
     ] {
         let preset = cat.model(model).unwrap();
         let req = SweepRequest {
-            setup: Setup {
-                model: &preset.ir,
-                workload: Workload {
+            setup: Setup::new(
+                &preset.ir,
+                Workload {
                     isl: 8192,
                     osl: 512,
                 },
-                weights: WeightFormat::new(preset.default_weight_dtype),
-                kv: DType::Fp8,
-                assumptions: Assumptions::default(),
-                inter_pool_link: None,
-                kv_streaming: true,
-                speculation: Speculation {
-                    draft: Draft::Mtp,
-                    acceptance: 0.8,
-                    draft_tokens: 4,
-                },
-            },
+                WeightFormat::new(preset.default_weight_dtype),
+            ),
             axis,
             chips: CHIPS.iter().map(|id| cat.chip(id).unwrap()).collect(),
             max_chips: 64,

@@ -1,28 +1,22 @@
 //! Prints the numbers behind the disaggregation sanity bands in audit/AUDIT.md.
 //! `cargo run --release -p disagg-engine --example bands`
 
-use disagg_engine::disagg::{Axis, Draft, Setup, Speculation};
+use disagg_engine::disagg::{Axis, Setup};
 use disagg_engine::frontier::{value_at, Objective};
 use disagg_engine::sweep::{sweep, Class, SweepRequest, SweepResult};
 use disagg_engine::units::BytesPerSecond;
-use disagg_engine::{Assumptions, Catalogue, DType, WeightFormat, Workload};
+use disagg_engine::{Catalogue, WeightFormat, Workload};
 
 fn setup<'a>(model: &'a str, isl: u32, osl: u32, link: Option<f64>) -> Setup<'a> {
     let cat = Catalogue::builtin();
     let preset = cat.model(model).unwrap();
     Setup {
-        model: &preset.ir,
-        workload: Workload { isl, osl },
-        weights: WeightFormat::new(preset.default_weight_dtype),
-        kv: DType::Fp8,
-        assumptions: Assumptions::default(),
         inter_pool_link: link.map(BytesPerSecond::from_gbit_per_s),
-        kv_streaming: true,
-        speculation: Speculation {
-            draft: Draft::Mtp,
-            acceptance: 0.8,
-            draft_tokens: 4,
-        },
+        ..Setup::new(
+            &preset.ir,
+            Workload { isl, osl },
+            WeightFormat::new(preset.default_weight_dtype),
+        )
     }
 }
 

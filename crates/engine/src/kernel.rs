@@ -110,6 +110,12 @@ impl StepCost {
         &self.ops[kind as usize]
     }
 
+    /// The step's time without the fixed per-step cost: what one stage of a larger
+    /// engine step (a draft token, one side of a split model) adds.
+    pub fn without_step_overhead(&self, a: &Assumptions) -> Seconds {
+        self.busy + self.exposed_comm + self.overhead - a.step_overhead
+    }
+
     pub fn flops(&self) -> Flops {
         self.ops.iter().map(|o| o.flops).sum()
     }

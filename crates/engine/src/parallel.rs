@@ -45,6 +45,12 @@ impl Parallelism {
         (self.tp / self.ep).max(1)
     }
 
+    /// Sequences each replica holds when `batch` spreads over the replicas; replicas
+    /// beyond the batch stay idle rather than holding a fraction of a sequence.
+    pub fn seqs_per_replica(&self, batch: u32) -> f64 {
+        batch as f64 / self.dp.min(batch).max(1) as f64
+    }
+
     /// Replicas whose tokens meet in one expert group.
     pub fn replicas_per_expert_group(&self) -> u32 {
         (self.ep / self.tp).max(1)

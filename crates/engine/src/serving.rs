@@ -287,8 +287,7 @@ pub fn predict(s: &Scenario) -> Result<Prediction> {
     }
 
     // Replicas with work, and sequences per replica.
-    let active_replicas = par.dp.min(batch) as f64;
-    let seqs = batch as f64 / active_replicas;
+    let seqs = par.seqs_per_replica(batch);
     let usage = plan.usage(seqs.ceil());
     let (fits, reason) = if max_seqs == 0 {
         (false, Some(plan.shortfall_reason()))

@@ -442,11 +442,11 @@ fn sweep_prefill_decode<'a>(
         .iter()
         .map(|c| prefill_units(setup, c, max, col))
         .collect();
-    for (ai, _) in chips.iter().enumerate() {
-        for (bi, _) in chips.iter().enumerate() {
-            for (decode, batch, d) in &decodes[bi] {
+    for prefill_units in &units {
+        for decode_entries in &decodes {
+            for (decode, batch, d) in decode_entries {
                 let room = max - decode.chips();
-                for (unit, u) in &units[ai] {
+                for (unit, u) in prefill_units {
                     let unit_chips = unit.chips();
                     if unit_chips > room {
                         continue;
@@ -643,10 +643,10 @@ fn sweep_attention_expert<'a>(
         .iter()
         .map(|c| ExpertPools::new(setup, c, max, col))
         .collect();
-    for (ai, _) in chips.iter().enumerate() {
+    for attention_entries in &attention {
         for pools in experts.iter_mut() {
             let sizes = pools.sizes.clone();
-            for a in &attention[ai] {
+            for a in attention_entries {
                 for &n in sizes.iter().filter(|&&n| n + a.pool.chips() <= max) {
                     let Some(e) = pools.decode(setup, n, a.batch, a.micro_batches) else {
                         continue;
@@ -688,7 +688,7 @@ fn sweep_speculative<'a>(setup: &Setup<'a>, chips: &[&'a Chip], max: u32, col: &
         Draft::Model { ir, .. } => Some(ir),
         Draft::Mtp => None,
     };
-    for (bi, target_chip) in chips.iter().enumerate() {
+    for target_chip in chips {
         for n in pool_sizes(max) {
             for par in layouts(setup.model, target_chip, n) {
                 let target = PoolConfig {
@@ -765,7 +765,6 @@ fn sweep_speculative<'a>(setup: &Setup<'a>, chips: &[&'a Chip], max: u32, col: &
                 }
             }
         }
-        let _ = bi;
         col.flush();
     }
 }

@@ -9,7 +9,7 @@
 use crate::assumptions::Assumptions;
 use crate::catalogue::{embedded_benchmarks, Catalogue};
 use crate::disagg::plan::{plan, PoolChoice};
-use crate::disagg::{Axis, DeploymentPoint, Draft, PoolRole, Setup, Speculation};
+use crate::disagg::{Axis, DeploymentPoint, PoolRole, Setup};
 use crate::dtype::{DType, WeightFormat};
 use crate::error::{EngineError, Result};
 use crate::parallel::Parallelism;
@@ -307,24 +307,19 @@ pub fn predict_disaggregated(
 ) -> Result<DeploymentPoint> {
     let model = catalogue.model(&point.model)?;
     let setup = Setup {
-        model: &model.ir,
-        workload: Workload {
-            isl: point.isl,
-            osl: point.osl,
-        },
-        weights: WeightFormat {
-            dtype: point.weight_dtype,
-            bits_override: point.weight_bits,
-        },
         kv: point.kv_dtype,
         assumptions: *assumptions,
-        inter_pool_link: None,
-        kv_streaming: true,
-        speculation: Speculation {
-            draft: Draft::Mtp,
-            acceptance: 0.8,
-            draft_tokens: 1,
-        },
+        ..Setup::new(
+            &model.ir,
+            Workload {
+                isl: point.isl,
+                osl: point.osl,
+            },
+            WeightFormat {
+                dtype: point.weight_dtype,
+                bits_override: point.weight_bits,
+            },
+        )
     };
     let pools = point
         .pool

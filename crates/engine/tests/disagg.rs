@@ -1,11 +1,11 @@
 //! Disaggregation axes, sweeps and frontiers: literature sanity bands, invariants and
 //! property tests. The bands' sources are in `audit/AUDIT.md` ("Disaggregation bands").
 
-use disagg_engine::disagg::{evaluate, Axis, Deployment, Draft, PoolConfig, Setup, Speculation};
+use disagg_engine::disagg::{evaluate, Axis, Deployment, Draft, PoolConfig, Setup};
 use disagg_engine::frontier::{pareto, value_at, Objective};
 use disagg_engine::sweep::{sweep, Class, SweepRequest, SweepResult};
 use disagg_engine::units::BytesPerSecond;
-use disagg_engine::{Assumptions, Catalogue, Chip, DType, Parallelism, WeightFormat, Workload};
+use disagg_engine::{Catalogue, Chip, Parallelism, WeightFormat, Workload};
 use proptest::prelude::*;
 
 fn cat() -> &'static Catalogue {
@@ -18,20 +18,11 @@ fn chip(id: &str) -> &'static Chip {
 
 fn setup(model: &str, isl: u32, osl: u32) -> Setup<'static> {
     let preset = cat().model(model).unwrap();
-    Setup {
-        model: &preset.ir,
-        workload: Workload { isl, osl },
-        weights: WeightFormat::new(preset.default_weight_dtype),
-        kv: DType::Fp8,
-        assumptions: Assumptions::default(),
-        inter_pool_link: None,
-        kv_streaming: true,
-        speculation: Speculation {
-            draft: Draft::Mtp,
-            acceptance: 0.8,
-            draft_tokens: 4,
-        },
-    }
+    Setup::new(
+        &preset.ir,
+        Workload { isl, osl },
+        WeightFormat::new(preset.default_weight_dtype),
+    )
 }
 
 fn with_draft(mut s: Setup<'static>, id: &'static str) -> Setup<'static> {

@@ -18,7 +18,7 @@ use super::{
 };
 use crate::assumptions::ChipRates;
 use crate::error::{EngineError, Result};
-use crate::kernel::{step_cost_of, Placement, Side, StepCost, StepShape};
+use crate::kernel::{step_cost_of, Placement, Side, StepShape};
 use crate::memory::MemoryUsage;
 use crate::model::{Ffn, ModelIr};
 use crate::parallel::Parallelism;
@@ -122,12 +122,6 @@ fn placement<'a>(setup: &Setup<'a>, pool: PoolConfig<'a>, cold: f64) -> Placemen
     }
 }
 
-/// Exposed time of a side's cost, kernels launched included, without the per-step
-/// fixed cost (paid once per step by the caller).
-fn side_time(cost: &StepCost, p: &Placement) -> Seconds {
-    cost.busy + cost.exposed_comm + p.rates.kernel_overhead * cost.kernels
-}
-
 pub fn attention_side<'a>(
     setup: &Setup<'a>,
     pool: PoolConfig<'a>,
@@ -160,7 +154,7 @@ pub fn attention_side<'a>(
     let kv_per_seq = kv_values * setup.kv.bytes();
     let workspace = pool.chip.fast.capacity.0 * a.runtime_reserve
         + a.prefill_chunk_tokens * 4.0 * h * a.activation_bytes;
-    let seqs = batch as f64 / par.dp.min(batch).max(1) as f64;
+    let seqs = par.seqs_per_replica(batch);
     let free = pool.chip.fast.capacity.0 - workspace - weights;
     let max_seqs = (free / kv_per_seq).floor().max(0.0);
     let use_ = usage(pool.chip, weights, kv_per_seq * seqs.ceil(), workspace);
@@ -186,8 +180,8 @@ pub fn attention_side<'a>(
         usage: use_,
         max_seqs,
         fit,
-        per_layer: side_time(&attn, &p) / moe_layers(m).max(1.0),
-        dense: side_time(&dense, &p),
+        per_layer: attn.without_step_overhead(&setup.assumptions) / moe_layers(m).max(1.0),
+        dense: dense.without_step_overhead(&setup.assumptions),
         time,
         seqs_per_replica: seqs,
     })
@@ -246,7 +240,7 @@ pub fn expert_side<'a>(
         placement: p,
         usage: use_,
         fit,
-        per_layer: side_time(&cost, &p) / moe_layers(m).max(1.0),
+        per_layer: cost.without_step_overhead(&setup.assumptions) / moe_layers(m).max(1.0),
         time: TimeBreakdown::of(&cost),
     })
 }
@@ -352,7 +346,16 @@ pub fn sides<'a>(
     })
 }
 
-/// The step times of a deployment: `(decode step, prefill per request, limiter)`.
+/// The step times of a deployment.
+struct Timings {
+    /// One decode step, fixed overhead included.
+    step: Seconds,
+    prefill_per_request: Seconds,
+    /// One direction of one MoE layer's exchange for one decode micro-batch.
+    exchange: Seconds,
+    limiter: Limiter,
+}
+
 fn timings(
     setup: &Setup,
     attention: PoolConfig,
@@ -360,7 +363,7 @@ fn timings(
     micro_batches: u32,
     batch: u32,
     s: &Sides,
-) -> (Seconds, Seconds, Limiter) {
+) -> Timings {
     let layers = moe_layers(setup.model);
     let mb = micro_batches.max(1);
     let step_overhead = setup.assumptions.step_overhead;
@@ -382,11 +385,12 @@ fn timings(
         exchange_time(setup, attention, experts, prompt_tokens),
         s.prefill_attention.dense,
     );
-    (
-        decode + step_overhead,
-        (prefill + step_overhead) / s.prompts_per_prefill,
+    Timings {
+        step: decode + step_overhead,
+        prefill_per_request: (prefill + step_overhead) / s.prompts_per_prefill,
+        exchange: t_comm,
         limiter,
-    )
+    }
 }
 
 pub fn combine(
@@ -397,8 +401,19 @@ pub fn combine(
     batch: u32,
     s: &Sides,
 ) -> Figures {
-    let (step, prefill_per_request, limiter) =
-        timings(setup, attention, experts, micro_batches, batch, s);
+    let t = timings(setup, attention, experts, micro_batches, batch, s);
+    figures(setup, attention, experts, batch, s, &t)
+}
+
+fn figures(
+    setup: &Setup,
+    attention: PoolConfig,
+    experts: PoolConfig,
+    batch: u32,
+    s: &Sides,
+    t: &Timings,
+) -> Figures {
+    let (step, prefill_per_request, limiter) = (t.step, t.prefill_per_request, t.limiter);
     let osl = setup.workload.osl as f64;
     let seqs = s.attention.seqs_per_replica;
     let round = step * osl + prefill_per_request * seqs;
@@ -414,13 +429,7 @@ pub fn combine(
             tpot: round / osl,
             output_tok_s: batch as f64 * osl / round.0,
             input_tok_s: batch as f64 * setup.workload.isl as f64 / round.0,
-            transfer: exchange_time(
-                setup,
-                attention,
-                experts,
-                batch as f64 / micro_batches.max(1) as f64,
-            ) * 2.0
-                * moe_layers(setup.model),
+            transfer: t.exchange * 2.0 * moe_layers(setup.model),
             bottleneck,
             limiter,
             prefill_share: (prefill_per_request * seqs / round).clamp(0.0, 1.0),
@@ -458,8 +467,9 @@ pub fn evaluate(
         )),
         _ => super::layout_error(setup.model, PoolRole::Attention, attention),
     })?;
-    let figures = combine(setup, attention, experts, micro_batches, batch, &s);
-    let (step, _, _) = timings(setup, attention, experts, micro_batches, batch, &s);
+    let t = timings(setup, attention, experts, micro_batches, batch, &s);
+    let figures = figures(setup, attention, experts, batch, &s, &t);
+    let step = t.step;
     let mut reasons = Vec::new();
     match s.attention.fit {
         Some(Reject::WeightsDoNotFit) => reasons.push(format!(

@@ -152,7 +152,27 @@ pub struct Setup<'a> {
     pub speculation: Speculation<'a>,
 }
 
-impl Setup<'_> {
+impl<'a> Setup<'a> {
+    /// A setup with the defaults the CLI and page start from: FP8 KV cache, the default
+    /// assumptions, the catalogue's links, layer-wise KV streaming, and MTP drafting at
+    /// acceptance 0.8 with 4 drafted tokens.
+    pub fn new(model: &'a ModelIr, workload: Workload, weights: WeightFormat) -> Setup<'a> {
+        Setup {
+            model,
+            workload,
+            weights,
+            kv: DType::Fp8,
+            assumptions: Assumptions::default(),
+            inter_pool_link: None,
+            kv_streaming: true,
+            speculation: Speculation {
+                draft: Draft::Mtp,
+                acceptance: 0.8,
+                draft_tokens: 4,
+            },
+        }
+    }
+
     pub fn validate(&self) -> Result<()> {
         self.workload.validate()?;
         if let Some(bits) = self.weights.bits_override {

@@ -75,7 +75,7 @@ pub fn decode_side<'a>(
     batch: u32,
 ) -> std::result::Result<DecodeSide<'a>, Reject> {
     let par = pool.parallelism;
-    let seqs = batch as f64 / par.dp.min(batch).max(1) as f64;
+    let seqs = par.seqs_per_replica(batch);
     let placed = place(
         setup,
         setup.model,

@@ -84,19 +84,14 @@ pub fn draft_side(
 ) -> std::result::Result<DraftSide, Reject> {
     let w = setup.workload;
     let ctx = w.mean_decode_context();
-    let (draft_ir, memory_ir): (ModelIr, Option<ModelIr>) = match setup.speculation.draft {
+    let mtp;
+    let draft_ir: &ModelIr = match setup.speculation.draft {
         Draft::Mtp => {
-            let ir = mtp_model(setup.model).ok_or(Reject::InvalidLayout)?;
-            // The MTP layers share the target's embedding and head: no extra table.
-            let memory = ModelIr {
-                vocab: 0,
-                ..ir.clone()
-            };
-            (ir, Some(memory))
+            mtp = mtp_model(setup.model).ok_or(Reject::InvalidLayout)?;
+            &mtp
         }
-        Draft::Model { ir, .. } => (ir.clone(), None),
+        Draft::Model { ir, .. } => ir,
     };
-    let memory_ir = memory_ir.as_ref().unwrap_or(&draft_ir);
     let (chips_pool, par) = match (pool, setup.speculation.draft) {
         (Some(p), _) => (p, p.parallelism),
         (None, Draft::Mtp) => {
@@ -110,55 +105,63 @@ pub fn draft_side(
         }
         (None, Draft::Model { .. }) => (
             target,
-            draft_layout(&draft_ir, target.parallelism.tp, target.chips()),
+            draft_layout(draft_ir, target.parallelism.tp, target.chips()),
         ),
     };
     let pool_cfg = PoolConfig {
         chip: chips_pool.chip,
         parallelism: par,
     };
-    let seqs = batch as f64 / par.dp.min(batch).max(1) as f64;
-    let memory = place(
-        setup,
-        memory_ir,
-        pool_cfg,
-        w.max_context(),
-        seqs,
-        Bytes::ZERO,
-    )?;
+    let seqs = par.seqs_per_replica(batch);
     let placed = place(
         setup,
-        &draft_ir,
+        draft_ir,
         pool_cfg,
         w.max_context(),
         seqs,
         Bytes::ZERO,
     )?;
+    let (memory, memory_fit) = match setup.speculation.draft {
+        // The MTP layers share the target's embedding and head: no table of their own.
+        Draft::Mtp => {
+            let layers_only = ModelIr {
+                vocab: 0,
+                ..draft_ir.clone()
+            };
+            let m = place(
+                setup,
+                &layers_only,
+                pool_cfg,
+                w.max_context(),
+                seqs,
+                Bytes::ZERO,
+            )?;
+            (m.usage, m.fit)
+        }
+        Draft::Model { .. } => (placed.usage, placed.fit),
+    };
     let cost = step_cost(&placed.placement, StepShape::decode(seqs, ctx));
-    let step =
-        cost.busy + cost.exposed_comm + placed.placement.rates.kernel_overhead * cost.kernels;
+    let step = cost.without_step_overhead(&setup.assumptions);
     let colocated = pool.is_none();
-    let isl = w.isl as f64;
-    let prefill = step_cost(&placed.placement, StepShape::prefill(1.0, isl));
-    Ok(DraftSide {
-        step,
-        colocated_bytes: if colocated {
-            memory.usage.weights + memory.usage.kv
-        } else {
-            Bytes::ZERO
-        },
-        prefill_per_request: if colocated {
-            prefill.busy + prefill.exposed_comm
-        } else {
-            Seconds::ZERO
-        },
-        fit: if colocated {
-            None
-        } else {
-            memory.fit.map(|_| Reject::DraftDoesNotFit)
-        },
-        usage: (!colocated).then_some(memory.usage),
-        parallelism: par,
+    Ok(if colocated {
+        let prefill = step_cost(&placed.placement, StepShape::prefill(1.0, w.isl as f64));
+        DraftSide {
+            step,
+            colocated_bytes: memory.weights + memory.kv,
+            prefill_per_request: prefill.busy + prefill.exposed_comm,
+            fit: None,
+            usage: None,
+            parallelism: par,
+        }
+    } else {
+        DraftSide {
+            step,
+            colocated_bytes: Bytes::ZERO,
+            prefill_per_request: Seconds::ZERO,
+            fit: memory_fit.map(|_| Reject::DraftDoesNotFit),
+            usage: Some(memory),
+            parallelism: par,
+        }
     })
 }
 
@@ -182,7 +185,7 @@ pub fn target_side<'a>(
 ) -> std::result::Result<TargetSide<'a>, Reject> {
     let w = setup.workload;
     let par = target.parallelism;
-    let seqs = batch as f64 / par.dp.min(batch).max(1) as f64;
+    let seqs = par.seqs_per_replica(batch);
     let k = setup.speculation.draft_tokens as f64;
     let placed = place(
         setup,
@@ -346,7 +349,7 @@ pub fn evaluate(
             chip_name: p.chip.name.clone(),
             chips: p.chips(),
             parallelism: d.parallelism,
-            seqs_per_replica: batch as f64 / d.parallelism.dp.min(batch).max(1) as f64,
+            seqs_per_replica: d.parallelism.seqs_per_replica(batch),
             step: d.step,
             utilisation: cycle_share(d.step * setup.speculation.draft_tokens as f64),
             input_tok_s_per_chip: 0.0,
