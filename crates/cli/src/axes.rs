@@ -42,6 +42,13 @@ pub struct PoolArgs {
     micro_batches: u32,
     #[command(flatten)]
     spec: SpecArgs,
+    #[command(flatten)]
+    link: LinkArgs,
+}
+
+/// The link between pools.
+#[derive(clap::Args, Debug)]
+pub struct LinkArgs {
     /// Per-chip bandwidth of the link between pools, in gigabits per second
     /// (400 = one 400G NIC per chip); default: the catalogue's links.
     #[arg(long)]
@@ -98,10 +105,8 @@ pub struct SweepArgs {
     kv_dtype: String,
     #[command(flatten)]
     spec: SpecArgs,
-    #[arg(long)]
-    link_gbps: Option<f64>,
-    #[arg(long)]
-    no_kv_streaming: bool,
+    #[command(flatten)]
+    link: LinkArgs,
     /// One JSON object.
     #[arg(long, conflicts_with = "csv")]
     json: bool,
@@ -164,13 +169,12 @@ fn setup<'a>(
     isl: u32,
     osl: u32,
     spec: &SpecArgs,
-    link_gbps: Option<f64>,
-    no_streaming: bool,
+    l: &LinkArgs,
 ) -> Result<Setup<'a>, String> {
     Ok(Setup {
         kv: i.kv,
-        inter_pool_link: link(link_gbps)?,
-        kv_streaming: !no_streaming,
+        inter_pool_link: link(l.link_gbps)?,
+        kv_streaming: !l.no_kv_streaming,
         speculation: Speculation {
             draft: match &i.draft {
                 Some((id, ir)) => Draft::Model { id, ir },
@@ -223,14 +227,7 @@ pub fn run_predict(args: &PredictArgs) -> Result<(), String> {
         &args.kv_dtype,
         &p.spec,
     )?;
-    let s = setup(
-        &i,
-        args.isl,
-        args.osl,
-        &p.spec,
-        p.link_gbps,
-        p.no_kv_streaming,
-    )?;
+    let s = setup(&i, args.isl, args.osl, &p.spec, &p.link)?;
     let chip = |id: &str| cat.chip(id).map_err(|e| e.to_string());
     let a = axis.id();
     let pools: Vec<(PoolRole, PoolChoice)> = match axis {
@@ -467,14 +464,7 @@ pub fn run_sweep(args: &SweepArgs) -> Result<(), String> {
         &args.kv_dtype,
         &args.spec,
     )?;
-    let s = setup(
-        &i,
-        args.isl,
-        args.osl,
-        &args.spec,
-        args.link_gbps,
-        args.no_kv_streaming,
-    )?;
+    let s = setup(&i, args.isl, args.osl, &args.spec, &args.link)?;
     let chips = args
         .chips
         .iter()
