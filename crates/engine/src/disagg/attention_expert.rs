@@ -16,7 +16,6 @@ use super::{
     inter_pool_link, link_time, pool_label, Core, DeploymentPoint, Figures, Limiter, PoolConfig,
     PoolReport, PoolRole, Reject, Setup,
 };
-use crate::assumptions::ChipRates;
 use crate::error::{EngineError, Result};
 use crate::kernel::{step_cost_of, Placement, Side, StepShape};
 use crate::memory::MemoryUsage;
@@ -109,19 +108,6 @@ pub fn require_moe(model: &ModelIr) -> Result<()> {
     }
 }
 
-fn placement<'a>(setup: &Setup<'a>, pool: PoolConfig<'a>, cold: f64) -> Placement<'a> {
-    Placement {
-        model: setup.model,
-        chip: pool.chip,
-        parallelism: pool.parallelism,
-        weights: setup.weights,
-        kv: setup.kv,
-        rates: ChipRates::for_chip(pool.chip, &setup.assumptions),
-        assumptions: setup.assumptions,
-        cold_weight_fraction: cold,
-    }
-}
-
 pub fn attention_side<'a>(
     setup: &Setup<'a>,
     pool: PoolConfig<'a>,
@@ -165,7 +151,7 @@ pub fn attention_side<'a>(
     } else {
         None
     };
-    let p = placement(setup, pool, use_.cold_fraction());
+    let p = super::placement(setup, setup.model, pool, use_.cold_fraction());
     let mb = micro_batches.max(1) as f64;
     let attn = step_cost_of(&p, shape_of(seqs / mb), Side::MoeAttention);
     let dense = step_cost_of(&p, shape_of(seqs), Side::DenseAndHead);
@@ -231,7 +217,7 @@ pub fn expert_side<'a>(
         parallelism: expert_layout(n),
         ..pool
     };
-    let p = placement(setup, pool, use_.cold_fraction());
+    let p = super::placement(setup, setup.model, pool, use_.cold_fraction());
     // Each expert chip stands for one replica's share of the micro-batch, so that the
     // kernel sees the whole micro-batch meet in the expert group.
     let per_chip = batch as f64 / micro_batches.max(1) as f64 / n as f64;

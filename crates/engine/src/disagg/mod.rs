@@ -665,6 +665,26 @@ impl Placed<'_> {
     }
 }
 
+/// `model` on `pool` with the setup's dtypes and rates, `cold` of its weights in the
+/// cold memory tier.
+pub(crate) fn placement<'a>(
+    setup: &Setup<'a>,
+    model: &'a ModelIr,
+    pool: PoolConfig<'a>,
+    cold: f64,
+) -> crate::kernel::Placement<'a> {
+    crate::kernel::Placement {
+        model,
+        chip: pool.chip,
+        parallelism: pool.parallelism,
+        weights: setup.weights,
+        kv: setup.kv,
+        rates: crate::assumptions::ChipRates::for_chip(pool.chip, &setup.assumptions),
+        assumptions: setup.assumptions,
+        cold_weight_fraction: cold,
+    }
+}
+
 /// Places `model` on `pool` with memory for `seqs` sequences per replica of `context`
 /// tokens, `extra` bytes per chip held by something else (a colocated draft). Only an
 /// invalid layout is an error; not fitting is recorded in [`Placed::fit`].
@@ -699,16 +719,7 @@ pub(crate) fn place<'a>(
         None
     };
     Ok(Placed {
-        placement: crate::kernel::Placement {
-            model,
-            chip: pool.chip,
-            parallelism: par,
-            weights: setup.weights,
-            kv: setup.kv,
-            rates: crate::assumptions::ChipRates::for_chip(pool.chip, &setup.assumptions),
-            assumptions: setup.assumptions,
-            cold_weight_fraction: usage.cold_fraction(),
-        },
+        placement: placement(setup, model, pool, usage.cold_fraction()),
         plan,
         usage,
         seqs,
