@@ -1,7 +1,14 @@
-//! Disagg Explorer's page. The Leptos client-side app arrives with the explorer issue;
-//! the plain logic it will drive (the scenario and its shareable link) lives here first,
-//! tested natively.
+//! Disagg Explorer's page: a Leptos client-side app over the engine.
+//!
+//! The plain logic the page drives lives in modules tested natively: the scenario and
+//! its link ([`scenario`]), running it through the engine ([`explore`]), what the
+//! chart shows and how ([`chart`]), saved state ([`storage`]) and number formatting
+//! ([`format`]). [`ui`] holds thin Leptos components over them and [`web`] the few
+//! browser calls (URL, clipboard, timing).
 
 pub use disagg_engine as engine;
 
+pub mod chart;
+pub mod explore;
+pub mod format;
 pub mod scenario;

@@ -1,0 +1,136 @@
+//! Numbers as the page shows them. Nothing non-finite ever reaches the screen: a
+//! missing or broken value reads as an em dash.
+
+pub const MISSING: &str = "—";
+
+/// Three significant figures, thousands separated, no exponent for everyday sizes.
+pub fn sig3(v: f64) -> String {
+    if !v.is_finite() {
+        return MISSING.into();
+    }
+    let a = v.abs();
+    if a == 0.0 {
+        return "0".into();
+    }
+    if !(1e-3..1e12).contains(&a) {
+        return format!("{v:.2e}");
+    }
+    let digits = a.log10().floor() as i32;
+    let decimals = (2 - digits).max(0) as usize;
+    let rounded = format!("{:.*}", decimals, v);
+    if decimals == 0 {
+        group_thousands(&rounded)
+    } else {
+        rounded
+    }
+}
+
+fn group_thousands(integer: &str) -> String {
+    let (sign, digits) = match integer.strip_prefix('-') {
+        Some(d) => ("-", d),
+        None => ("", integer),
+    };
+    let mut out = String::new();
+    for (i, ch) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    format!("{sign}{out}")
+}
+
+/// `sig3` with a unit, or the dash alone.
+pub fn with_unit(v: f64, unit: &str) -> String {
+    if v.is_finite() {
+        format!("{} {unit}", sig3(v))
+    } else {
+        MISSING.into()
+    }
+}
+
+pub fn optional(v: Option<f64>, unit: &str) -> String {
+    v.map_or_else(|| MISSING.into(), |v| with_unit(v, unit))
+}
+
+pub fn usd(v: Option<f64>) -> String {
+    match v {
+        Some(v) if v.is_finite() => format!("${}", sig3(v)),
+        _ => MISSING.into(),
+    }
+}
+
+/// Seconds as ms below ten seconds, else seconds.
+pub fn duration(s: f64) -> String {
+    if !s.is_finite() {
+        MISSING.into()
+    } else if s < 10.0 {
+        with_unit(s * 1e3, "ms")
+    } else {
+        with_unit(s, "s")
+    }
+}
+
+pub fn bytes(b: f64) -> String {
+    if !b.is_finite() {
+        return MISSING.into();
+    }
+    if b >= 1e12 {
+        with_unit(b / 1e12, "TB")
+    } else if b >= 1e9 {
+        with_unit(b / 1e9, "GB")
+    } else {
+        with_unit(b / 1e6, "MB")
+    }
+}
+
+pub fn percent(fraction: f64) -> String {
+    if fraction.is_finite() {
+        format!("{:.0}%", fraction * 100.0)
+    } else {
+        MISSING.into()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn three_significant_figures() {
+        assert_eq!(sig3(0.0), "0");
+        assert_eq!(sig3(1.23456), "1.23");
+        assert_eq!(sig3(12.345), "12.3");
+        assert_eq!(sig3(123.45), "123");
+        assert_eq!(sig3(186_382.0), "186,382");
+        assert_eq!(sig3(-4321.0), "-4,321");
+        assert_eq!(sig3(0.0123), "0.0123");
+        assert_eq!(sig3(3.0e-5), "3.00e-5");
+    }
+
+    #[test]
+    fn nothing_non_finite_is_shown() {
+        for v in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+            for s in [
+                sig3(v),
+                with_unit(v, "ms"),
+                usd(Some(v)),
+                duration(v),
+                bytes(v),
+                percent(v),
+            ] {
+                assert_eq!(s, MISSING);
+            }
+        }
+        assert_eq!(optional(None, "W"), MISSING);
+    }
+
+    #[test]
+    fn units_scale() {
+        assert_eq!(duration(0.0123), "12.3 ms");
+        assert_eq!(duration(42.0), "42.0 s");
+        assert_eq!(bytes(80e9), "80.0 GB");
+        assert_eq!(bytes(1.5e12), "1.50 TB");
+        assert_eq!(percent(0.384), "38%");
+    }
+}
