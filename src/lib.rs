@@ -9,6 +9,8 @@
 pub use disagg_engine as engine;
 
 pub mod chart;
+pub mod chips;
 pub mod explore;
 pub mod format;
 pub mod scenario;
+pub mod storage;
