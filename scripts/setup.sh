@@ -2,9 +2,7 @@
 # Installs what building, serving and testing the explorer needs on a fresh machine.
 # Every step checks first and skips what is already present, so running it twice is cheap.
 set -euo pipefail
-
-WASM_BINDGEN_VERSION=0.2.130   # must equal the wasm-bindgen crate pinned in Cargo.toml
-TRUNK_VERSION=0.21.14          # 0.22 needs a newer rustc than 1.95
+source "$(dirname "$0")/env.sh"
 
 log() { printf '[setup] %s\n' "$*"; }
 
@@ -16,6 +14,9 @@ if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
   log "adding the wasm32-unknown-unknown target"
   rustup target add wasm32-unknown-unknown
 fi
+for component in rustfmt clippy; do
+  rustup component list --installed | grep -q "^$component" || rustup component add "$component"
+done
 
 if ! { command -v wasm-bindgen >/dev/null && wasm-bindgen --version | grep -q " $WASM_BINDGEN_VERSION"; }; then
   log "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION (about 3 minutes)"
@@ -30,11 +31,19 @@ fi
 missing=()
 command -v chromium >/dev/null || missing+=(chromium)
 command -v chromedriver >/dev/null || missing+=(chromium-driver)
-command -v wasm-opt >/dev/null || missing+=(binaryen)
+command -v npm >/dev/null || missing+=(nodejs npm)
 if [ ${#missing[@]} -gt 0 ]; then
   log "installing Debian packages: ${missing[*]}"
   as_root apt-get update -qq
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
+export CHROMEDRIVER="$(command -v chromedriver)"
 
-log "toolchain ready: $(wasm-bindgen --version), $(trunk --version), $(wasm-opt --version | head -1)"
+if ! { [ -x "$TOOLS_DIR/node_modules/.bin/wasm-opt" ] \
+       && "$TOOLS_DIR/node_modules/.bin/wasm-opt" --version | grep -q "version_${BINARYEN_VERSION%%.*}"; }; then
+  log "installing binaryen $BINARYEN_VERSION (wasm-opt) from npm into .tools"
+  mkdir -p "$TOOLS_DIR"
+  npm install --silent --no-save --no-audit --no-fund --prefix "$TOOLS_DIR" "binaryen@$BINARYEN_VERSION"
+fi
+
+log "toolchain ready: $(wasm-bindgen --version), $(trunk --version), $(wasm-opt --version | head -1), $(chromedriver --version | head -1)"

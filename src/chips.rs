@@ -95,7 +95,15 @@ impl ChipCard {
     pub fn tooltip(&self) -> String {
         self.numbers
             .iter()
-            .map(|n| format!("{}: {} ({}; {})", n.label, n.value, n.grade, n.sources.join("; ")))
+            .map(|n| {
+                format!(
+                    "{}: {} ({}; {})",
+                    n.label,
+                    n.value,
+                    n.grade,
+                    n.sources.join("; ")
+                )
+            })
             .collect::<Vec<_>>()
             .join("\n")
     }

@@ -12,5 +12,8 @@ pub mod chart;
 pub mod chips;
 pub mod explore;
 pub mod format;
+pub mod perf;
 pub mod scenario;
 pub mod storage;
+pub mod ui;
+pub mod web;

@@ -1,10 +1,16 @@
-//! Entry point of the page (mounted by Trunk once the Leptos app lands).
+//! Mounts the explorer page (built by Trunk for wasm32). A native build has no page to
+//! mount and says where to look instead.
 
+#[cfg(target_arch = "wasm32")]
 fn main() {
-    let catalogue = disagg_explorer::engine::Catalogue::builtin();
-    println!(
-        "Disagg Explorer page: not built yet. The engine has {} chips and {} models; use the `disagg` CLI.",
-        catalogue.chips.len(),
-        catalogue.models.len()
+    console_error_panic_hook::set_once();
+    leptos::mount::mount_to_body(disagg_explorer::ui::App);
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn main() {
+    eprintln!(
+        "The explorer is a web page: run scripts/serve.sh (or `trunk serve`). \
+         For the engine on the command line, use the `disagg` CLI."
     );
 }

@@ -11,6 +11,8 @@ use disagg_engine::{Catalogue, DType};
 pub const SCHEMA_VERSION: u32 = 1;
 /// Longest prompt or output the page accepts from a link.
 pub const MAX_LENGTH: u32 = 1_000_000;
+/// Most chip kinds one sweep takes: all ordered pairs of 12 kinds stay interactive.
+pub const MAX_CHIP_KINDS: usize = 12;
 
 /// What the chart's y axis shows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -147,87 +149,23 @@ impl Scenario {
             let (key, raw) = pair.split_once('=').unwrap_or((pair, ""));
             let key = decode(key);
             let value = decode(raw);
-            let shown: String = value.chars().take(40).collect();
-            let mut bad = |what: &str| {
-                notices.push(format!("ignored {key}={shown:?}: {what}"));
-            };
-            match key.as_str() {
-                "v" => {
-                    seen_version = true;
-                    if value != SCHEMA_VERSION.to_string() {
-                        bad("unknown link version; read as version 1");
-                    }
+            if key == "v" {
+                seen_version = true;
+                if value != SCHEMA_VERSION.to_string() {
+                    notices.push(format!(
+                        "ignored v={:?}: unknown link version; read as version 1",
+                        shorten(&value)
+                    ));
                 }
-                "model" => match catalogue.model(&value) {
-                    Ok(m) => s.model = m.id.clone(),
-                    Err(_) => bad("not a catalogue model"),
-                },
-                "isl" | "osl" => match value.parse::<u64>() {
-                    Ok(n) if (1..=MAX_LENGTH as u64).contains(&n) => {
-                        if key == "isl" {
-                            s.isl = n as u32
-                        } else {
-                            s.osl = n as u32
-                        }
-                    }
-                    _ => bad(&format!(
-                        "a length must be a whole number from 1 to {MAX_LENGTH}"
-                    )),
-                },
-                "wd" | "kv" => match value.parse::<DType>() {
-                    Ok(d) if key == "wd" => s.weight_dtype = Some(d),
-                    Ok(d) => s.kv_dtype = d,
-                    Err(_) => bad("not a dtype (bf16 fp16 fp8 int8 fp4 int4)"),
-                },
-                "axis" => match Axis::parse(&value) {
-                    Ok(a) => s.axis = a,
-                    Err(_) => bad("not an axis (agg pd af spec)"),
-                },
-                "chips" => {
-                    let mut chips = Vec::new();
-                    for id in value.split(',').map(str::trim).filter(|c| !c.is_empty()) {
-                        match catalogue.chip(id) {
-                            Ok(c) if !chips.contains(&c.id) => chips.push(c.id.clone()),
-                            Ok(_) => {}
-                            Err(_) => notices.push(format!(
-                                "ignored chip {:?}: not in the catalogue",
-                                id.chars().take(40).collect::<String>()
-                            )),
-                        }
-                    }
-                    if chips.is_empty() {
-                        notices.push("no known chip in the link; kept the default chips".into());
-                    } else {
-                        s.chips = chips;
-                    }
-                }
-                "budget" => match value.parse::<u64>() {
-                    Ok(n) if (1..=MAX_SWEEP_CHIPS as u64).contains(&n) => s.max_chips = n as u32,
-                    _ => bad(&format!("the chip budget runs from 1 to {MAX_SWEEP_CHIPS}")),
-                },
-                "target" => match value.parse::<f64>() {
-                    Ok(t) if t.is_finite() && t > 0.0 && t <= 1e6 => s.target_tok_s_user = Some(t),
-                    _ => bad("the target must be a positive tok/s/user"),
-                },
-                "draft" if value == "mtp" => s.draft_model = None,
-                "draft" => match catalogue.model(&value) {
-                    Ok(m) => s.draft_model = Some(m.id.clone()),
-                    Err(_) => bad("not a catalogue model or mtp"),
-                },
-                "acc" => match value.parse::<f64>() {
-                    Ok(a) if (0.0..=1.0).contains(&a) => s.acceptance = a,
-                    _ => bad("acceptance must lie between 0 and 1"),
-                },
-                "k" => match value.parse::<u32>() {
-                    Ok(k) if (1..=MAX_DRAFT_TOKENS).contains(&k) => s.draft_tokens = k,
-                    _ => bad(&format!("drafted tokens run from 1 to {MAX_DRAFT_TOKENS}")),
-                },
-                "y" => match value.as_str() {
-                    "chip" => s.y_axis = YAxis::TokSPerChip,
-                    "usd" => s.y_axis = YAxis::TokSPerUsdHour,
-                    _ => bad("y is chip or usd"),
-                },
-                _ => bad("unknown setting"),
+                continue;
+            }
+            match s.apply(&key, &value, catalogue) {
+                Ok(warnings) => notices.extend(warnings),
+                Err(why) => notices.push(format!(
+                    "ignored {}={:?}: {why}",
+                    shorten(&key),
+                    shorten(&value)
+                )),
             }
         }
         if !seen_version {
@@ -235,6 +173,135 @@ impl Scenario {
         }
         (s, notices)
     }
+
+    /// Sets one control by its query key, as the link or the page's inputs give it.
+    /// An invalid value leaves the scenario as it was and says why; a partly valid
+    /// one (a chip list with unknown ids) is applied and returns warnings.
+    pub fn apply(
+        &mut self,
+        key: &str,
+        value: &str,
+        catalogue: &Catalogue,
+    ) -> Result<Vec<String>, String> {
+        let value = value.trim();
+        match key {
+            "model" => {
+                self.model = catalogue
+                    .model(value)
+                    .map_err(|_| "not a catalogue model".to_string())?
+                    .id
+                    .clone()
+            }
+            "isl" | "osl" => {
+                let n = value
+                    .parse::<u64>()
+                    .ok()
+                    .filter(|n| (1..=MAX_LENGTH as u64).contains(n))
+                    .ok_or(format!(
+                        "a length must be a whole number from 1 to {MAX_LENGTH}"
+                    ))? as u32;
+                if key == "isl" {
+                    self.isl = n
+                } else {
+                    self.osl = n
+                }
+            }
+            "wd" if value.is_empty() || value == "default" => self.weight_dtype = None,
+            "wd" | "kv" => {
+                let d = value
+                    .parse::<DType>()
+                    .map_err(|_| "not a dtype (bf16 fp16 fp8 int8 fp4 int4)".to_string())?;
+                if key == "wd" {
+                    self.weight_dtype = Some(d)
+                } else {
+                    self.kv_dtype = d
+                }
+            }
+            "axis" => {
+                self.axis =
+                    Axis::parse(value).map_err(|_| "not an axis (agg pd af spec)".to_string())?
+            }
+            "chips" => {
+                let mut chips = Vec::new();
+                let mut warnings = Vec::new();
+                for id in value.split(',').map(str::trim).filter(|c| !c.is_empty()) {
+                    match catalogue.chip(id) {
+                        Ok(c) if chips.contains(&c.id) => {}
+                        Ok(_) if chips.len() >= MAX_CHIP_KINDS => warnings.push(format!(
+                            "ignored chip {id:?}: the page sweeps at most {MAX_CHIP_KINDS} chip kinds at once"
+                        )),
+                        Ok(c) => chips.push(c.id.clone()),
+                        Err(_) => warnings.push(format!(
+                            "ignored chip {:?}: not in the catalogue",
+                            shorten(id)
+                        )),
+                    }
+                }
+                if chips.is_empty() {
+                    warnings.push("no known chip in the link; kept the chips as they were".into());
+                } else {
+                    self.chips = chips;
+                }
+                return Ok(warnings);
+            }
+            "budget" => {
+                self.max_chips = value
+                    .parse::<u64>()
+                    .ok()
+                    .filter(|n| (1..=MAX_SWEEP_CHIPS as u64).contains(n))
+                    .ok_or(format!("the chip budget runs from 1 to {MAX_SWEEP_CHIPS}"))?
+                    as u32
+            }
+            "target" if value.is_empty() || value == "auto" => self.target_tok_s_user = None,
+            "target" => {
+                self.target_tok_s_user = Some(
+                    value
+                        .parse::<f64>()
+                        .ok()
+                        .filter(|t| t.is_finite() && *t > 0.0 && *t <= 1e6)
+                        .ok_or("the target must be a positive tok/s/user (or empty for auto)")?,
+                )
+            }
+            "draft" if value == "mtp" => self.draft_model = None,
+            "draft" => {
+                self.draft_model = Some(
+                    catalogue
+                        .model(value)
+                        .map_err(|_| "not a catalogue model or mtp".to_string())?
+                        .id
+                        .clone(),
+                )
+            }
+            "acc" => {
+                self.acceptance = value
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|a| (0.0..=1.0).contains(a))
+                    .ok_or("acceptance must lie between 0 and 1")?
+            }
+            "k" => {
+                self.draft_tokens = value
+                    .parse::<u32>()
+                    .ok()
+                    .filter(|k| (1..=MAX_DRAFT_TOKENS).contains(k))
+                    .ok_or(format!("drafted tokens run from 1 to {MAX_DRAFT_TOKENS}"))?
+            }
+            "y" => {
+                self.y_axis = match value {
+                    "chip" => YAxis::TokSPerChip,
+                    "usd" => YAxis::TokSPerUsdHour,
+                    _ => return Err("y is chip or usd".into()),
+                }
+            }
+            _ => return Err("unknown setting".into()),
+        }
+        Ok(Vec::new())
+    }
+}
+
+/// At most 40 characters of user text, for notices.
+fn shorten(s: &str) -> String {
+    s.chars().take(40).collect()
 }
 
 #[cfg(test)]
@@ -310,6 +377,36 @@ mod tests {
                 "no notice mentions {needle}: {notices:#?}"
             );
         }
+    }
+
+    #[test]
+    fn too_many_chip_kinds_are_cut_with_a_notice() {
+        let all: Vec<&str> = cat().chips.iter().map(|c| c.id.as_str()).collect();
+        let (s, notices) = Scenario::from_query(&format!("v=1&chips={}", all.join(",")), cat());
+        assert_eq!(s.chips.len(), MAX_CHIP_KINDS);
+        assert!(notices.iter().any(|n| n.contains("at most")));
+    }
+
+    #[test]
+    fn an_input_that_fails_leaves_the_scenario_as_it_was() {
+        let mut s = Scenario::default();
+        let before = s.clone();
+        for (k, v) in [
+            ("isl", "0"),
+            ("osl", "1e9"),
+            ("acc", "1.5"),
+            ("target", "-3"),
+            ("wd", "fp3"),
+        ] {
+            assert!(s.apply(k, v, cat()).is_err(), "{k}={v}");
+        }
+        assert_eq!(s, before);
+        s.apply("target", "25", cat()).unwrap();
+        assert_eq!(s.target_tok_s_user, Some(25.0));
+        s.apply("target", "", cat()).unwrap();
+        assert_eq!(s.target_tok_s_user, None);
+        s.apply("wd", "default", cat()).unwrap();
+        assert_eq!(s.weight_dtype, None);
     }
 
     #[test]

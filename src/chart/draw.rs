@@ -421,7 +421,7 @@ mod tests {
 
     fn record(s: &Scenario, y: YAxis) -> (ChartModel, Recorder, Vec<(f64, f64)>) {
         let r = explore(s, Catalogue::builtin()).unwrap();
-        let m = ChartModel::new(&r, y);
+        let m = ChartModel::new(&r, y, true);
         let mut rec = Recorder::default();
         let look = Look {
             scale: 2.0,

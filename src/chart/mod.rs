@@ -242,10 +242,26 @@ fn layer(c: Class) -> u8 {
 }
 
 impl ChartModel {
-    pub fn new(result: &SweepResult, y: YAxis) -> ChartModel {
+    /// The chart of a sweep; `every_point` draws each pairing's frontier points,
+    /// otherwise only the points of the drawn frontiers.
+    pub fn new(result: &SweepResult, y: YAxis, every_point: bool) -> ChartModel {
+        let frontiers = match y {
+            YAxis::TokSPerChip => &result.throughput,
+            YAxis::TokSPerUsdHour => &result.cost,
+        };
+        let on_frontier = |p: &SweepPoint| {
+            frontiers
+                .homogeneous
+                .iter()
+                .chain(&frontiers.heterogeneous)
+                .any(|f| f.spec == p.spec)
+        };
         let mut points = Vec::new();
         let mut unplotted = 0;
         for (i, p) in result.cloud.iter().enumerate() {
+            if !every_point && !on_frontier(p) {
+                continue;
+            }
             let x = p.figures.tok_s_user;
             match y_value(y, &p.figures) {
                 Some(yv) if x.is_finite() && x > 0.0 => points.push(PlotPoint {
@@ -259,10 +275,6 @@ impl ChartModel {
             }
         }
         points.sort_by_key(|p| layer(p.class));
-        let frontiers = match y {
-            YAxis::TokSPerChip => &result.throughput,
-            YAxis::TokSPerUsdHour => &result.cost,
-        };
         let line = |line: Line, pts: &[SweepPoint]| FrontierLine {
             line,
             points: pts
@@ -423,8 +435,12 @@ mod tests {
     fn the_model_holds_every_drawable_point_inside_its_axes() {
         let r = explore(&Scenario::default(), Catalogue::builtin()).unwrap();
         for y in [YAxis::TokSPerChip, YAxis::TokSPerUsdHour] {
-            let m = ChartModel::new(&r, y);
+            let m = ChartModel::new(&r, y, true);
             assert_eq!(m.points.len() + m.unplotted, r.cloud.len());
+            let few = ChartModel::new(&r, y, false);
+            assert!(few.points.len() < m.points.len());
+            let on_lines: usize = few.frontiers.iter().map(|f| f.points.len()).sum();
+            assert_eq!(few.points.len(), on_lines);
             assert!(!m.points.is_empty());
             for p in &m.points {
                 assert!(m.x.contains(p.x) && m.y.contains(p.y), "{p:?}");

@@ -1,0 +1,58 @@
+//! The answer in words: the best mixed against the best single-chip-kind deployment
+//! at the target interactivity, for the chart's objective first.
+
+use super::Page;
+use crate::format::sig3;
+use crate::scenario::YAxis;
+use disagg_engine::frontier::Objective;
+use leptos::prelude::*;
+
+#[component]
+pub fn Callout() -> impl IntoView {
+    let page = expect_context::<Page>();
+    let body = move || {
+        page.explored.with(|e| {
+            let e = e.as_ref()?;
+            let r = e.result.as_ref().ok()?;
+            let first = match e.scenario.y_axis {
+                YAxis::TokSPerChip => Objective::ThroughputPerChip,
+                YAxis::TokSPerUsdHour => Objective::CostPerMtok,
+            };
+            let mut callouts: Vec<_> = r.callouts.iter().collect();
+            callouts.sort_by_key(|c| c.objective != first);
+            let target = sig3(r.target_tok_s_user);
+            Some(view! {
+                <p class="callout-target">
+                    "At "<strong>{target}" tok/s per user"</strong>" on the "{r.axis.name()}" axis:"
+                </p>
+                {callouts
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, c)| {
+                        let verdict = match c.advantage {
+                            Some(a) if a > 0.0 => "wins",
+                            Some(_) => "loses",
+                            None => "none",
+                        };
+                        view! {
+                            <div class=format!("callout-item verdict-{verdict}") class:primary=i == 0>
+                                <p class="headline">{c.headline.clone()}</p>
+                                <p class="why">{c.why.clone()}</p>
+                            </div>
+                        }
+                    })
+                    .collect_view()}
+            })
+        })
+    };
+    let busy = move || page.explored.with(|e| e.is_none());
+    view! {
+        <section class="callout" id="callout" aria-live="polite">
+            <h2>"Does a mixed deployment win?"</h2>
+            <Show when=busy>
+                <p>"Sweeping…"</p>
+            </Show>
+            {body}
+        </section>
+    }
+}

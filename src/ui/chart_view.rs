@@ -1,0 +1,302 @@
+//! The chart canvas with hover and click, the status line with the measured redraw
+//! time, and the frontier as a table (the keyboard's way to every point).
+
+use super::Page;
+use crate::chart::draw::{draw, Look};
+use crate::chart::{nearest, ChartModel};
+use crate::format::{self, sig3};
+use crate::perf::Redraw;
+use crate::scenario::YAxis;
+use crate::web;
+use leptos::html::Canvas;
+use leptos::prelude::*;
+use plotters_canvas::CanvasBackend;
+use std::sync::Arc;
+
+/// Pointer reach for hover and click, in CSS pixels.
+const REACH: f64 = 10.0;
+
+fn chart_model(page: Page) -> Memo<Option<Arc<ChartModel>>> {
+    Memo::new(move |_| {
+        let every = page.preferences.with(|p| p.show_cloud);
+        page.explored.with(|e| {
+            let e = e.as_ref()?;
+            let r = e.result.as_ref().ok()?;
+            Some(Arc::new(ChartModel::new(r, e.scenario.y_axis, every)))
+        })
+    })
+}
+
+#[component]
+pub fn ChartView() -> impl IntoView {
+    let page = expect_context::<Page>();
+    let model = chart_model(page);
+    let canvas_ref = NodeRef::<Canvas>::new();
+    let positions = StoredValue::new(Vec::<(f64, f64)>::new());
+    let resized = RwSignal::new(0u32);
+    let tip = RwSignal::new(None::<(f64, f64)>);
+    let _resize = window_event_listener(leptos::ev::resize, move |_| resized.update(|n| *n += 1));
+
+    Effect::new(move |_| {
+        resized.track();
+        let model = model.get();
+        let selected = page.selected.get();
+        let hovered = page.hovered.get();
+        let Some(canvas) = canvas_ref.get() else {
+            return;
+        };
+        let t0 = web::now_ms();
+        let dpr = web::device_pixel_ratio();
+        let css_w = (canvas.client_width() as f64).max(320.0);
+        let css_h = (css_w * 0.6).clamp(320.0, 560.0);
+        let _ = canvas.style(("height", format!("{css_h}px")));
+        canvas.set_width((css_w * dpr).round() as u32);
+        canvas.set_height((css_h * dpr).round() as u32);
+        let index_of = |cloud: Option<usize>, m: &ChartModel| {
+            cloud.and_then(|c| m.points.iter().position(|p| p.cloud_index == c))
+        };
+        let drawn = match (&model, CanvasBackend::with_canvas_object(canvas.clone())) {
+            (Some(m), Some(backend)) => {
+                let look = Look {
+                    scale: dpr,
+                    selected: index_of(selected, m),
+                    hovered: index_of(hovered, m),
+                };
+                draw(backend, m, &look).unwrap_or_default()
+            }
+            _ => Vec::new(),
+        };
+        positions.set_value(drawn.iter().map(|&(x, y)| (x / dpr, y / dpr)).collect());
+        let done = web::now_ms();
+        if let Some(started) = page.input_at.get_value() {
+            page.input_at.set_value(None);
+            let sweep_ms = page
+                .explored
+                .with_untracked(|e| e.as_ref().map_or(0.0, |e| e.sweep_ms));
+            let r = Redraw {
+                total_ms: done - started,
+                sweep_ms,
+                draw_ms: done - t0,
+            };
+            page.latencies.update(|l| l.push(r.total_ms));
+            page.last_redraw.set(Some(r));
+        }
+    });
+
+    let point_at = move |ev: &leptos::ev::MouseEvent| -> Option<(usize, (f64, f64))> {
+        let canvas = canvas_ref.get_untracked()?;
+        let rect = canvas.get_bounding_client_rect();
+        let at = (
+            ev.client_x() as f64 - rect.left(),
+            ev.client_y() as f64 - rect.top(),
+        );
+        let i = positions.with_value(|p| nearest(p, at, REACH))?;
+        let cloud = model.with_untracked(|m| m.as_ref().map(|m| m.points[i].cloud_index))?;
+        Some((cloud, at))
+    };
+    let on_move = move |ev: leptos::ev::MouseEvent| {
+        let hit = point_at(&ev);
+        let cloud = hit.map(|h| h.0);
+        if cloud != page.hovered.get_untracked() {
+            page.hovered.set(cloud);
+        }
+        tip.set(hit.map(|h| h.1));
+    };
+    let on_leave = move |_| {
+        page.hovered.set(None);
+        tip.set(None);
+    };
+    let on_click = move |ev: leptos::ev::MouseEvent| {
+        if let Some((cloud, _)) = point_at(&ev) {
+            page.selected.set(Some(cloud));
+        }
+    };
+    let tooltip = move || {
+        let (x, y) = tip.get()?;
+        let cloud = page.hovered.get()?;
+        page.explored.with(|e| {
+            let p = e.as_ref()?.point(cloud)?;
+            let f = &p.figures;
+            Some(view! {
+                <div class="tooltip" role="tooltip" style=format!("left:{}px;top:{}px", x + 14.0, y + 14.0)>
+                    <strong>{p.phrase.clone()}</strong>
+                    <div>{p.label.clone()}</div>
+                    <div>
+                        {format!(
+                            "{} tok/s/user · {} tok/s per chip · {}/Mtok",
+                            sig3(f.tok_s_user),
+                            sig3(f.output_tok_s_per_chip),
+                            format::usd(f.usd_per_mtok_output)
+                        )}
+                    </div>
+                    <div class="hint">"click for details"</div>
+                </div>
+            })
+        })
+    };
+    let error = move || {
+        page.explored.with(|e| {
+            e.as_ref()
+                .and_then(|e| e.result.as_ref().err().cloned())
+                .map(|msg| view! { <p class="chart-error" id="chart-error" role="alert">{msg}</p> })
+        })
+    };
+    view! {
+        <figure class="chart">
+            {error}
+            <div class="canvas-wrap">
+                <canvas
+                    id="chart"
+                    node_ref=canvas_ref
+                    role="img"
+                    aria-label="Scatter of deployments: interactivity (tok/s per user) across, throughput per chip or per dollar up; the frontier table below lists the same points"
+                    on:mousemove=on_move
+                    on:mouseleave=on_leave
+                    on:click=on_click
+                ></canvas>
+                {tooltip}
+            </div>
+        </figure>
+    }
+}
+
+/// Counts, reasons for rejection and the measured input-to-redraw time.
+#[component]
+pub fn Status() -> impl IntoView {
+    let page = expect_context::<Page>();
+    let counts = move || {
+        page.explored.with(|e| {
+            let r = e.as_ref()?.result.as_ref().ok()?;
+            let rejected: u64 = r.rejected.iter().map(|c| c.count).sum();
+            let reasons = r
+                .rejected
+                .iter()
+                .map(|c| format!("{} {}", sig3(c.count as f64), c.name))
+                .collect::<Vec<_>>()
+                .join(", ");
+            Some(format!(
+                "{} configurations evaluated, {} feasible, {} points drawn; rejected {}{}",
+                sig3(r.evaluated as f64),
+                sig3(r.feasible as f64),
+                sig3(r.cloud.len() as f64),
+                sig3(rejected as f64),
+                if reasons.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({reasons})")
+                }
+            ))
+        })
+    };
+    let timing = move || {
+        let r = page.last_redraw.get()?;
+        let l = page.latencies.get();
+        Some(format!(
+            "input to redrawn chart {} (sweep {}, draw {}); p95 {} over {} changes",
+            format::duration(r.total_ms / 1e3),
+            format::duration(r.sweep_ms / 1e3),
+            format::duration(r.draw_ms / 1e3),
+            format::duration(l.quantile(0.95).unwrap_or(f64::NAN) / 1e3),
+            l.len()
+        ))
+    };
+    let notes = move || {
+        page.explored.with(|e| {
+            e.as_ref()?.result.as_ref().ok().map(|r| {
+                r.notes
+                    .iter()
+                    .map(|n| view! { <li>{n.clone()}</li> })
+                    .collect_view()
+            })
+        })
+    };
+    let last_ms = move || {
+        page.last_redraw
+            .get()
+            .map(|r| format!("{:.1}", r.total_ms))
+            .unwrap_or_default()
+    };
+    let p95_ms = move || {
+        page.latencies.with(|l| {
+            l.quantile(0.95)
+                .map(|v| format!("{v:.1}"))
+                .unwrap_or_default()
+        })
+    };
+    let drawn = move || {
+        page.explored.with(|e| {
+            e.as_ref()
+                .and_then(|e| e.result.as_ref().ok())
+                .map_or(0, |r| r.cloud.len())
+        })
+    };
+    view! {
+        <div class="status" id="status" data-last-ms=last_ms data-p95-ms=p95_ms data-points=drawn>
+            <p>{counts}</p>
+            <p id="timing">{timing}</p>
+            <ul class="notes">{notes}</ul>
+        </div>
+    }
+}
+
+/// The overall frontier of the chart's objective as a table; each row opens its
+/// point, so a keyboard reaches every frontier deployment.
+#[component]
+pub fn FrontierTable() -> impl IntoView {
+    let page = expect_context::<Page>();
+    let rows = move || {
+        page.explored.with(|e| {
+            let e = e.as_ref()?;
+            let r = e.result.as_ref().ok()?;
+            let frontier = match e.scenario.y_axis {
+                YAxis::TokSPerChip => &r.throughput.all,
+                YAxis::TokSPerUsdHour => &r.cost.all,
+            };
+            Some(
+                frontier
+                    .iter()
+                    .map(|p| {
+                        let cloud = r.cloud.iter().position(|c| c.spec == p.spec);
+                        let f = &p.figures;
+                        view! {
+                            <tr class=format!("class-{}", serde_json::to_value(p.class).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default())>
+                                <td>{sig3(f.tok_s_user)}</td>
+                                <td>{sig3(f.output_tok_s_per_chip)}</td>
+                                <td>{format::usd(f.usd_per_mtok_output)}</td>
+                                <td>{format::duration(f.ttft.0)}</td>
+                                <td>{p.class.name()}</td>
+                                <td>
+                                    <button
+                                        class="link"
+                                        disabled=cloud.is_none()
+                                        on:click=move |_| page.selected.set(cloud)
+                                    >
+                                        {p.label.clone()}
+                                    </button>
+                                </td>
+                            </tr>
+                        }
+                    })
+                    .collect_view(),
+            )
+        })
+    };
+    view! {
+        <details class="frontier-table" open>
+            <summary>"Frontier points"</summary>
+            <table>
+                <thead>
+                    <tr>
+                        <th scope="col">"tok/s/user"</th>
+                        <th scope="col">"tok/s per chip"</th>
+                        <th scope="col">"$/Mtok out"</th>
+                        <th scope="col">"TTFT"</th>
+                        <th scope="col">"kind"</th>
+                        <th scope="col">"deployment (opens details)"</th>
+                    </tr>
+                </thead>
+                <tbody>{rows}</tbody>
+            </table>
+        </details>
+    }
+}

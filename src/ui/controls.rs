@@ -1,0 +1,296 @@
+//! The scenario's inputs: model, workload, axis and its settings, budget, chart axis.
+
+use super::Page;
+use crate::scenario::{YAxis, MAX_LENGTH};
+use disagg_engine::disagg::{Axis, MAX_DRAFT_TOKENS};
+use disagg_engine::sweep::MAX_SWEEP_CHIPS;
+use disagg_engine::{Catalogue, DType};
+use leptos::prelude::*;
+
+const DTYPES: [DType; 6] = [
+    DType::Bf16,
+    DType::Fp16,
+    DType::Fp8,
+    DType::Int8,
+    DType::Fp4,
+    DType::Int4,
+];
+
+/// A number input bound to one query key: committed on change (Enter or leaving the
+/// field), refused values explained under it.
+#[component]
+fn NumberField(
+    key: &'static str,
+    label: &'static str,
+    value: Signal<String>,
+    min: String,
+    max: String,
+    step: &'static str,
+    #[prop(optional)] placeholder: &'static str,
+    #[prop(optional)] hint: &'static str,
+) -> impl IntoView {
+    let page = expect_context::<Page>();
+    let id = format!("in-{key}");
+    let error = page.field_error(key);
+    let error_id = format!("in-{key}-error");
+    view! {
+        <div class="field">
+            <label for=id.clone()>{label}</label>
+            <input
+                type="number"
+                id=id
+                name=key
+                min=min
+                max=max
+                step=step
+                placeholder=placeholder
+                aria-describedby=error_id.clone()
+                aria-invalid=move || error().is_some().to_string()
+                prop:value=value
+                on:change=move |ev| page.set_field(key, &event_target_value(&ev))
+            />
+            <span class="hint">{hint}</span>
+            <p class="field-error" id=error_id role="alert">
+                {error}
+            </p>
+        </div>
+    }
+}
+
+#[component]
+pub fn Controls() -> impl IntoView {
+    let page = expect_context::<Page>();
+    let cat = Catalogue::builtin();
+    let s = page.scenario;
+    let text = move |f: fn(&crate::scenario::Scenario) -> String| Signal::derive(move || s.with(f));
+    let models = cat
+        .models
+        .iter()
+        .map(|m| {
+            let id = m.id.clone();
+            let id2 = m.id.clone();
+            view! {
+                <option value=id prop:selected=move || s.with(|s| s.model == id2)>
+                    {m.name.clone()}
+                </option>
+            }
+        })
+        .collect_view();
+    let dtype_options = |key: &'static str| {
+        DTYPES
+            .iter()
+            .map(move |d| {
+                let name = d.name();
+                view! {
+                    <option
+                        value=name
+                        prop:selected=move || {
+                            s.with(|s| match key {
+                                "wd" => s.weight_dtype == Some(*d),
+                                _ => s.kv_dtype == *d,
+                            })
+                        }
+                    >
+                        {name}
+                    </option>
+                }
+            })
+            .collect_view()
+    };
+    let axes = [
+        (
+            Axis::Aggregated,
+            "Aggregated",
+            "prefill and decode share every chip (the baseline)",
+        ),
+        (
+            Axis::PrefillDecode,
+            "Prefill / decode",
+            "prompts on one pool, generation on another; KV shipped once",
+        ),
+        (
+            Axis::AttentionExpert,
+            "Attention / expert",
+            "MoE only: attention and experts on separate pools, per-layer exchange",
+        ),
+        (
+            Axis::Speculative,
+            "Speculative",
+            "a draft proposes tokens, the target verifies them",
+        ),
+    ]
+    .into_iter()
+    .map(|(axis, name, what)| {
+        let id = format!("axis-{}", axis.id());
+        view! {
+            <div class="radio">
+                <input
+                    type="radio"
+                    name="axis"
+                    id=id.clone()
+                    value=axis.id()
+                    prop:checked=move || s.with(|s| s.axis == axis)
+                    on:change=move |_| page.set_field("axis", axis.id())
+                />
+                <label for=id>
+                    <strong>{name}</strong>
+                    <span class="hint">{what}</span>
+                </label>
+            </div>
+        }
+    })
+    .collect_view();
+    let drafts = cat
+        .models
+        .iter()
+        .map(|m| {
+            let id = m.id.clone();
+            let id2 = m.id.clone();
+            view! {
+                <option
+                    value=id
+                    prop:selected=move || s.with(|s| s.draft_model.as_deref() == Some(id2.as_str()))
+                >
+                    {m.name.clone()}
+                </option>
+            }
+        })
+        .collect_view();
+    let y_axes = [
+        (YAxis::TokSPerChip, "chip", "tok/s per chip"),
+        (YAxis::TokSPerUsdHour, "usd", "tok/s per $/hour"),
+    ]
+    .into_iter()
+    .map(|(y, key, name)| {
+        let id = format!("y-{key}");
+        view! {
+            <div class="radio inline">
+                <input
+                    type="radio"
+                    name="y"
+                    id=id.clone()
+                    prop:checked=move || s.with(|s| s.y_axis == y)
+                    on:change=move |_| page.set_field("y", key)
+                />
+                <label for=id>{name}</label>
+            </div>
+        }
+    })
+    .collect_view();
+    let prefs = page.preferences;
+
+    view! {
+        <form class="scenario" on:submit=|ev| ev.prevent_default()>
+            <fieldset>
+                <legend>"Model and workload"</legend>
+                <div class="field">
+                    <label for="in-model">"Model"</label>
+                    <select id="in-model" on:change=move |ev| page.set_field("model", &event_target_value(&ev))>
+                        {models}
+                    </select>
+                </div>
+                <div class="row">
+                    <NumberField
+                        key="isl"
+                        label="Prompt tokens (ISL)"
+                        value=text(|s| s.isl.to_string())
+                        min="1".into()
+                        max=MAX_LENGTH.to_string()
+                        step="1"
+                    />
+                    <NumberField
+                        key="osl"
+                        label="Output tokens (OSL)"
+                        value=text(|s| s.osl.to_string())
+                        min="1".into()
+                        max=MAX_LENGTH.to_string()
+                        step="1"
+                    />
+                </div>
+                <div class="row">
+                    <div class="field">
+                        <label for="in-wd">"Weight dtype"</label>
+                        <select id="in-wd" on:change=move |ev| page.set_field("wd", &event_target_value(&ev))>
+                            <option value="default" prop:selected=move || s.with(|s| s.weight_dtype.is_none())>
+                                "model default"
+                            </option>
+                            {dtype_options("wd")}
+                        </select>
+                    </div>
+                    <div class="field">
+                        <label for="in-kv">"KV-cache dtype"</label>
+                        <select id="in-kv" on:change=move |ev| page.set_field("kv", &event_target_value(&ev))>
+                            {dtype_options("kv")}
+                        </select>
+                    </div>
+                </div>
+                <NumberField
+                    key="target"
+                    label="Target interactivity (tok/s/user)"
+                    value=text(|s| s.target_tok_s_user.map(|t| t.to_string()).unwrap_or_default())
+                    min="0.1".into()
+                    max="1000000".into()
+                    step="any"
+                    placeholder="auto"
+                    hint="empty: the middle of the range both kinds reach"
+                />
+            </fieldset>
+            <fieldset>
+                <legend>"Disaggregation axis"</legend>
+                {axes}
+                <Show when=move || s.with(|s| s.axis == Axis::Speculative)>
+                    <div class="axis-settings" id="spec-settings">
+                        <div class="field">
+                            <label for="in-draft">"Draft"</label>
+                            <select id="in-draft" on:change=move |ev| page.set_field("draft", &event_target_value(&ev))>
+                                <option value="mtp" prop:selected=move || s.with(|s| s.draft_model.is_none())>
+                                    "the model's own MTP heads"
+                                </option>
+                                {drafts.clone()}
+                            </select>
+                        </div>
+                        <div class="row">
+                            <NumberField
+                                key="acc"
+                                label="Acceptance rate"
+                                value=text(|s| s.acceptance.to_string())
+                                min="0".into()
+                                max="1".into()
+                                step="0.05"
+                            />
+                            <NumberField
+                                key="k"
+                                label="Drafted tokens (K)"
+                                value=text(|s| s.draft_tokens.to_string())
+                                min="1".into()
+                                max=MAX_DRAFT_TOKENS.to_string()
+                                step="1"
+                            />
+                        </div>
+                    </div>
+                </Show>
+                <NumberField
+                    key="budget"
+                    label="Chip budget (all pools)"
+                    value=text(|s| s.max_chips.to_string())
+                    min="1".into()
+                    max=MAX_SWEEP_CHIPS.to_string()
+                    step="1"
+                />
+            </fieldset>
+            <fieldset>
+                <legend>"Chart"</legend>
+                <div class="radios">{y_axes}</div>
+                <div class="check">
+                    <input
+                        type="checkbox"
+                        id="in-cloud"
+                        prop:checked=move || prefs.with(|p| p.show_cloud)
+                        on:change=move |ev| prefs.update(|p| p.show_cloud = event_target_checked(&ev))
+                    />
+                    <label for="in-cloud">"Show every pairing's best points, not only the frontiers"</label>
+                </div>
+            </fieldset>
+        </form>
+    }
+}

@@ -1,0 +1,132 @@
+//! The detail panel of a clicked point: every pool's chips, layout, batch, memory
+//! and where its time goes, evaluated afresh by the engine.
+
+use super::Page;
+use crate::explore::detail;
+use crate::format::{self, sig3};
+use disagg_engine::disagg::DeploymentPoint;
+use disagg_engine::Catalogue;
+use leptos::prelude::*;
+
+fn pools(d: &DeploymentPoint) -> impl IntoView {
+    d.pools
+        .iter()
+        .map(|p| {
+            let t = &p.time;
+            let total =
+                t.compute.0 + t.weight_memory.0 + t.kv_memory.0 + t.communication.0 + t.overhead.0;
+            let share = |v: f64| format::percent(if total > 0.0 { v / total } else { f64::NAN });
+            let m = &p.memory;
+            view! {
+                <tr>
+                    <th scope="row">{p.role.name()}</th>
+                    <td>{format!("{}x {}", p.chips, p.chip_name)}</td>
+                    <td>{p.parallelism.to_string()}</td>
+                    <td>{sig3(p.seqs_per_replica)}</td>
+                    <td>{format::duration(p.step.0)}</td>
+                    <td>{format::percent(p.utilisation)}</td>
+                    <td>
+                        {format!(
+                            "{} of {} (weights {}, KV {}, workspace {})",
+                            format::bytes(m.total.0),
+                            format::bytes(m.fast_capacity.0 + m.cold_capacity.0),
+                            format::bytes(m.weights.0),
+                            format::bytes(m.kv.0),
+                            format::bytes(m.workspace.0)
+                        )}
+                    </td>
+                    <td>
+                        {format!(
+                            "compute {}, weights {}, KV {}, comms {}, overhead {}",
+                            share(t.compute.0),
+                            share(t.weight_memory.0),
+                            share(t.kv_memory.0),
+                            share(t.communication.0),
+                            share(t.overhead.0)
+                        )}
+                    </td>
+                    <td>{p.bottleneck.name()}</td>
+                </tr>
+            }
+        })
+        .collect_view()
+}
+
+fn summary(d: &DeploymentPoint) -> impl IntoView {
+    let f = &d.figures;
+    let rows = [
+        ("batch (concurrent requests)", sig3(f.batch as f64)),
+        ("chips (all pools)", sig3(f.chips as f64)),
+        ("TTFT", format::duration(f.ttft.0)),
+        ("TPOT", format::duration(f.tpot.0)),
+        ("tok/s per user", sig3(f.tok_s_user)),
+        ("output tok/s per chip", sig3(f.output_tok_s_per_chip)),
+        ("input tok/s per chip", sig3(f.input_tok_s_per_chip)),
+        ("$/Mtok output", format::usd(f.usd_per_mtok_output)),
+        ("$/Mtok blended", format::usd(f.usd_per_mtok_blended)),
+        (
+            "J per output token (TDP bound)",
+            format::optional(f.joules_per_output_token, "J"),
+        ),
+        ("transfer per request", format::duration(d.transfer_time.0)),
+        ("limited by", d.figures.limiter.name().to_string()),
+        ("decode bottleneck", d.figures.bottleneck.name().to_string()),
+    ];
+    rows.into_iter()
+        .map(|(k, v)| view! { <dt>{k}</dt><dd>{v}</dd> })
+        .collect_view()
+}
+
+#[component]
+pub fn Detail() -> impl IntoView {
+    let page = expect_context::<Page>();
+    let evaluated = Memo::new(move |_| {
+        let cloud = page.selected.get()?;
+        page.explored.with(|e| {
+            let e = e.as_ref()?;
+            let p = e.point(cloud)?;
+            Some((
+                p.label.clone(),
+                detail(&e.scenario, &p.spec, Catalogue::builtin()),
+            ))
+        })
+    });
+    let body = move || {
+        let (label, result) = evaluated.get()?;
+        Some(match result {
+            Ok(d) => view! {
+                <h2 id="detail-title">{label}</h2>
+                <dl class="figures">{summary(&d)}</dl>
+                <table class="pools">
+                    <thead>
+                        <tr>
+                            <th scope="col">"pool"</th>
+                            <th scope="col">"chips"</th>
+                            <th scope="col">"layout"</th>
+                            <th scope="col">"seqs/replica"</th>
+                            <th scope="col">"step"</th>
+                            <th scope="col">"busy"</th>
+                            <th scope="col">"memory per chip"</th>
+                            <th scope="col">"step time split"</th>
+                            <th scope="col">"bottleneck"</th>
+                        </tr>
+                    </thead>
+                    <tbody>{pools(&d)}</tbody>
+                </table>
+                <ul class="warnings">
+                    {d.warnings.iter().map(|w| view! { <li>{w.clone()}</li> }).collect_view()}
+                </ul>
+            }
+            .into_any(),
+            Err(e) => view! { <p role="alert">{e}</p> }.into_any(),
+        })
+    };
+    view! {
+        <Show when=move || page.selected.with(|s| s.is_some())>
+            <section class="detail" id="detail" aria-labelledby="detail-title">
+                <button class="close" on:click=move |_| page.selected.set(None)>"Close details"</button>
+                {body}
+            </section>
+        </Show>
+    }
+}

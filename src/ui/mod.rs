@@ -1,0 +1,174 @@
+//! The page's Leptos components. They hold signals and markup only: every decision
+//! (what a link means, what the chart shows, what is saved) is made by the plain
+//! modules of this crate and tested natively.
+
+mod callout;
+mod chart_view;
+mod chip_picker;
+mod controls;
+mod detail;
+mod notices;
+mod share;
+
+pub use callout::Callout;
+pub use chart_view::{ChartView, FrontierTable, Status};
+pub use chip_picker::ChipPicker;
+pub use controls::Controls;
+pub use detail::Detail;
+pub use notices::Notices;
+pub use share::Share;
+
+use crate::explore::explore;
+use crate::perf::{Latencies, Redraw};
+use crate::scenario::Scenario;
+use crate::storage::{self, Preferences, Start};
+use crate::web::{self, BrowserStore};
+use disagg_engine::sweep::{SweepPoint, SweepResult};
+use disagg_engine::Catalogue;
+use leptos::prelude::*;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// A sweep as the page ran it.
+#[derive(Debug, PartialEq)]
+pub struct Explored {
+    pub scenario: Scenario,
+    pub result: Result<SweepResult, String>,
+    pub sweep_ms: f64,
+}
+
+impl Explored {
+    pub fn point(&self, cloud_index: usize) -> Option<&SweepPoint> {
+        self.result.as_ref().ok()?.cloud.get(cloud_index)
+    }
+}
+
+/// The page's state, shared by context. Every field is a signal, so it is `Copy`.
+#[derive(Clone, Copy)]
+pub struct Page {
+    pub scenario: RwSignal<Scenario>,
+    pub preferences: RwSignal<Preferences>,
+    pub notices: RwSignal<Vec<String>>,
+    /// Per-input messages for values that were refused, by query key.
+    pub field_errors: RwSignal<BTreeMap<String, String>>,
+    pub explored: RwSignal<Option<Arc<Explored>>>,
+    /// Index into the sweep's cloud.
+    pub selected: RwSignal<Option<usize>>,
+    pub hovered: RwSignal<Option<usize>>,
+    /// When the input that the next redraw answers happened.
+    pub input_at: StoredValue<Option<f64>>,
+    pub last_redraw: RwSignal<Option<Redraw>>,
+    pub latencies: RwSignal<Latencies>,
+}
+
+impl Page {
+    pub fn new(start: Start) -> Page {
+        Page {
+            scenario: RwSignal::new(start.scenario),
+            preferences: RwSignal::new(start.preferences),
+            notices: RwSignal::new(start.notices),
+            field_errors: RwSignal::new(BTreeMap::new()),
+            explored: RwSignal::new(None),
+            selected: RwSignal::new(None),
+            hovered: RwSignal::new(None),
+            input_at: StoredValue::new(Some(web::now_ms())),
+            last_redraw: RwSignal::new(None),
+            latencies: RwSignal::new(Latencies::default()),
+        }
+    }
+
+    /// Changes the scenario from an input: starts the latency clock and clears the
+    /// selection, which belongs to the old sweep.
+    pub fn edit(&self, f: impl FnOnce(&mut Scenario)) {
+        self.input_at.set_value(Some(web::now_ms()));
+        self.selected.set(None);
+        self.hovered.set(None);
+        self.scenario.update(f);
+    }
+
+    /// Sets one control from its text; a refused value keeps the scenario and shows
+    /// a message by the input.
+    pub fn set_field(&self, key: &str, value: &str) {
+        let mut next = self.scenario.get_untracked();
+        match next.apply(key, value, Catalogue::builtin()) {
+            Ok(warnings) => {
+                self.field_errors.update(|e| {
+                    e.remove(key);
+                });
+                if !warnings.is_empty() {
+                    self.notices.update(|n| n.extend(warnings));
+                }
+                if next != self.scenario.get_untracked() {
+                    self.edit(|s| *s = next);
+                }
+            }
+            Err(why) => self.field_errors.update(|e| {
+                e.insert(key.to_string(), why);
+            }),
+        }
+    }
+
+    pub fn field_error(&self, key: &'static str) -> impl Fn() -> Option<String> + Copy {
+        let errors = self.field_errors;
+        move || errors.with(|e| e.get(key).cloned())
+    }
+}
+
+/// Runs the sweep whenever the scenario changes, and keeps the link and the saved
+/// state in step with it.
+fn run_page(page: Page) {
+    Effect::new(move |_| {
+        let s = page.scenario.get();
+        web::replace_query(&s.to_query());
+        let t0 = web::now_ms();
+        let result = explore(&s, Catalogue::builtin());
+        let sweep_ms = web::now_ms() - t0;
+        page.explored.set(Some(Arc::new(Explored {
+            scenario: s,
+            result,
+            sweep_ms,
+        })));
+    });
+    Effect::new(move |_| {
+        let s = page.scenario.get();
+        let p = page.preferences.get();
+        storage::save(&mut BrowserStore, &s, &p);
+    });
+}
+
+/// The whole page.
+#[component]
+pub fn App() -> impl IntoView {
+    let start = storage::start(&web::query(), &mut BrowserStore, Catalogue::builtin());
+    let page = Page::new(start);
+    provide_context(page);
+    run_page(page);
+    view! {
+        <header class="masthead">
+            <h1>"Disagg Explorer"</h1>
+            <p class="tagline">
+                "Where does splitting LLM inference across different chips beat one chip kind? "
+                "Throughput, interactivity and $/Mtok from a roofline model you can check by hand."
+            </p>
+        </header>
+        <Notices/>
+        <main class="layout">
+            <aside class="controls" aria-label="Scenario">
+                <Controls/>
+                <ChipPicker/>
+            </aside>
+            <section class="results" aria-label="Results">
+                <Share/>
+                <Callout/>
+                <ChartView/>
+                <Status/>
+                <Detail/>
+                <FrontierTable/>
+            </section>
+        </main>
+        <footer class="footer">
+            "All numbers are computed in your browser from public data; each chip's sources are under its grade badge. "
+            "Model: "<code>"shared/design/model-spec.md"</code>", evidence: "<code>"audit/AUDIT.md"</code>"."
+        </footer>
+    }
+}

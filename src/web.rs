@@ -1,0 +1,79 @@
+//! The few browser calls the page makes: the address bar, the clipboard, a clock and
+//! localStorage. Each one degrades quietly when the browser refuses.
+
+use crate::storage::Store;
+use gloo_storage::{LocalStorage, Storage};
+
+fn window() -> Option<web_sys::Window> {
+    web_sys::window()
+}
+
+/// The query of the page's address, with its `?`.
+pub fn query() -> String {
+    window()
+        .and_then(|w| w.location().search().ok())
+        .unwrap_or_default()
+}
+
+/// The address that opens `query`: this page with that query.
+pub fn link_for(query: &str) -> String {
+    let Some(loc) = window().map(|w| w.location()) else {
+        return format!("?{query}");
+    };
+    let origin = loc.origin().unwrap_or_default();
+    let path = loc.pathname().unwrap_or_default();
+    format!("{origin}{path}?{query}")
+}
+
+/// Puts `query` in the address bar without a reload or a history entry.
+pub fn replace_query(query: &str) {
+    if let Some(history) = window().and_then(|w| w.history().ok()) {
+        let _ = history.replace_state_with_url(
+            &wasm_bindgen::JsValue::NULL,
+            "",
+            Some(&format!("?{query}")),
+        );
+    }
+}
+
+/// Asks the browser to copy `text`; false when there is no clipboard to ask.
+pub fn copy(text: &str) -> bool {
+    match window().map(|w| w.navigator().clipboard()) {
+        Some(clipboard) => {
+            // A refusal (no permission, no focus) is shown by the visible link.
+            let _ = clipboard.write_text(text);
+            true
+        }
+        None => false,
+    }
+}
+
+/// Milliseconds on the page's monotonic clock.
+pub fn now_ms() -> f64 {
+    window()
+        .and_then(|w| w.performance())
+        .map(|p| p.now())
+        .unwrap_or(0.0)
+}
+
+pub fn device_pixel_ratio() -> f64 {
+    window()
+        .map(|w| w.device_pixel_ratio())
+        .filter(|r| r.is_finite() && *r > 0.0)
+        .unwrap_or(1.0)
+}
+
+/// localStorage through gloo; a browser that blocks storage simply forgets.
+pub struct BrowserStore;
+
+impl Store for BrowserStore {
+    fn read(&self, key: &str) -> Option<String> {
+        LocalStorage::raw().get_item(key).ok().flatten()
+    }
+    fn write(&mut self, key: &str, value: &str) {
+        let _ = LocalStorage::raw().set_item(key, value);
+    }
+    fn remove(&mut self, key: &str) {
+        LocalStorage::delete(key);
+    }
+}
