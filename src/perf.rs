@@ -7,6 +7,8 @@ pub const WINDOW: usize = 200;
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Latencies {
     samples: Vec<f64>,
+    /// Every sample ever pushed, beyond the window too.
+    total: u64,
 }
 
 /// One redraw, split into its parts.
@@ -21,11 +23,17 @@ pub struct Redraw {
 impl Latencies {
     pub fn push(&mut self, ms: f64) {
         if ms.is_finite() && ms >= 0.0 {
+            self.total += 1;
             if self.samples.len() == WINDOW {
                 self.samples.remove(0);
             }
             self.samples.push(ms);
         }
+    }
+
+    /// Redraws measured since the page opened.
+    pub fn total(&self) -> u64 {
+        self.total
     }
 
     pub fn len(&self) -> usize {
@@ -73,6 +81,7 @@ mod tests {
             l.push(v as f64);
         }
         assert_eq!(l.len(), WINDOW);
+        assert_eq!(l.total(), WINDOW as u64 + 10);
         assert_eq!(l.quantile(0.0), Some(10.0));
     }
 }

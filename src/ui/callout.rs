@@ -11,10 +11,11 @@ use leptos::prelude::*;
 pub fn Callout() -> impl IntoView {
     let page = expect_context::<Page>();
     let body = move || {
+        let y = page.scenario.with(|s| s.y_axis);
         page.explored.with(|e| {
             let e = e.as_ref()?;
             let r = e.result.as_ref().ok()?;
-            let first = match e.scenario.y_axis {
+            let first = match y {
                 YAxis::TokSPerChip => Objective::ThroughputPerChip,
                 YAxis::TokSPerUsdHour => Objective::CostPerMtok,
             };

@@ -19,10 +19,11 @@ const REACH: f64 = 10.0;
 fn chart_model(page: Page) -> Memo<Option<Arc<ChartModel>>> {
     Memo::new(move |_| {
         let every = page.preferences.with(|p| p.show_cloud);
+        let y = page.scenario.with(|s| s.y_axis);
         page.explored.with(|e| {
             let e = e.as_ref()?;
             let r = e.result.as_ref().ok()?;
-            Some(Arc::new(ChartModel::new(r, e.scenario.y_axis, every)))
+            Some(Arc::new(ChartModel::new(r, y, every)))
         })
     })
 }
@@ -37,13 +38,20 @@ pub fn ChartView() -> impl IntoView {
     let tip = RwSignal::new(None::<(f64, f64)>);
     let _resize = window_event_listener(leptos::ev::resize, move |_| resized.update(|n| *n += 1));
 
-    Effect::new(move |_| {
+    Effect::new(move |previous: Option<Option<Arc<ChartModel>>>| {
         resized.track();
         let model = model.get();
+        // Only a new chart answers an input; a redraw for hover, selection or size
+        // does not.
+        let fresh = match (&previous, &model) {
+            (Some(Some(old)), Some(new)) => !Arc::ptr_eq(old, new),
+            (_, Some(_)) => true,
+            _ => false,
+        };
         let selected = page.selected.get();
         let hovered = page.hovered.get();
         let Some(canvas) = canvas_ref.get() else {
-            return;
+            return model;
         };
         let t0 = web::now_ms();
         let dpr = web::device_pixel_ratio();
@@ -68,11 +76,10 @@ pub fn ChartView() -> impl IntoView {
         };
         positions.set_value(drawn.iter().map(|&(x, y)| (x / dpr, y / dpr)).collect());
         let done = web::now_ms();
-        if let Some(started) = page.input_at.get_value() {
+        if let (Some(started), true) = (page.input_at.get_value(), fresh) {
             page.input_at.set_value(None);
-            let sweep_ms = page
-                .explored
-                .with_untracked(|e| e.as_ref().map_or(0.0, |e| e.sweep_ms));
+            let sweep_ms = page.unreported_sweep_ms.get_value();
+            page.unreported_sweep_ms.set_value(0.0);
             let r = Redraw {
                 total_ms: done - started,
                 sweep_ms,
@@ -81,6 +88,7 @@ pub fn ChartView() -> impl IntoView {
             page.latencies.update(|l| l.push(r.total_ms));
             page.last_redraw.set(Some(r));
         }
+        model
     });
 
     let point_at = move |ev: &leptos::ev::MouseEvent| -> Option<(usize, (f64, f64))> {
@@ -223,6 +231,7 @@ pub fn Status() -> impl IntoView {
                 .unwrap_or_default()
         })
     };
+    let redraws = move || page.latencies.with(|l| l.total());
     let drawn = move || {
         page.explored.with(|e| {
             e.as_ref()
@@ -231,7 +240,7 @@ pub fn Status() -> impl IntoView {
         })
     };
     view! {
-        <div class="status" id="status" data-last-ms=last_ms data-p95-ms=p95_ms data-points=drawn>
+        <div class="status" id="status" data-last-ms=last_ms data-p95-ms=p95_ms data-points=drawn data-redraws=redraws>
             <p>{counts}</p>
             <p id="timing">{timing}</p>
             <ul class="notes">{notes}</ul>
@@ -245,10 +254,11 @@ pub fn Status() -> impl IntoView {
 pub fn FrontierTable() -> impl IntoView {
     let page = expect_context::<Page>();
     let rows = move || {
+        let y = page.scenario.with(|s| s.y_axis);
         page.explored.with(|e| {
             let e = e.as_ref()?;
             let r = e.result.as_ref().ok()?;
-            let frontier = match e.scenario.y_axis {
+            let frontier = match y {
                 YAxis::TokSPerChip => &r.throughput.all,
                 YAxis::TokSPerUsdHour => &r.cost.all,
             };
@@ -282,7 +292,7 @@ pub fn FrontierTable() -> impl IntoView {
         })
     };
     view! {
-        <details class="frontier-table" open>
+        <details class="frontier-table" id="frontier-table" open>
             <summary>"Frontier points"</summary>
             <table>
                 <thead>

@@ -32,6 +32,7 @@ use std::sync::Arc;
 /// A sweep as the page ran it.
 #[derive(Debug, PartialEq)]
 pub struct Explored {
+    /// The scenario swept; its y axis is not used.
     pub scenario: Scenario,
     pub result: Result<SweepResult, String>,
     pub sweep_ms: f64,
@@ -57,6 +58,8 @@ pub struct Page {
     pub hovered: RwSignal<Option<usize>>,
     /// When the input that the next redraw answers happened.
     pub input_at: StoredValue<Option<f64>>,
+    /// Time of a sweep not yet reported by a redraw.
+    pub unreported_sweep_ms: StoredValue<f64>,
     pub last_redraw: RwSignal<Option<Redraw>>,
     pub latencies: RwSignal<Latencies>,
 }
@@ -72,6 +75,7 @@ impl Page {
             selected: RwSignal::new(None),
             hovered: RwSignal::new(None),
             input_at: StoredValue::new(Some(web::now_ms())),
+            unreported_sweep_ms: StoredValue::new(0.0),
             last_redraw: RwSignal::new(None),
             latencies: RwSignal::new(Latencies::default()),
         }
@@ -81,8 +85,13 @@ impl Page {
     /// selection, which belongs to the old sweep.
     pub fn edit(&self, f: impl FnOnce(&mut Scenario)) {
         self.input_at.set_value(Some(web::now_ms()));
-        self.selected.set(None);
-        self.hovered.set(None);
+        // A set notifies even when nothing changes; clear only what is set.
+        if self.selected.get_untracked().is_some() {
+            self.selected.set(None);
+        }
+        if self.hovered.get_untracked().is_some() {
+            self.hovered.set(None);
+        }
         self.scenario.update(f);
     }
 
@@ -117,12 +126,23 @@ impl Page {
 /// Runs the sweep whenever the scenario changes, and keeps the link and the saved
 /// state in step with it.
 fn run_page(page: Page) {
+    // What the sweep depends on: the scenario without the chart's y axis, so that
+    // switching the axis redraws without sweeping again.
+    let swept = Memo::new(move |_| {
+        page.scenario.with(|s| Scenario {
+            y_axis: crate::scenario::YAxis::TokSPerChip,
+            ..s.clone()
+        })
+    });
     Effect::new(move |_| {
-        let s = page.scenario.get();
-        web::replace_query(&s.to_query());
+        web::replace_query(&page.scenario.with(|s| s.to_query()));
+    });
+    Effect::new(move |_| {
+        let s = swept.get();
         let t0 = web::now_ms();
         let result = explore(&s, Catalogue::builtin());
         let sweep_ms = web::now_ms() - t0;
+        page.unreported_sweep_ms.set_value(sweep_ms);
         page.explored.set(Some(Arc::new(Explored {
             scenario: s,
             result,
