@@ -6,6 +6,7 @@ use crate::chips::ChipCard;
 use crate::scenario::MAX_CHIP_KINDS;
 use disagg_engine::Catalogue;
 use leptos::prelude::*;
+use wasm_bindgen::JsCast;
 
 /// Adds or removes a chip; refuses to empty the pool or pass the limit, saying why.
 pub fn toggle_chip(page: Page, id: &str, on: bool) {
@@ -78,7 +79,17 @@ fn ChipRow(card: ChipCard) -> impl IntoView {
                 type="checkbox"
                 id=checkbox.clone()
                 prop:checked=selected
-                on:change=move |ev| toggle_chip(page, &id, event_target_checked(&ev))
+                on:change=move |ev| {
+                    toggle_chip(page, &id, event_target_checked(&ev));
+                    // A refused toggle leaves the pool as it was: so must the box.
+                    let kept = page.scenario.with_untracked(|s| s.chips.contains(&id));
+                    if let Some(input) = ev
+                        .target()
+                        .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+                    {
+                        input.set_checked(kept);
+                    }
+                }
             />
             <label for=checkbox>
                 <span class="chip-name">{card.name.clone()}</span>

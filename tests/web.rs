@@ -1,0 +1,187 @@
+//! Component tests in a real browser (headless Chromium via wasm-bindgen-test):
+//! the chip picker, the link round trip and the notices of a hostile link.
+//!
+//! Run with `cargo test --target wasm32-unknown-unknown --test web` (scripts/test.sh
+//! does); natively this file is empty.
+#![cfg(target_arch = "wasm32")]
+
+use disagg_explorer::engine::Catalogue;
+use disagg_explorer::scenario::Scenario;
+use disagg_explorer::storage::{start, Start};
+use disagg_explorer::ui::{App, ChipPicker, Page};
+use disagg_explorer::web::BrowserStore;
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+fn document() -> web_sys::Document {
+    web_sys::window().unwrap().document().unwrap()
+}
+
+/// A fresh element to mount into, and no saved state from an earlier test.
+fn container() -> web_sys::HtmlElement {
+    web_sys::window()
+        .unwrap()
+        .local_storage()
+        .unwrap()
+        .unwrap()
+        .clear()
+        .unwrap();
+    let div = document().create_element("div").unwrap();
+    document().body().unwrap().append_child(&div).unwrap();
+    div.unchecked_into()
+}
+
+fn element<T: JsCast>(css: &str) -> T {
+    document()
+        .query_selector(css)
+        .unwrap()
+        .unwrap_or_else(|| panic!("no element {css}"))
+        .unchecked_into()
+}
+
+async fn settle() {
+    for _ in 0..5 {
+        leptos::task::tick().await;
+    }
+}
+
+fn set_query(q: &str) {
+    web_sys::window()
+        .unwrap()
+        .history()
+        .unwrap()
+        .replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(q))
+        .unwrap();
+}
+
+#[wasm_bindgen_test]
+async fn the_chip_picker_adds_removes_and_refuses_to_empty_the_pool() {
+    let parent = container();
+    let page = Page::new(Start {
+        scenario: Scenario {
+            chips: vec!["h200".into()],
+            ..Scenario::default()
+        },
+        ..start("", &mut BrowserStore, Catalogue::builtin())
+    });
+    let handle = leptos::mount::mount_to(parent.clone(), move || {
+        provide_context(page);
+        view! { <ChipPicker/> }
+    });
+    settle().await;
+    assert_eq!(
+        element::<web_sys::HtmlElement>("#chip-count").inner_text(),
+        "1"
+    );
+    let badge: web_sys::HtmlElement = element("#chip-picker li.chip .badge");
+    assert!(badge.title().contains("BF16 dense"), "{}", badge.title());
+
+    element::<web_sys::HtmlElement>("#chip-gb200").click();
+    settle().await;
+    assert_eq!(page.scenario.get_untracked().chips, ["h200", "gb200"]);
+    assert_eq!(
+        element::<web_sys::HtmlElement>("#chip-count").inner_text(),
+        "2"
+    );
+
+    element::<web_sys::HtmlElement>("#chip-h200").click();
+    settle().await;
+    element::<web_sys::HtmlElement>("#chip-gb200").click();
+    settle().await;
+    assert_eq!(page.scenario.get_untracked().chips, ["gb200"]);
+    let error = element::<web_sys::HtmlElement>("#chips-error").inner_text();
+    assert!(error.contains("at least one chip"), "{error}");
+    assert!(element::<web_sys::HtmlInputElement>("#chip-gb200").checked());
+    drop(handle);
+    parent.remove();
+}
+
+#[wasm_bindgen_test]
+async fn a_link_opens_its_scenario_and_the_address_follows_the_page() {
+    let parent = container();
+    let wanted = Scenario {
+        model: "deepseek-v3".into(),
+        isl: 2048,
+        osl: 256,
+        axis: disagg_explorer::engine::disagg::Axis::AttentionExpert,
+        chips: vec!["h200".into(), "mi300x".into()],
+        max_chips: 32,
+        ..Scenario::default()
+    };
+    set_query(&format!("?{}", wanted.to_query()));
+    let handle = leptos::mount::mount_to(parent.clone(), App);
+    settle().await;
+    assert_eq!(
+        element::<web_sys::HtmlInputElement>("#in-isl").value(),
+        "2048"
+    );
+    assert_eq!(
+        element::<web_sys::HtmlInputElement>("#in-budget").value(),
+        "32"
+    );
+    assert!(element::<web_sys::HtmlInputElement>("#axis-af").checked());
+    assert_eq!(
+        element::<web_sys::HtmlSelectElement>("#in-model").value(),
+        "deepseek-v3"
+    );
+    assert!(document().query_selector("#notices").unwrap().is_none());
+
+    // Typing a new prompt length moves the address; a bad one is refused by the input.
+    let isl: web_sys::HtmlInputElement = element("#in-isl");
+    isl.set_value("4096");
+    isl.dispatch_event(&web_sys::Event::new("change").unwrap())
+        .unwrap();
+    settle().await;
+    let search = web_sys::window().unwrap().location().search().unwrap();
+    let (back, notices) = Scenario::from_query(&search, Catalogue::builtin());
+    assert!(notices.is_empty(), "{notices:?}");
+    assert_eq!(
+        back,
+        Scenario {
+            isl: 4096,
+            ..wanted.clone()
+        }
+    );
+    isl.set_value("-3");
+    isl.dispatch_event(&web_sys::Event::new("change").unwrap())
+        .unwrap();
+    settle().await;
+    let error = element::<web_sys::HtmlElement>("#in-isl-error").inner_text();
+    assert!(error.contains("whole number"), "{error}");
+    let search_after = web_sys::window().unwrap().location().search().unwrap();
+    assert_eq!(search_after, search, "a refused value changed the link");
+    drop(handle);
+    parent.remove();
+    set_query("?");
+}
+
+#[wasm_bindgen_test]
+async fn a_hostile_link_shows_notices_and_a_usable_page() {
+    let parent = container();
+    set_query("?v=7&model=%3Cimg%20src=x%3E&isl=NaN&chips=warp-drive&acc=2&zzz");
+    let handle = leptos::mount::mount_to(parent.clone(), App);
+    settle().await;
+    let notices = element::<web_sys::HtmlElement>("#notices").inner_text();
+    for needle in ["model", "isl", "warp-drive", "acc", "zzz", "version"] {
+        assert!(
+            notices.contains(needle),
+            "no notice about {needle}: {notices}"
+        );
+    }
+    // The markup in the link is shown as text, never parsed.
+    assert!(document().query_selector("#notices img").unwrap().is_none());
+    // The page still works: the defaults are in the controls.
+    assert_eq!(
+        element::<web_sys::HtmlInputElement>("#in-isl").value(),
+        "8192"
+    );
+    element::<web_sys::HtmlElement>("#dismiss-notices").click();
+    settle().await;
+    assert!(document().query_selector("#notices").unwrap().is_none());
+    drop(handle);
+    parent.remove();
+    set_query("?");
+}
