@@ -40,6 +40,11 @@ fn group_thousands(integer: &str) -> String {
     format!("{sign}{out}")
 }
 
+/// A count, thousands separated: 186,382.
+pub fn count(n: u64) -> String {
+    group_thousands(&n.to_string())
+}
+
 /// `sig3` with a unit, or the dash alone.
 pub fn with_unit(v: f64, unit: &str) -> String {
     if v.is_finite() {
@@ -132,5 +137,7 @@ mod tests {
         assert_eq!(bytes(80e9), "80.0 GB");
         assert_eq!(bytes(1.5e12), "1.50 TB");
         assert_eq!(percent(0.384), "38%");
+        assert_eq!(count(28), "28");
+        assert_eq!(count(1_234_567), "1,234,567");
     }
 }

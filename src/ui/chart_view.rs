@@ -179,15 +179,15 @@ pub fn Status() -> impl IntoView {
             let reasons = r
                 .rejected
                 .iter()
-                .map(|c| format!("{} {}", sig3(c.count as f64), c.name))
+                .map(|c| format!("{} {}", format::count(c.count), c.name))
                 .collect::<Vec<_>>()
                 .join(", ");
             Some(format!(
                 "{} configurations evaluated, {} feasible, {} points drawn; rejected {}{}",
-                sig3(r.evaluated as f64),
-                sig3(r.feasible as f64),
-                sig3(r.cloud.len() as f64),
-                sig3(rejected as f64),
+                format::count(r.evaluated),
+                format::count(r.feasible),
+                format::count(r.cloud.len() as u64),
+                format::count(rejected),
                 if reasons.is_empty() {
                     String::new()
                 } else {
