@@ -7,15 +7,6 @@ use disagg_engine::sweep::MAX_SWEEP_CHIPS;
 use disagg_engine::{Catalogue, DType};
 use leptos::prelude::*;
 
-const DTYPES: [DType; 6] = [
-    DType::Bf16,
-    DType::Fp16,
-    DType::Fp8,
-    DType::Int8,
-    DType::Fp4,
-    DType::Int4,
-];
-
 /// A number input bound to one query key: committed on change (Enter or leaving the
 /// field), refused values explained under it.
 #[component]
@@ -77,7 +68,7 @@ pub fn Controls() -> impl IntoView {
         })
         .collect_view();
     let dtype_options = |key: &'static str| {
-        DTYPES
+        DType::ALL
             .iter()
             .map(move |d| {
                 let name = d.name();
