@@ -5,6 +5,7 @@
 //! clamped, so the page always has something to draw and can say what it changed.
 
 use disagg_engine::disagg::{Axis, MAX_DRAFT_TOKENS};
+use disagg_engine::frontier::Objective;
 use disagg_engine::sweep::MAX_SWEEP_CHIPS;
 use disagg_engine::{Catalogue, DType};
 
@@ -19,6 +20,17 @@ pub const MAX_CHIP_KINDS: usize = 12;
 pub enum YAxis {
     TokSPerChip,
     TokSPerUsdHour,
+}
+
+impl YAxis {
+    /// The frontier objective the axis draws: tok/s per $/hour is the reciprocal of
+    /// $/Mtok up to a constant, so it shares the cost frontier.
+    pub fn objective(self) -> Objective {
+        match self {
+            YAxis::TokSPerChip => Objective::ThroughputPerChip,
+            YAxis::TokSPerUsdHour => Objective::CostPerMtok,
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]

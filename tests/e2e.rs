@@ -15,6 +15,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 const WAIT: Duration = Duration::from_secs(60);
@@ -170,10 +171,11 @@ impl Driver {
 
     /// A browser with a fresh profile: no saved state.
     fn session(&self) -> Session {
+        static SESSIONS: AtomicU32 = AtomicU32::new(0);
         let profile = std::env::temp_dir().join(format!(
             "disagg-e2e-{}-{}",
             std::process::id(),
-            Instant::now().elapsed().as_nanos() ^ rand_ish()
+            SESSIONS.fetch_add(1, Ordering::Relaxed)
         ));
         let caps = json!({"capabilities": {"alwaysMatch": {
             "browserName": "chrome",
@@ -196,13 +198,6 @@ impl Driver {
             id,
         }
     }
-}
-
-fn rand_ish() -> u128 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos())
-        .unwrap_or(0)
 }
 
 impl Drop for Driver {
@@ -399,13 +394,11 @@ fn the_release_page_works_end_to_end() {
 
     // Close the panel (its ring marks the chosen point), then copy the link and open
     // it in a fresh browser: the same view.
-    let n_before_close = page.js("return document.getElementById('status').dataset.lastMs;");
     page.click("#detail .close");
     page.wait_for(
         "the detail panel to close",
         "return document.getElementById('detail') ? null : true;",
     );
-    let _ = n_before_close;
     page.click("#copy-link");
     let link = page
         .js("return document.getElementById('share-link').value;")

@@ -245,10 +245,7 @@ impl ChartModel {
     /// The chart of a sweep; `every_point` draws each pairing's frontier points,
     /// otherwise only the points of the drawn frontiers.
     pub fn new(result: &SweepResult, y: YAxis, every_point: bool) -> ChartModel {
-        let frontiers = match y {
-            YAxis::TokSPerChip => &result.throughput,
-            YAxis::TokSPerUsdHour => &result.cost,
-        };
+        let frontiers = result.frontiers_of(y.objective());
         let on_frontier = |p: &SweepPoint| {
             frontiers
                 .homogeneous

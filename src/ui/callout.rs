@@ -3,8 +3,6 @@
 
 use super::Page;
 use crate::format::sig3;
-use crate::scenario::YAxis;
-use disagg_engine::frontier::Objective;
 use leptos::prelude::*;
 
 #[component]
@@ -15,10 +13,7 @@ pub fn Callout() -> impl IntoView {
         page.explored.with(|e| {
             let e = e.as_ref()?;
             let r = e.result.as_ref().ok()?;
-            let first = match y {
-                YAxis::TokSPerChip => Objective::ThroughputPerChip,
-                YAxis::TokSPerUsdHour => Objective::CostPerMtok,
-            };
+            let first = y.objective();
             let mut callouts: Vec<_> = r.callouts.iter().collect();
             callouts.sort_by_key(|c| c.objective != first);
             let target = sig3(r.target_tok_s_user);

@@ -6,7 +6,6 @@ use crate::chart::draw::{draw, Look};
 use crate::chart::{nearest, ChartModel};
 use crate::format::{self, sig3};
 use crate::perf::Redraw;
-use crate::scenario::YAxis;
 use crate::web;
 use leptos::html::Canvas;
 use leptos::prelude::*;
@@ -258,10 +257,7 @@ pub fn FrontierTable() -> impl IntoView {
         page.explored.with(|e| {
             let e = e.as_ref()?;
             let r = e.result.as_ref().ok()?;
-            let frontier = match y {
-                YAxis::TokSPerChip => &r.throughput.all,
-                YAxis::TokSPerUsdHour => &r.cost.all,
-            };
+            let frontier = &r.frontiers_of(y.objective()).all;
             Some(
                 frontier
                     .iter()

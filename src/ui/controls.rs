@@ -1,7 +1,7 @@
 //! The scenario's inputs: model, workload, axis and its settings, budget, chart axis.
 
 use super::Page;
-use crate::scenario::{YAxis, MAX_LENGTH};
+use crate::scenario::{Scenario, YAxis, MAX_LENGTH};
 use disagg_engine::disagg::{Axis, MAX_DRAFT_TOKENS};
 use disagg_engine::sweep::MAX_SWEEP_CHIPS;
 use disagg_engine::{Catalogue, DType};
@@ -53,20 +53,26 @@ pub fn Controls() -> impl IntoView {
     let page = expect_context::<Page>();
     let cat = Catalogue::builtin();
     let s = page.scenario;
-    let text = move |f: fn(&crate::scenario::Scenario) -> String| Signal::derive(move || s.with(f));
-    let models = cat
-        .models
-        .iter()
-        .map(|m| {
-            let id = m.id.clone();
-            let id2 = m.id.clone();
-            view! {
-                <option value=id prop:selected=move || s.with(|s| s.model == id2)>
-                    {m.name.clone()}
-                </option>
-            }
-        })
-        .collect_view();
+    let text = move |f: fn(&Scenario) -> String| Signal::derive(move || s.with(f));
+    // One option per catalogue model, selected when `chosen` names it.
+    let model_options = move |chosen: fn(&Scenario) -> Option<&str>| {
+        cat.models
+            .iter()
+            .map(|m| {
+                let id = m.id.clone();
+                let this = m.id.clone();
+                view! {
+                    <option
+                        value=id
+                        prop:selected=move || s.with(|s| chosen(s) == Some(this.as_str()))
+                    >
+                        {m.name.clone()}
+                    </option>
+                }
+            })
+            .collect_view()
+    };
+    let models = model_options(|s| Some(s.model.as_str()));
     let dtype_options = |key: &'static str| {
         DType::ALL
             .iter()
@@ -131,22 +137,7 @@ pub fn Controls() -> impl IntoView {
         }
     })
     .collect_view();
-    let drafts = cat
-        .models
-        .iter()
-        .map(|m| {
-            let id = m.id.clone();
-            let id2 = m.id.clone();
-            view! {
-                <option
-                    value=id
-                    prop:selected=move || s.with(|s| s.draft_model.as_deref() == Some(id2.as_str()))
-                >
-                    {m.name.clone()}
-                </option>
-            }
-        })
-        .collect_view();
+    let drafts = model_options(|s| s.draft_model.as_deref());
     let y_axes = [
         (YAxis::TokSPerChip, "chip", "tok/s per chip"),
         (YAxis::TokSPerUsdHour, "usd", "tok/s per $/hour"),

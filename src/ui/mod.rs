@@ -35,7 +35,6 @@ pub struct Explored {
     /// The scenario swept; its y axis is not used.
     pub scenario: Scenario,
     pub result: Result<SweepResult, String>,
-    pub sweep_ms: f64,
 }
 
 impl Explored {
@@ -141,12 +140,10 @@ fn run_page(page: Page) {
         let s = swept.get();
         let t0 = web::now_ms();
         let result = explore(&s, Catalogue::builtin());
-        let sweep_ms = web::now_ms() - t0;
-        page.unreported_sweep_ms.set_value(sweep_ms);
+        page.unreported_sweep_ms.set_value(web::now_ms() - t0);
         page.explored.set(Some(Arc::new(Explored {
             scenario: s,
             result,
-            sweep_ms,
         })));
     });
     Effect::new(move |_| {

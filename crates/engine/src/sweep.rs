@@ -145,6 +145,16 @@ pub struct SweepResult {
     pub notes: Vec<String>,
 }
 
+impl SweepResult {
+    /// The frontiers of one objective.
+    pub fn frontiers_of(&self, objective: Objective) -> &Frontiers {
+        match objective {
+            Objective::ThroughputPerChip => &self.throughput,
+            Objective::CostPerMtok => &self.cost,
+        }
+    }
+}
+
 /// Collects candidates one chip pairing at a time, keeping each pairing's frontier.
 struct Collector<'a> {
     group: Vec<(Deployment<'a>, Figures)>,
