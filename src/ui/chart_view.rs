@@ -15,16 +15,32 @@ use std::sync::Arc;
 /// Pointer reach for hover and click, in CSS pixels.
 const REACH: f64 = 10.0;
 
+/// The chart of the current sweep. Every recomputation counts as a new chart, even
+/// one equal to the last: an input whose sweep draws the same picture is still answered
+/// by a redraw, so its latency is recorded then and not charged to the next input.
 fn chart_model(page: Page) -> Memo<Option<Arc<ChartModel>>> {
-    Memo::new(move |_| {
-        let every = page.preferences.with(|p| p.show_cloud);
-        let y = page.scenario.with(|s| s.y_axis);
-        page.explored.with(|e| {
-            let e = e.as_ref()?;
-            let r = e.result.as_ref().ok()?;
-            Some(Arc::new(ChartModel::new(r, y, every)))
-        })
-    })
+    fn changed(
+        old: Option<&Option<Arc<ChartModel>>>,
+        new: Option<&Option<Arc<ChartModel>>>,
+    ) -> bool {
+        match (old, new) {
+            (Some(Some(a)), Some(Some(b))) => !Arc::ptr_eq(a, b),
+            (Some(None), Some(None)) => false,
+            _ => true,
+        }
+    }
+    Memo::new_with_compare(
+        move |_| {
+            let every = page.preferences.with(|p| p.show_cloud);
+            let y = page.scenario.with(|s| s.y_axis);
+            page.explored.with(|e| {
+                let e = e.as_ref()?;
+                let r = e.result.as_ref().ok()?;
+                Some(Arc::new(ChartModel::new(r, y, every)))
+            })
+        },
+        changed,
+    )
 }
 
 #[component]
