@@ -238,11 +238,7 @@ pub fn run_predict(args: &PredictArgs) -> Result<(), String> {
                 (
                     PoolRole::Prefill,
                     PoolChoice {
-                        chip: chip(
-                            p.prefill_chip
-                                .as_deref()
-                                .ok_or("--axis pd needs --prefill-chip")?,
-                        )?,
+                        chip: chip(required(p.prefill_chip.as_deref(), "prefill-chip", a)?)?,
                         chips: pn,
                         parallelism: layout(p.prefill_tp, None, pn, "prefill")?,
                     },
@@ -250,11 +246,7 @@ pub fn run_predict(args: &PredictArgs) -> Result<(), String> {
                 (
                     PoolRole::Decode,
                     PoolChoice {
-                        chip: chip(
-                            p.decode_chip
-                                .as_deref()
-                                .ok_or("--axis pd needs --decode-chip")?,
-                        )?,
+                        chip: chip(required(p.decode_chip.as_deref(), "decode-chip", a)?)?,
                         chips: dn,
                         parallelism: layout(p.decode_tp, p.decode_ep, dn, "decode")?,
                     },
@@ -268,11 +260,7 @@ pub fn run_predict(args: &PredictArgs) -> Result<(), String> {
                 (
                     PoolRole::Attention,
                     PoolChoice {
-                        chip: chip(
-                            p.attn_chip
-                                .as_deref()
-                                .ok_or("--axis af needs --attn-chip")?,
-                        )?,
+                        chip: chip(required(p.attn_chip.as_deref(), "attn-chip", a)?)?,
                         chips: an,
                         parallelism: layout(p.attn_tp, None, an, "attn")?,
                     },
@@ -280,11 +268,7 @@ pub fn run_predict(args: &PredictArgs) -> Result<(), String> {
                 (
                     PoolRole::Experts,
                     PoolChoice {
-                        chip: chip(
-                            p.expert_chip
-                                .as_deref()
-                                .ok_or("--axis af needs --expert-chip")?,
-                        )?,
+                        chip: chip(required(p.expert_chip.as_deref(), "expert-chip", a)?)?,
                         chips: en,
                         parallelism: None,
                     },
