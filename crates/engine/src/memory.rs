@@ -1,6 +1,11 @@
 //! Memory per chip: weight shard, KV cache, workspace, and how many sequences fit
 //! (model-spec section 4). Weights that do not fit the fast tier spill into the cold
 //! tier where the chip has one; the KV cache and workspace always stay in the fast tier.
+//!
+//! Weights are placed first, as a serving engine loads them before it sizes its KV
+//! cache: they fill the fast tier up to what the workspace and one sequence leave, and
+//! only the rest spills. A larger batch never pushes weights out to the cold tier (that
+//! would trade a faster step for a bigger batch behind the user's back).
 
 use crate::assumptions::Assumptions;
 use crate::catalogue::Chip;
@@ -19,6 +24,67 @@ pub struct MemoryPlan {
     pub workspace: Bytes,
     pub fast_capacity: Bytes,
     pub cold_capacity: Bytes,
+}
+
+/// One chip's two memory tiers and what must go into them: the one placement policy
+/// every pool (colocated, prefill, decode, attention, expert) follows.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Tiers {
+    pub fast: Bytes,
+    pub cold: Bytes,
+    pub weights: Bytes,
+    pub kv_per_seq: Bytes,
+    pub workspace: Bytes,
+}
+
+impl Tiers {
+    pub fn of(chip: &Chip, weights: Bytes, kv_per_seq: Bytes, workspace: Bytes) -> Tiers {
+        Tiers {
+            fast: chip.fast.capacity,
+            cold: chip.cold.map_or(Bytes::ZERO, |c| c.capacity),
+            weights,
+            kv_per_seq,
+            workspace,
+        }
+    }
+
+    /// Weights in the cold tier: what does not fit beside the workspace and one
+    /// sequence's KV, whatever the batch.
+    pub fn cold_weights(&self) -> Bytes {
+        let room = (self.fast - self.workspace - self.kv_per_seq).max(Bytes::ZERO);
+        (self.weights - room).max(Bytes::ZERO)
+    }
+
+    /// Most sequences that fit beside the weights' fast share (0 when the weights do
+    /// not fit both tiers, or not even one sequence fits).
+    pub fn max_seqs(&self) -> u64 {
+        let cold = self.cold_weights();
+        if cold.0 > self.cold.0 + 1.0 || self.kv_per_seq.0 <= 0.0 {
+            return 0;
+        }
+        let free = self.fast - self.workspace - (self.weights - cold);
+        if free.0 <= 0.0 {
+            return 0;
+        }
+        // A byte of rounding must not lose the last sequence.
+        ((free.0 + 1.0) / self.kv_per_seq.0).floor().min(1e9) as u64
+    }
+
+    pub fn usage(&self, seqs: f64) -> MemoryUsage {
+        let kv = self.kv_per_seq * seqs;
+        let cold_weights = self.cold_weights();
+        let fast_used = self.weights - cold_weights + kv + self.workspace;
+        MemoryUsage {
+            weights: self.weights,
+            cold_weights,
+            kv,
+            workspace: self.workspace,
+            total: self.weights + kv + self.workspace,
+            fast_capacity: self.fast,
+            cold_capacity: self.cold,
+            fits: cold_weights.0 <= self.cold.0 + 1.0 && fast_used.0 <= self.fast.0 + 1.0,
+        }
+    }
 }
 
 /// One chip's memory at a given batch.
@@ -108,37 +174,23 @@ impl MemoryPlan {
         }
     }
 
-    /// Weights that cannot go to the cold tier and so must share the fast tier.
-    fn weights_pinned_fast(&self) -> Bytes {
-        (self.weights - self.cold_capacity).max(Bytes::ZERO)
+    fn tiers(&self) -> Tiers {
+        Tiers {
+            fast: self.fast_capacity,
+            cold: self.cold_capacity,
+            weights: self.weights,
+            kv_per_seq: self.kv_per_seq,
+            workspace: self.workspace,
+        }
     }
 
     /// Most sequences one replica can hold (0 when not even one fits).
     pub fn max_seqs(&self) -> u64 {
-        let free = self.fast_capacity - self.workspace - self.weights_pinned_fast();
-        if free.0 <= 0.0 || self.kv_per_seq.0 <= 0.0 {
-            return 0;
-        }
-        (free / self.kv_per_seq).floor().min(1e9) as u64
+        self.tiers().max_seqs()
     }
 
     pub fn usage(&self, seqs: f64) -> MemoryUsage {
-        let kv = self.kv_per_seq * seqs;
-        let room_for_weights = (self.fast_capacity - self.workspace - kv).max(Bytes::ZERO);
-        let fast_weights = self.weights.min(room_for_weights);
-        let cold_weights = self.weights - fast_weights;
-        let fits = cold_weights.0 <= self.cold_capacity.0 + 1.0
-            && (kv + self.workspace).0 <= self.fast_capacity.0;
-        MemoryUsage {
-            weights: self.weights,
-            cold_weights,
-            kv,
-            workspace: self.workspace,
-            total: self.weights + kv + self.workspace,
-            fast_capacity: self.fast_capacity,
-            cold_capacity: self.cold_capacity,
-            fits,
-        }
+        self.tiers().usage(seqs)
     }
 
     /// Why one sequence does not fit, in numbers.

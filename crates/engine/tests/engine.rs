@@ -439,6 +439,34 @@ fn cold_tier_holds_weights_that_do_not_fit_the_fast_one() {
 }
 
 #[test]
+fn a_large_batch_never_pushes_weights_into_the_cold_tier() {
+    // GB200: 186 GB of HBM beside Grace's LPDDR. Llama-3.3-70B in FP4 (about 35 GB)
+    // fits the HBM, so the largest batch is what the HBM has left for KV, and every
+    // weight byte is still read at HBM speed.
+    let chip = cat().chip("gb200").unwrap();
+    let s = scenario(
+        "llama-3.3-70b",
+        chip,
+        tp(1),
+        DType::Fp4,
+        20_000,
+        2_000,
+        Batch::MaxThroughput,
+    );
+    let p = predict(&s).unwrap();
+    assert!(p.fits);
+    assert_eq!(p.memory.cold_weights.0, 0.0);
+    assert!(p.memory.weights.0 + p.memory.kv.0 + p.memory.workspace.0 <= chip.fast.capacity.0);
+    // One more sequence than the maximum does not fit (it would have to spill).
+    let over = predict(&Scenario {
+        batch: Batch::Fixed(p.batch + 1),
+        ..s
+    })
+    .unwrap();
+    assert!(!over.fits, "{:?}", over.reason);
+}
+
+#[test]
 fn every_prediction_number_is_finite_over_the_catalogue() {
     for chip in &cat().chips {
         for model in ["llama-3.1-8b", "deepseek-v3", "gpt-oss-120b", "gemma-3-27b"] {

@@ -18,29 +18,11 @@ use super::{
 };
 use crate::error::{EngineError, Result};
 use crate::kernel::{step_cost_of, Placement, Side, StepShape};
-use crate::memory::MemoryUsage;
+use crate::memory::{MemoryUsage, Tiers};
 use crate::model::{Ffn, ModelIr};
 use crate::parallel::Parallelism;
 use crate::serving::{Bottleneck, TimeBreakdown};
 use crate::units::{Bytes, Seconds};
-
-/// Memory of one chip of either pool.
-fn usage(chip: &crate::catalogue::Chip, weights: f64, kv: f64, workspace: f64) -> MemoryUsage {
-    let fast = chip.fast.capacity;
-    let cold = chip.cold.map_or(Bytes::ZERO, |c| c.capacity);
-    let room = (fast.0 - workspace - kv).max(0.0);
-    let cold_weights = (weights - room).max(0.0);
-    MemoryUsage {
-        weights: Bytes(weights),
-        cold_weights: Bytes(cold_weights),
-        kv: Bytes(kv),
-        workspace: Bytes(workspace),
-        total: Bytes(weights + kv + workspace),
-        fast_capacity: fast,
-        cold_capacity: cold,
-        fits: cold_weights <= cold.0 + 1.0 && kv + workspace <= fast.0,
-    }
-}
 
 fn moe_layers(model: &ModelIr) -> f64 {
     model
@@ -141,9 +123,14 @@ pub fn attention_side<'a>(
     let workspace = pool.chip.fast.capacity.0 * a.runtime_reserve
         + a.prefill_chunk_tokens * 4.0 * h * a.activation_bytes;
     let seqs = par.seqs_per_replica(batch);
-    let free = pool.chip.fast.capacity.0 - workspace - weights;
-    let max_seqs = (free / kv_per_seq).floor().max(0.0);
-    let use_ = usage(pool.chip, weights, kv_per_seq * seqs.ceil(), workspace);
+    let tiers = Tiers::of(
+        pool.chip,
+        Bytes(weights),
+        Bytes(kv_per_seq),
+        Bytes(workspace),
+    );
+    let max_seqs = tiers.max_seqs() as f64;
+    let use_ = tiers.usage(seqs.ceil());
     let fit = if max_seqs < 1.0 {
         Some(Reject::WeightsDoNotFit)
     } else if !use_.fits || seqs.ceil() > max_seqs {
@@ -211,7 +198,7 @@ pub fn expert_side<'a>(
     let weights = params * setup.weights.bytes_per_weight();
     let workspace = pool.chip.fast.capacity.0 * a.runtime_reserve
         + a.prefill_chunk_tokens * (2.0 * h + 2.0 * widest) * a.activation_bytes;
-    let use_ = usage(pool.chip, weights, 0.0, workspace);
+    let use_ = Tiers::of(pool.chip, Bytes(weights), Bytes::ZERO, Bytes(workspace)).usage(0.0);
     let fit = (!use_.fits).then_some(Reject::WeightsDoNotFit);
     let pool = PoolConfig {
         parallelism: expert_layout(n),
