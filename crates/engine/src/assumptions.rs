@@ -30,6 +30,9 @@ pub struct Assumptions {
     /// Most sequences a serving engine batches per replica, whatever memory allows
     /// (vLLM `max_num_seqs`, TensorRT-LLM `max_batch_size`, SGLang's graph limit).
     pub max_seqs_per_replica: f64,
+    /// Host work per sequence per engine step (scheduling, input preparation,
+    /// sampling, detokenising), on the critical path of every step.
+    pub seq_overhead: Seconds,
 }
 
 impl Default for Assumptions {
@@ -45,7 +48,16 @@ impl Default for Assumptions {
             prefill_chunk_tokens: 8192.0,
             activation_bytes: 2.0,
             max_seqs_per_replica: 256.0,
+            seq_overhead: Seconds::from_us(20.0),
         }
+    }
+}
+
+impl Assumptions {
+    /// Host work of one engine step over `seqs` sequences: the fixed part plus the
+    /// per-sequence part. Counted once per step, however many sides the model is split into.
+    pub fn host_overhead(&self, seqs: f64) -> Seconds {
+        self.step_overhead + self.seq_overhead * seqs
     }
 }
 

@@ -98,8 +98,10 @@ pub struct StepCost {
     pub kernels: f64,
     /// Time of the non-communication operators.
     pub busy: Seconds,
-    /// Kernel launches and the fixed per-step cost.
+    /// Kernel launches and the step's host work.
     pub overhead: Seconds,
+    /// The host-work part of `overhead` ([`Assumptions::host_overhead`]).
+    pub host: Seconds,
     /// Communication time left exposed after overlap.
     pub exposed_comm: Seconds,
     pub total: Seconds,
@@ -110,10 +112,10 @@ impl StepCost {
         &self.ops[kind as usize]
     }
 
-    /// The step's time without the fixed per-step cost: what one stage of a larger
-    /// engine step (a draft token, one side of a split model) adds.
-    pub fn without_step_overhead(&self, a: &Assumptions) -> Seconds {
-        self.busy + self.exposed_comm + self.overhead - a.step_overhead
+    /// The step's time without its host work: what one stage of a larger engine step
+    /// (a draft token, one side of a split model) adds.
+    pub fn without_host_overhead(&self) -> Seconds {
+        self.total - self.host
     }
 
     pub fn flops(&self) -> Flops {
@@ -518,7 +520,8 @@ pub fn step_cost_of(p: &Placement, shape: StepShape, side: Side) -> StepCost {
     }
 
     let kernels: f64 = acc.ops.iter().map(|o| o.kernels).sum();
-    let overhead = p.rates.kernel_overhead * kernels + a.step_overhead;
+    let host = a.host_overhead(shape.seqs);
+    let overhead = p.rates.kernel_overhead * kernels + host;
     let mut busy = Seconds::ZERO;
     let mut comm = Seconds::ZERO;
     for kind in OpKind::ALL {
@@ -537,6 +540,7 @@ pub fn step_cost_of(p: &Placement, shape: StepShape, side: Side) -> StepCost {
         kernels,
         busy,
         overhead,
+        host,
         exposed_comm,
         total: busy + exposed_comm + overhead,
     }

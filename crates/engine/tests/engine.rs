@@ -439,6 +439,36 @@ fn cold_tier_holds_weights_that_do_not_fit_the_fast_one() {
 }
 
 #[test]
+fn host_work_grows_with_the_sequences_in_a_step() {
+    // Two replicas of 32 sequences each: every decode step pays the fixed host cost
+    // once plus the per-sequence cost for each of its 32 sequences.
+    let chip = cat().chip("h100-sxm").unwrap();
+    let s = scenario(
+        "llama-3.1-8b",
+        chip,
+        Parallelism { dp: 2, ..tp(1) },
+        DType::Fp8,
+        1024,
+        256,
+        Batch::Fixed(64),
+    );
+    let with = predict(&s).unwrap();
+    let without = predict(&Scenario {
+        assumptions: Assumptions {
+            seq_overhead: Seconds::ZERO,
+            ..s.assumptions
+        },
+        ..s
+    })
+    .unwrap();
+    let expected = s.assumptions.seq_overhead.0 * 32.0;
+    assert!(expected > 0.0);
+    let gap = with.decode_step.0 - without.decode_step.0;
+    assert!((gap - expected).abs() < 1e-12, "{gap} vs {expected}");
+    assert!((with.decode_cost.host.0 - s.assumptions.host_overhead(32.0).0).abs() < 1e-12);
+}
+
+#[test]
 fn a_large_batch_never_pushes_weights_into_the_cold_tier() {
     // GB200: 186 GB of HBM beside Grace's LPDDR. Llama-3.3-70B in FP4 (about 35 GB)
     // fits the HBM, so the largest batch is what the HBM has left for KV, and every

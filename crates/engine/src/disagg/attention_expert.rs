@@ -153,8 +153,8 @@ pub fn attention_side<'a>(
         usage: use_,
         max_seqs,
         fit,
-        per_layer: attn.without_step_overhead(&setup.assumptions) / moe_layers(m).max(1.0),
-        dense: dense.without_step_overhead(&setup.assumptions),
+        per_layer: attn.without_host_overhead() / moe_layers(m).max(1.0),
+        dense: dense.without_host_overhead(),
         time,
         seqs_per_replica: seqs,
     })
@@ -213,7 +213,7 @@ pub fn expert_side<'a>(
         placement: p,
         usage: use_,
         fit,
-        per_layer: cost.without_step_overhead(&setup.assumptions) / moe_layers(m).max(1.0),
+        per_layer: cost.without_host_overhead() / moe_layers(m).max(1.0),
         time: TimeBreakdown::of(&cost),
     })
 }
@@ -339,7 +339,7 @@ fn timings(
 ) -> Timings {
     let layers = moe_layers(setup.model);
     let mb = micro_batches.max(1);
-    let step_overhead = setup.assumptions.step_overhead;
+    let host = |seqs: f64| setup.assumptions.host_overhead(seqs);
     let t_comm = exchange_time(setup, attention, experts, batch as f64 / mb as f64);
     let (decode, limiter) = pass(
         layers,
@@ -359,8 +359,8 @@ fn timings(
         s.prefill_attention.dense,
     );
     Timings {
-        step: decode + step_overhead,
-        prefill_per_request: (prefill + step_overhead) / s.prompts_per_prefill,
+        step: decode + host(s.attention.seqs_per_replica),
+        prefill_per_request: (prefill + host(s.prompts_per_prefill)) / s.prompts_per_prefill,
         exchange: t_comm,
         limiter,
     }

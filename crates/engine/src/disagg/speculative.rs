@@ -141,7 +141,7 @@ pub fn draft_side(
         Draft::Model { .. } => (placed.usage, placed.fit),
     };
     let cost = step_cost(&placed.placement, StepShape::decode(seqs, ctx));
-    let step = cost.without_step_overhead(&setup.assumptions);
+    let step = cost.without_host_overhead();
     let colocated = pool.is_none();
     Ok(if colocated {
         let prefill = step_cost(&placed.placement, StepShape::prefill(1.0, w.isl as f64));
