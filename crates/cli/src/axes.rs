@@ -74,6 +74,10 @@ pub struct SpecArgs {
     /// Tokens drafted per verify cycle.
     #[arg(long, default_value_t = 4)]
     draft_tokens: u32,
+    /// With --axis pd: the decode pool speculates (draft on the decode chips) with
+    /// --draft-model, --acceptance and --draft-tokens.
+    #[arg(long)]
+    speculative_decode: bool,
 }
 
 #[derive(clap::Args, Debug)]
@@ -183,6 +187,7 @@ fn setup<'a>(
             acceptance: spec.acceptance,
             draft_tokens: spec.draft_tokens,
         },
+        speculative_decode: spec.speculative_decode,
         ..Setup::new(&i.model, Workload { isl, osl }, i.weights)
     })
 }

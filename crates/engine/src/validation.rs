@@ -9,7 +9,7 @@
 use crate::assumptions::Assumptions;
 use crate::catalogue::{embedded_benchmarks, Catalogue};
 use crate::disagg::plan::{plan, PoolChoice};
-use crate::disagg::{Axis, DeploymentPoint, PoolRole, Setup};
+use crate::disagg::{Axis, DeploymentPoint, Draft, PoolRole, Setup, Speculation};
 use crate::dtype::{DType, WeightFormat};
 use crate::error::{EngineError, Result};
 use crate::parallel::Parallelism;
@@ -155,6 +155,17 @@ pub struct BenchmarkPoint {
     /// The pools of a disaggregated point.
     #[serde(default)]
     pub pool: Vec<BenchmarkPool>,
+    /// Prefill/decode points whose decode pool speculates with the model's MTP layers.
+    #[serde(default)]
+    pub mtp: Option<MtpDecoding>,
+}
+
+/// MTP speculation in a decode pool, as the source states it or the note assumes it.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MtpDecoding {
+    pub draft_tokens: u32,
+    pub acceptance: f64,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -306,20 +317,30 @@ pub fn predict_disaggregated(
     assumptions: &Assumptions,
 ) -> Result<DeploymentPoint> {
     let model = catalogue.model(&point.model)?;
+    let defaults = Setup::new(
+        &model.ir,
+        Workload {
+            isl: point.isl,
+            osl: point.osl,
+        },
+        WeightFormat {
+            dtype: point.weight_dtype,
+            bits_override: point.weight_bits,
+        },
+    );
     let setup = Setup {
         kv: point.kv_dtype,
         assumptions: *assumptions,
-        ..Setup::new(
-            &model.ir,
-            Workload {
-                isl: point.isl,
-                osl: point.osl,
+        speculative_decode: point.mtp.is_some(),
+        speculation: match point.mtp {
+            Some(m) => Speculation {
+                draft: Draft::Mtp,
+                acceptance: m.acceptance,
+                draft_tokens: m.draft_tokens,
             },
-            WeightFormat {
-                dtype: point.weight_dtype,
-                bits_override: point.weight_bits,
-            },
-        )
+            None => defaults.speculation,
+        },
+        ..defaults
     };
     let pools = point
         .pool

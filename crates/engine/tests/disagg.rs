@@ -213,6 +213,51 @@ fn mtp_needs_mtp_layers() {
     assert!(err.contains("multi-token-prediction"), "{err}");
 }
 
+/// TPOT of a DeepSeek-V3 prefill/decode split on H200s at `batch`, with the decode pool
+/// speculating (MTP, `k` drafted tokens at acceptance `a`) or not.
+fn pd_tpot(batch: u32, speculate: Option<(u32, f64)>) -> f64 {
+    let mut s = setup("deepseek-v3", 1024, 1024);
+    if let Some((k, a)) = speculate {
+        s.speculative_decode = true;
+        s.speculation.draft_tokens = k;
+        s.speculation.acceptance = a;
+    }
+    let d = Deployment::PrefillDecode {
+        prefill: tp(chip("h200"), 8),
+        decode: tp(chip("h200"), 8),
+        batch,
+    };
+    evaluate(&s, &d).unwrap().figures.tpot.0
+}
+
+#[test]
+fn speculation_inside_the_decode_pool() {
+    // Batch 1 is weight-bound: verifying 2 tokens costs about one step, so one MTP token
+    // at acceptance 0.85 (E = 1.85) gains between 1.3x and E.
+    let plain = pd_tpot(1, None);
+    let gain = plain / pd_tpot(1, Some((1, 0.85)));
+    assert!((1.3..1.85).contains(&gain), "gain {gain}");
+    // The gain shrinks as verification turns compute-bound.
+    let gain_large = pd_tpot(256, None) / pd_tpot(256, Some((1, 0.85)));
+    assert!(gain_large < gain, "{gain_large} vs {gain}");
+    // Drafts that are never accepted only cost time.
+    assert!(pd_tpot(1, Some((1, 0.0))) > plain);
+    // A model without MTP layers cannot speculate with them.
+    let mut s = setup("llama-3.3-70b", 1024, 1024);
+    s.speculative_decode = true;
+    let err = evaluate(
+        &s,
+        &Deployment::PrefillDecode {
+            prefill: tp(chip("h200"), 4),
+            decode: tp(chip("h200"), 4),
+            batch: 8,
+        },
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("multi-token-prediction"), "{err}");
+}
+
 #[test]
 fn per_chip_figures_divide_by_both_pools() {
     let s = with_draft(setup("llama-3.3-70b", 2048, 512), "llama-3.2-1b");

@@ -150,6 +150,9 @@ pub struct Setup<'a> {
     /// Ship the KV cache layer by layer while prefill still runs (prefill/decode).
     pub kv_streaming: bool,
     pub speculation: Speculation<'a>,
+    /// Prefill/decode: the decode pool speculates with `speculation`, its draft (MTP
+    /// layers or a draft model) colocated on the decode chips.
+    pub speculative_decode: bool,
 }
 
 impl<'a> Setup<'a> {
@@ -170,6 +173,7 @@ impl<'a> Setup<'a> {
                 acceptance: 0.8,
                 draft_tokens: 4,
             },
+            speculative_decode: false,
         }
     }
 
@@ -188,6 +192,14 @@ impl<'a> Setup<'a> {
                     "the inter-pool link bandwidth must be a positive number".into(),
                 ));
             }
+        }
+        if self.speculative_decode
+            && matches!(self.speculation.draft, Draft::Mtp)
+            && self.model.mtp_layers == 0
+        {
+            return Err(EngineError::InvalidInput(
+                "the decode pool cannot speculate with MTP: this model ships no multi-token-prediction layers (num_nextn_predict_layers); choose a draft model".into(),
+            ));
         }
         self.speculation.validate()
     }

@@ -16,10 +16,15 @@
 //! (`batch / rate - OSL * TPOT`) if that is longer. With
 //! layer-wise streaming a layer's KV leaves while later layers still compute, so only
 //! the last layer's share (or what outlasts the prefill) is exposed.
+//!
+//! With `Setup::speculative_decode` the decode pool speculates as on the speculative
+//! axis, its draft colocated on the decode chips: a cycle of `K` draft steps and one
+//! verify step of `K + 1` tokens per sequence yields `E` tokens, so the pool's time per
+//! token (its TPOT) is `cycle / E`.
 
 use super::{
-    inter_pool_link, layout_error, link_time, place, pool_label, Core, DeploymentPoint, Figures,
-    Limiter, Placed, PoolConfig, PoolReport, PoolRole, Reject, Setup,
+    inter_pool_link, layout_error, link_time, place, pool_label, speculative, Core,
+    DeploymentPoint, Figures, Limiter, Placed, PoolConfig, PoolReport, PoolRole, Reject, Setup,
 };
 use crate::error::Result;
 use crate::kernel::{step_cost, StepShape};
@@ -30,6 +35,8 @@ use crate::units::{Bytes, Seconds};
 #[derive(Clone, Copy, Debug)]
 pub struct DecodeSide<'a> {
     pub(crate) placed: Placed<'a>,
+    /// Time per generated token of a sequence: the decode step, or a speculation
+    /// cycle divided by the tokens it yields.
     pub step: Seconds,
     /// Requests per second the pool can finish.
     pub request_rate: f64,
@@ -74,6 +81,9 @@ pub fn decode_side<'a>(
     pool: PoolConfig<'a>,
     batch: u32,
 ) -> std::result::Result<DecodeSide<'a>, Reject> {
+    if setup.speculative_decode {
+        return speculative_decode_side(setup, pool, batch);
+    }
     let par = pool.parallelism;
     let seqs = par.seqs_per_replica(batch);
     let placed = place(
@@ -97,6 +107,29 @@ pub fn decode_side<'a>(
         request_rate: batch as f64 / (cost.total.0 * setup.workload.osl as f64),
         time,
         bottleneck: time.bottleneck(),
+    })
+}
+
+/// The decode pool speculating: the draft and target sides of the speculative axis on
+/// the decode chips, without the prefill the decode pool does not run.
+fn speculative_decode_side<'a>(
+    setup: &Setup<'a>,
+    pool: PoolConfig<'a>,
+    batch: u32,
+) -> std::result::Result<DecodeSide<'a>, Reject> {
+    let draft = speculative::draft_side(setup, pool, None, batch)?;
+    if draft.fit.is_some() {
+        return Err(Reject::DraftDoesNotFit);
+    }
+    let target = speculative::target_side(setup, pool, batch, draft.colocated_bytes)?;
+    let cycle = draft.step * setup.speculation.draft_tokens as f64 + target.verify;
+    let per_token = cycle / setup.speculation.expected_tokens();
+    Ok(DecodeSide {
+        placed: target.placed,
+        step: per_token,
+        request_rate: batch as f64 / (per_token.0 * setup.workload.osl as f64),
+        time: target.time,
+        bottleneck: target.bottleneck,
     })
 }
 
