@@ -234,6 +234,30 @@ pub fn ring_all_reduce(msg: Bytes, n: u32, bandwidth: f64, latency: Seconds) -> 
     )
 }
 
+/// All-reduce of `msg` bytes over a group of `n` chips. Inside one scale-up domain it
+/// is a ring over the scale-up link. A group spanning `m` domains of `l` chips each is
+/// reduced in two levels, as NCCL does across nodes: reduce-scatter and all-gather
+/// inside each domain (a ring of `l` over scale-up) around a ring all-reduce of the
+/// `msg / l` shards across the `m` domains (over scale-out). A flat ring over the slow
+/// link would pay its latency `2(n-1)` times instead of `2(m-1)`.
+pub fn group_all_reduce(chip: &Chip, msg: Bytes, n: u32, link_eff: f64) -> (Bytes, Seconds) {
+    let domain = chip.scale_up_domain.max(1);
+    if n <= domain || n % domain != 0 || chip.scale_up.is_none() {
+        let link = chip.link_for_group(n);
+        return ring_all_reduce(msg, n, link.bandwidth.0 * link_eff, link.latency);
+    }
+    let up = chip.link_for_group(domain);
+    let out = chip.network_link();
+    let (inner, t_inner) = ring_all_reduce(msg, domain, up.bandwidth.0 * link_eff, up.latency);
+    let (outer, t_outer) = ring_all_reduce(
+        msg / domain as f64,
+        n / domain,
+        out.bandwidth.0 * link_eff,
+        out.latency,
+    );
+    (inner + outer, t_inner + t_outer)
+}
+
 /// Which operators of the model a placement runs. A colocated deployment runs the
 /// whole model; an attention/expert split runs the two halves on different pools.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -330,8 +354,6 @@ pub fn step_cost_of(p: &Placement, shape: StepShape, side: Side) -> StepCost {
         ops: [OpCost::default(); OpKind::COUNT],
     };
 
-    let tp_link = chip.link_for_group(par.tp);
-    let tp_bw = tp_link.bandwidth.0 * a.link_eff;
     let group = par.expert_group();
     let ep_link = chip.link_for_group(group);
     let ep_bw = ep_link.bandwidth.0 * a.link_eff;
@@ -477,8 +499,7 @@ pub fn step_cost_of(p: &Placement, shape: StepShape, side: Side) -> StepCost {
         // One all-reduce after attention and one after the FFN, where this side runs them.
         let all_reduces = attention_here as u32 + (ffn_here && side != Side::MoeExperts) as u32;
         if par.tp > 1 && all_reduces > 0 {
-            let (moved, time) =
-                ring_all_reduce(Bytes(tokens * h * ab), par.tp, tp_bw, tp_link.latency);
+            let (moved, time) = group_all_reduce(chip, Bytes(tokens * h * ab), par.tp, a.link_eff);
             let n = all_reduces as f64;
             acc.add(Row {
                 kind: OpKind::TpComm,

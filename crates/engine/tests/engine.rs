@@ -439,6 +439,29 @@ fn cold_tier_holds_weights_that_do_not_fit_the_fast_one() {
 }
 
 #[test]
+fn all_reduce_across_nodes_goes_in_two_levels() {
+    use disagg_engine::kernel::{group_all_reduce, ring_all_reduce};
+    use disagg_engine::units::Bytes;
+    let chip = cat().chip("h100-sxm").unwrap();
+    let eff = 0.75;
+    let msg = Bytes(7168.0 * 2.0 * 64.0);
+    let up = chip.link_for_group(8);
+    let out = chip.network_link();
+    // Inside one 8-GPU node: the flat ring over NVLink.
+    let flat8 = ring_all_reduce(msg, 8, up.bandwidth.0 * eff, up.latency);
+    assert_eq!(group_all_reduce(chip, msg, 8, eff), flat8);
+    // TP16 over two nodes: the NVLink ring inside each node plus a two-node ring of the
+    // eighth-size shards over the network, by hand.
+    let inter = ring_all_reduce(msg / 8.0, 2, out.bandwidth.0 * eff, out.latency);
+    let (moved, time) = group_all_reduce(chip, msg, 16, eff);
+    assert!((time.0 - (flat8.1 .0 + inter.1 .0)).abs() < 1e-15);
+    assert!((moved.0 - (flat8.0 .0 + inter.0 .0)).abs() < 1e-6);
+    // Cheaper than a flat ring of 16 over the network, which pays 30 network hops.
+    let flat16 = ring_all_reduce(msg, 16, out.bandwidth.0 * eff, out.latency);
+    assert!(time.0 < flat16.1 .0);
+}
+
+#[test]
 fn host_work_grows_with_the_sequences_in_a_step() {
     // Two replicas of 32 sequences each: every decode step pays the fixed host cost
     // once plus the per-sequence cost for each of its 32 sequences.
