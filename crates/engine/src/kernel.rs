@@ -357,6 +357,8 @@ pub fn step_cost_of(p: &Placement, shape: StepShape, side: Side) -> StepCost {
     let group = par.expert_group();
     let ep_link = chip.link_for_group(group);
     let ep_bw = ep_link.bandwidth.0 * a.link_eff;
+    // Every TP all-reduce of the step moves the same message: cost it once.
+    let tp_all_reduce = group_all_reduce(chip, Bytes(tokens * h * ab), par.tp, a.link_eff);
 
     for g in &m.groups {
         let count = g.count as f64;
@@ -499,7 +501,7 @@ pub fn step_cost_of(p: &Placement, shape: StepShape, side: Side) -> StepCost {
         // One all-reduce after attention and one after the FFN, where this side runs them.
         let all_reduces = attention_here as u32 + (ffn_here && side != Side::MoeExperts) as u32;
         if par.tp > 1 && all_reduces > 0 {
-            let (moved, time) = group_all_reduce(chip, Bytes(tokens * h * ab), par.tp, a.link_eff);
+            let (moved, time) = tp_all_reduce;
             let n = all_reduces as f64;
             acc.add(Row {
                 kind: OpKind::TpComm,

@@ -15,7 +15,8 @@ use crate::parallel::Parallelism;
 use crate::units::Bytes;
 use serde::{Deserialize, Serialize};
 
-/// The fixed parts of one chip's memory, and the KV one sequence adds.
+/// The fixed parts of one chip's memory, and the KV one sequence adds: the one
+/// placement policy every pool (colocated, prefill, decode, attention, expert) follows.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MemoryPlan {
     pub weights: Bytes,
@@ -24,67 +25,6 @@ pub struct MemoryPlan {
     pub workspace: Bytes,
     pub fast_capacity: Bytes,
     pub cold_capacity: Bytes,
-}
-
-/// One chip's two memory tiers and what must go into them: the one placement policy
-/// every pool (colocated, prefill, decode, attention, expert) follows.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Tiers {
-    pub fast: Bytes,
-    pub cold: Bytes,
-    pub weights: Bytes,
-    pub kv_per_seq: Bytes,
-    pub workspace: Bytes,
-}
-
-impl Tiers {
-    pub fn of(chip: &Chip, weights: Bytes, kv_per_seq: Bytes, workspace: Bytes) -> Tiers {
-        Tiers {
-            fast: chip.fast.capacity,
-            cold: chip.cold.map_or(Bytes::ZERO, |c| c.capacity),
-            weights,
-            kv_per_seq,
-            workspace,
-        }
-    }
-
-    /// Weights in the cold tier: what does not fit beside the workspace and one
-    /// sequence's KV, whatever the batch.
-    pub fn cold_weights(&self) -> Bytes {
-        let room = (self.fast - self.workspace - self.kv_per_seq).max(Bytes::ZERO);
-        (self.weights - room).max(Bytes::ZERO)
-    }
-
-    /// Most sequences that fit beside the weights' fast share (0 when the weights do
-    /// not fit both tiers, or not even one sequence fits).
-    pub fn max_seqs(&self) -> u64 {
-        let cold = self.cold_weights();
-        if cold.0 > self.cold.0 + 1.0 || self.kv_per_seq.0 <= 0.0 {
-            return 0;
-        }
-        let free = self.fast - self.workspace - (self.weights - cold);
-        if free.0 <= 0.0 {
-            return 0;
-        }
-        // A byte of rounding must not lose the last sequence.
-        ((free.0 + 1.0) / self.kv_per_seq.0).floor().min(1e9) as u64
-    }
-
-    pub fn usage(&self, seqs: f64) -> MemoryUsage {
-        let kv = self.kv_per_seq * seqs;
-        let cold_weights = self.cold_weights();
-        let fast_used = self.weights - cold_weights + kv + self.workspace;
-        MemoryUsage {
-            weights: self.weights,
-            cold_weights,
-            kv,
-            workspace: self.workspace,
-            total: self.weights + kv + self.workspace,
-            fast_capacity: self.fast,
-            cold_capacity: self.cold,
-            fits: cold_weights.0 <= self.cold.0 + 1.0 && fast_used.0 <= self.fast.0 + 1.0,
-        }
-    }
 }
 
 /// One chip's memory at a given batch.
@@ -165,6 +105,11 @@ impl MemoryPlan {
         let activations =
             a.prefill_chunk_tokens * (4.0 * h + 2.0 * widest_ffn) * a.activation_bytes;
         let workspace = Bytes(chip.fast.capacity.0 * a.runtime_reserve + activations);
+        MemoryPlan::of_parts(chip, weights, kv_per_seq, workspace)
+    }
+
+    /// A plan from its parts, for pools that size their weights and KV themselves.
+    pub fn of_parts(chip: &Chip, weights: Bytes, kv_per_seq: Bytes, workspace: Bytes) -> Self {
         MemoryPlan {
             weights,
             kv_per_seq,
@@ -174,23 +119,43 @@ impl MemoryPlan {
         }
     }
 
-    fn tiers(&self) -> Tiers {
-        Tiers {
-            fast: self.fast_capacity,
-            cold: self.cold_capacity,
-            weights: self.weights,
-            kv_per_seq: self.kv_per_seq,
-            workspace: self.workspace,
-        }
+    /// Weights in the cold tier: what does not fit beside the workspace and one
+    /// sequence's KV, whatever the batch.
+    pub fn cold_weights(&self) -> Bytes {
+        let room = (self.fast_capacity - self.workspace - self.kv_per_seq).max(Bytes::ZERO);
+        (self.weights - room).max(Bytes::ZERO)
     }
 
-    /// Most sequences one replica can hold (0 when not even one fits).
+    /// Most sequences one replica can hold beside the weights' fast share (0 when the
+    /// weights do not fit both tiers, or not even one sequence fits).
     pub fn max_seqs(&self) -> u64 {
-        self.tiers().max_seqs()
+        let cold = self.cold_weights();
+        if cold.0 > self.cold_capacity.0 + 1.0 || self.kv_per_seq.0 <= 0.0 {
+            return 0;
+        }
+        let free = self.fast_capacity - self.workspace - (self.weights - cold);
+        if free.0 <= 0.0 {
+            return 0;
+        }
+        // A byte of rounding must not lose the last sequence.
+        ((free.0 + 1.0) / self.kv_per_seq.0).floor().min(1e9) as u64
     }
 
     pub fn usage(&self, seqs: f64) -> MemoryUsage {
-        self.tiers().usage(seqs)
+        let kv = self.kv_per_seq * seqs;
+        let cold_weights = self.cold_weights();
+        let fast_used = self.weights - cold_weights + kv + self.workspace;
+        MemoryUsage {
+            weights: self.weights,
+            cold_weights,
+            kv,
+            workspace: self.workspace,
+            total: self.weights + kv + self.workspace,
+            fast_capacity: self.fast_capacity,
+            cold_capacity: self.cold_capacity,
+            fits: cold_weights.0 <= self.cold_capacity.0 + 1.0
+                && fast_used.0 <= self.fast_capacity.0 + 1.0,
+        }
     }
 
     /// Why one sequence does not fit, in numbers.

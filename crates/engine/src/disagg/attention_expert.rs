@@ -18,7 +18,7 @@ use super::{
 };
 use crate::error::{EngineError, Result};
 use crate::kernel::{step_cost_of, Placement, Side, StepShape};
-use crate::memory::{MemoryUsage, Tiers};
+use crate::memory::{MemoryPlan, MemoryUsage};
 use crate::model::{Ffn, ModelIr};
 use crate::parallel::Parallelism;
 use crate::serving::{Bottleneck, TimeBreakdown};
@@ -123,14 +123,14 @@ pub fn attention_side<'a>(
     let workspace = pool.chip.fast.capacity.0 * a.runtime_reserve
         + a.prefill_chunk_tokens * 4.0 * h * a.activation_bytes;
     let seqs = par.seqs_per_replica(batch);
-    let tiers = Tiers::of(
+    let plan = MemoryPlan::of_parts(
         pool.chip,
         Bytes(weights),
         Bytes(kv_per_seq),
         Bytes(workspace),
     );
-    let max_seqs = tiers.max_seqs() as f64;
-    let use_ = tiers.usage(seqs.ceil());
+    let max_seqs = plan.max_seqs() as f64;
+    let use_ = plan.usage(seqs.ceil());
     let fit = if max_seqs < 1.0 {
         Some(Reject::WeightsDoNotFit)
     } else if !use_.fits || seqs.ceil() > max_seqs {
@@ -198,7 +198,8 @@ pub fn expert_side<'a>(
     let weights = params * setup.weights.bytes_per_weight();
     let workspace = pool.chip.fast.capacity.0 * a.runtime_reserve
         + a.prefill_chunk_tokens * (2.0 * h + 2.0 * widest) * a.activation_bytes;
-    let use_ = Tiers::of(pool.chip, Bytes(weights), Bytes::ZERO, Bytes(workspace)).usage(0.0);
+    let use_ =
+        MemoryPlan::of_parts(pool.chip, Bytes(weights), Bytes::ZERO, Bytes(workspace)).usage(0.0);
     let fit = (!use_.fits).then_some(Reject::WeightsDoNotFit);
     let pool = PoolConfig {
         parallelism: expert_layout(n),

@@ -110,26 +110,26 @@ pub fn decode_side<'a>(
     })
 }
 
-/// The decode pool speculating: the draft and target sides of the speculative axis on
-/// the decode chips, without the prefill the decode pool does not run.
+/// The decode pool speculating: the speculative axis' draft side and verify step on the
+/// decode chips, without the target's prefill, which the decode pool does not run.
 fn speculative_decode_side<'a>(
     setup: &Setup<'a>,
     pool: PoolConfig<'a>,
     batch: u32,
 ) -> std::result::Result<DecodeSide<'a>, Reject> {
+    // A draft on the pool's own chips always "fits": its memory is charged to the
+    // verify step's placement through `colocated_bytes`.
     let draft = speculative::draft_side(setup, pool, None, batch)?;
-    if draft.fit.is_some() {
-        return Err(Reject::DraftDoesNotFit);
-    }
-    let target = speculative::target_side(setup, pool, batch, draft.colocated_bytes)?;
-    let cycle = draft.step * setup.speculation.draft_tokens as f64 + target.verify;
+    let (placed, verify) = speculative::verify_step(setup, pool, batch, draft.colocated_bytes)?;
+    let cycle = draft.step * setup.speculation.draft_tokens as f64 + verify.total;
     let per_token = cycle / setup.speculation.expected_tokens();
+    let time = TimeBreakdown::of(&verify);
     Ok(DecodeSide {
-        placed: target.placed,
+        placed,
         step: per_token,
         request_rate: batch as f64 / (per_token.0 * setup.workload.osl as f64),
-        time: target.time,
-        bottleneck: target.bottleneck,
+        time,
+        bottleneck: time.bottleneck(),
     })
 }
 

@@ -19,7 +19,7 @@ use super::{
     Placed, PoolConfig, PoolReport, PoolRole, Reject, Setup,
 };
 use crate::error::{EngineError, Result};
-use crate::kernel::{step_cost, StepShape};
+use crate::kernel::{step_cost, StepCost, StepShape};
 use crate::model::ModelIr;
 use crate::parallel::{divisors, Parallelism};
 use crate::serving::{Bottleneck, TimeBreakdown};
@@ -177,12 +177,14 @@ pub struct TargetSide<'a> {
     pub bottleneck: Bottleneck,
 }
 
-pub fn target_side<'a>(
+/// The target's verify step at a batch: `K + 1` new tokens per sequence, with
+/// `colocated_bytes` per chip set aside for a draft on the same chips.
+pub(crate) fn verify_step<'a>(
     setup: &Setup<'a>,
     target: PoolConfig<'a>,
     batch: u32,
     colocated_bytes: Bytes,
-) -> std::result::Result<TargetSide<'a>, Reject> {
+) -> std::result::Result<(Placed<'a>, StepCost), Reject> {
     let w = setup.workload;
     let par = target.parallelism;
     let seqs = par.seqs_per_replica(batch);
@@ -204,7 +206,18 @@ pub fn target_side<'a>(
             context_before: w.mean_decode_context(),
         },
     );
-    let isl = w.isl as f64;
+    Ok((placed, verify))
+}
+
+pub fn target_side<'a>(
+    setup: &Setup<'a>,
+    target: PoolConfig<'a>,
+    batch: u32,
+    colocated_bytes: Bytes,
+) -> std::result::Result<TargetSide<'a>, Reject> {
+    let (placed, verify) = verify_step(setup, target, batch, colocated_bytes)?;
+    let seqs = placed.seqs;
+    let isl = setup.workload.isl as f64;
     let prefill_batch = (setup.assumptions.prefill_chunk_tokens / isl)
         .floor()
         .clamp(1.0, seqs.max(1.0));
@@ -215,7 +228,9 @@ pub fn target_side<'a>(
         verify: verify.total,
         prefill_per_request: prefill.total / prefill_batch,
         prefill_batch,
-        pp_overlap: (par.pp as f64).min(seqs / prefill_batch).max(1.0),
+        pp_overlap: (target.parallelism.pp as f64)
+            .min(seqs / prefill_batch)
+            .max(1.0),
         time,
         bottleneck: time.bottleneck(),
     })
