@@ -258,6 +258,65 @@ pub fn group_all_reduce(chip: &Chip, msg: Bytes, n: u32, link_eff: f64) -> (Byte
     (inner + outer, t_inner + t_outer)
 }
 
+/// Bytes per element of a token's hidden state on the expert all-to-all.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AllToAllWidths {
+    /// Dispatch (tokens to their experts): quantised before the expert matmuls when
+    /// those run in FP8 or FP4, so it travels at one byte (DeepSeek-V3 report 3.3.2).
+    pub dispatch: f64,
+    /// Combine (expert outputs back to their tokens), in the activation dtype.
+    pub combine: f64,
+}
+
+/// Dispatch and combine of `tokens` tokens (held by one chip) that each pick `top_k` of
+/// the experts spread evenly over an expert group of `group` chips; `hidden` elements
+/// per token. Returns the bytes the chip moves and the time both phases take.
+///
+/// Inside one scale-up domain every pick that lands on another chip crosses the
+/// scale-up link. A group spanning `m` domains of `l` chips goes in two levels, as
+/// DeepEP's internode kernels do: a token crosses the scale-out link once per remote
+/// domain it picks experts in (expected `(m-1)(1-(1-1/m)^k)` domains, not `k`
+/// picks), and is forwarded inside that domain over scale-up; every pick that is not
+/// on the receiving chip's own position crosses scale-up once, `k(l-1)/l` per token.
+/// The two links work at once, so the slower one sets the time.
+pub fn expert_all_to_all(
+    chip: &Chip,
+    group: u32,
+    tokens: f64,
+    top_k: f64,
+    hidden: f64,
+    widths: AllToAllWidths,
+    link_eff: f64,
+) -> (Bytes, Seconds) {
+    if group <= 1 || tokens <= 0.0 {
+        return (Bytes::ZERO, Seconds::ZERO);
+    }
+    let per_pick = hidden * (widths.dispatch + widths.combine);
+    let g = group as f64;
+    let domain = chip.scale_up_domain.max(1);
+    if group <= domain || group % domain != 0 || chip.scale_up.is_none() {
+        let link = chip.link_for_group(group);
+        let bytes = tokens * top_k * (g - 1.0) / g * per_pick;
+        return (
+            Bytes(bytes),
+            Seconds(bytes / (link.bandwidth.0 * link_eff)) + link.latency * 2.0,
+        );
+    }
+    let l = domain as f64;
+    let m = g / l;
+    let up = chip.link_for_group(domain);
+    let out = chip.network_link();
+    let remote_domains = (m - 1.0) * (1.0 - (1.0 - 1.0 / m).powf(top_k));
+    let out_bytes = tokens * remote_domains * per_pick;
+    let up_bytes = tokens * top_k * (l - 1.0) / l * per_pick;
+    let time =
+        (out_bytes / (out.bandwidth.0 * link_eff)).max(up_bytes / (up.bandwidth.0 * link_eff));
+    (
+        Bytes(out_bytes + up_bytes),
+        Seconds(time) + (out.latency + up.latency) * 2.0,
+    )
+}
+
 /// Which operators of the model a placement runs. A colocated deployment runs the
 /// whole model; an attention/expert split runs the two halves on different pools.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -355,8 +414,13 @@ pub fn step_cost_of(p: &Placement, shape: StepShape, side: Side) -> StepCost {
     };
 
     let group = par.expert_group();
-    let ep_link = chip.link_for_group(group);
-    let ep_bw = ep_link.bandwidth.0 * a.link_eff;
+    let a2a_widths = AllToAllWidths {
+        dispatch: match matmul_rate {
+            ComputeRate::Fp8 | ComputeRate::Fp4 => 1.0,
+            ComputeRate::Bf16 => ab,
+        },
+        combine: ab,
+    };
     // Every TP all-reduce of the step moves the same message: cost it once.
     let tp_all_reduce = group_all_reduce(chip, Bytes(tokens * h * ab), par.tp, a.link_eff);
 
@@ -481,16 +545,16 @@ pub fn step_cost_of(p: &Placement, shape: StepShape, side: Side) -> StepCost {
                 ));
                 if side == Side::Whole && par.replicas_per_expert_group() > 1 {
                     // Dispatch and combine: each chip sends its tokens' picks to the
-                    // other (g-1)/g of the group, and receives them back.
-                    let g = group as f64;
-                    let sent = tokens / tp * k * h * ab * (g - 1.0) / g;
+                    // experts elsewhere in the group, and receives them back.
+                    let (bytes, time) =
+                        expert_all_to_all(chip, group, tokens / tp, k, h, a2a_widths, a.link_eff);
                     acc.add(Row {
                         kind: OpKind::EpComm,
                         count,
                         flops: 0.0,
-                        bytes: 2.0 * sent,
+                        bytes: bytes.0,
                         compute: 0.0,
-                        memory: 2.0 * (sent / ep_bw + ep_link.latency.0),
+                        memory: time.0,
                         kernels: 0.0,
                     });
                 }

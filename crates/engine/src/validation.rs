@@ -158,6 +158,23 @@ pub struct BenchmarkPoint {
     /// Prefill/decode points whose decode pool speculates with the model's MTP layers.
     #[serde(default)]
     pub mtp: Option<MtpDecoding>,
+    /// The serving engine's batch limit per replica where the submission publishes it
+    /// (MLPerf harness `gpu_batch_size`); absent means the global assumption.
+    #[serde(default)]
+    pub max_seqs_per_replica: Option<f64>,
+}
+
+impl BenchmarkPoint {
+    /// The assumptions in force for this point: `base`, with the engine settings the
+    /// submission states.
+    pub fn assumptions(&self, base: &Assumptions) -> Assumptions {
+        Assumptions {
+            max_seqs_per_replica: self
+                .max_seqs_per_replica
+                .unwrap_or(base.max_seqs_per_replica),
+            ..*base
+        }
+    }
 }
 
 /// MTP speculation in a decode pool, as the source states it or the note assumes it.
@@ -243,7 +260,7 @@ pub fn predict_point(
             osl: point.osl,
         },
         batch,
-        assumptions: *assumptions,
+        assumptions: point.assumptions(assumptions),
     };
     match point.tp {
         Some(tp) => {
@@ -330,7 +347,7 @@ pub fn predict_disaggregated(
     );
     let setup = Setup {
         kv: point.kv_dtype,
-        assumptions: *assumptions,
+        assumptions: point.assumptions(assumptions),
         speculative_decode: point.mtp.is_some(),
         speculation: match point.mtp {
             Some(m) => Speculation {

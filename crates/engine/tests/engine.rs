@@ -462,6 +462,51 @@ fn all_reduce_across_nodes_goes_in_two_levels() {
 }
 
 #[test]
+fn expert_all_to_all_sends_a_token_once_per_remote_node() {
+    use disagg_engine::kernel::{expert_all_to_all, AllToAllWidths};
+    let chip = cat().chip("h100-sxm").unwrap();
+    let eff = 0.75;
+    let (tokens, k, h) = (4096.0, 8.0, 7168.0);
+    // FP8 dispatch, BF16 combine: three bytes per element for the round trip.
+    let widths = AllToAllWidths {
+        dispatch: 1.0,
+        combine: 2.0,
+    };
+    let up = chip.link_for_group(8);
+    let out = chip.network_link();
+    // EP8 inside one node: 7/8 of the picks cross NVLink, by hand.
+    let bytes8 = tokens * k * 7.0 / 8.0 * h * 3.0;
+    let (moved, time) = expert_all_to_all(chip, 8, tokens, k, h, widths, eff);
+    assert!((moved.0 - bytes8).abs() < 1e-3);
+    let t8 = bytes8 / (up.bandwidth.0 * eff) + 2.0 * up.latency.0;
+    assert!((time.0 - t8).abs() < 1e-12);
+    // EP32 over four nodes: a token crosses the network once per remote node it picks
+    // experts in, 3 * (1 - (3/4)^8) = 2.70 nodes rather than 8 * 24/32 = 6 picks; the
+    // NVLink forwarding (7/8 of the picks) runs alongside.
+    let remote = 3.0 * (1.0 - 0.75f64.powi(8));
+    assert!((remote - 2.6997).abs() < 1e-4);
+    let out_bytes = tokens * remote * h * 3.0;
+    let up_bytes = tokens * k * 7.0 / 8.0 * h * 3.0;
+    let (moved, time) = expert_all_to_all(chip, 32, tokens, k, h, widths, eff);
+    assert!((moved.0 - (out_bytes + up_bytes)).abs() < 1e-3);
+    let t32 = (out_bytes / (out.bandwidth.0 * eff)).max(up_bytes / (up.bandwidth.0 * eff))
+        + 2.0 * (out.latency.0 + up.latency.0);
+    assert!((time.0 - t32).abs() < 1e-12);
+    // Far cheaper than every remote pick on its own over the network.
+    let naive = tokens * k * 24.0 / 32.0 * h * 3.0 / (out.bandwidth.0 * eff);
+    assert!(time.0 < naive / 2.0, "{} vs {}", time.0, naive);
+    // One chip, or no tokens, moves nothing.
+    assert_eq!(
+        expert_all_to_all(chip, 1, tokens, k, h, widths, eff).0 .0,
+        0.0
+    );
+    assert_eq!(
+        expert_all_to_all(chip, 32, 0.0, k, h, widths, eff).1 .0,
+        0.0
+    );
+}
+
+#[test]
 fn host_work_grows_with_the_sequences_in_a_step() {
     // Two replicas of 32 sequences each: every decode step pays the fixed host cost
     // once plus the per-sequence cost for each of its 32 sequences.
@@ -561,6 +606,31 @@ fn validation_covers_the_required_ground() {
             && table.point.iter().any(|p| p.role == Role::Calibration)
     );
     assert!(report.calibration.is_some() && report.holdout.is_some());
+}
+
+#[test]
+fn a_published_harness_batch_limit_replaces_the_default() {
+    // MLP41-01 states NVIDIA's harness: TP2 instances batching up to 896 sequences,
+    // so the largest batch is whatever memory holds, not 256 per instance.
+    let table = BenchmarkTable::builtin().unwrap();
+    let point = table.point.iter().find(|p| p.id == "MLP41-01").unwrap();
+    assert_eq!(point.max_seqs_per_replica, Some(896.0));
+    let base = Assumptions::default();
+    let stated = validation::predict_point(cat(), point, &base).unwrap();
+    let default = validation::predict_point(
+        cat(),
+        &validation::BenchmarkPoint {
+            max_seqs_per_replica: None,
+            ..point.clone()
+        },
+        &base,
+    )
+    .unwrap();
+    let replicas = stated.parallelism.dp;
+    assert_eq!(replicas, 4);
+    assert_eq!(default.batch as f64, base.max_seqs_per_replica * 4.0);
+    assert!(stated.batch > default.batch);
+    assert!(stated.batch as u64 <= stated.max_batch && stated.batch <= 896 * replicas);
 }
 
 fn with_chip(base: &Chip, f: impl FnOnce(&mut Chip)) -> Chip {
