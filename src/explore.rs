@@ -2,7 +2,9 @@
 //! evaluation of one point the detail panel opens. Plain logic, tested natively.
 
 use crate::scenario::Scenario;
-use disagg_engine::disagg::{evaluate, DeploymentPoint, DeploymentSpec, Draft, Setup, Speculation};
+use disagg_engine::disagg::{
+    evaluate, Axis, DeploymentPoint, DeploymentSpec, Draft, Setup, Speculation,
+};
 use disagg_engine::sweep::{sweep, SweepRequest, SweepResult};
 use disagg_engine::{Catalogue, ModelPreset, WeightFormat, Workload};
 
@@ -39,6 +41,7 @@ fn setup<'a>(s: &Scenario, m: &Models<'a>) -> Setup<'a> {
             acceptance: s.acceptance,
             draft_tokens: s.draft_tokens,
         },
+        speculative_decode: s.axis == Axis::PrefillDecode && s.speculative_decode,
         ..Setup::new(
             &m.target.ir,
             Workload {
@@ -48,6 +51,32 @@ fn setup<'a>(s: &Scenario, m: &Models<'a>) -> Setup<'a> {
             weights,
         )
     }
+}
+
+/// The speculation in force, in words, where the scenario's axis uses it: which draft,
+/// how many tokens per cycle, at what acceptance, and the tokens a verify yields.
+pub fn speculation_summary(s: &Scenario) -> Option<String> {
+    let whose = match s.axis {
+        Axis::Speculative => "speculative decoding",
+        Axis::PrefillDecode if s.speculative_decode => "the decode pool speculates",
+        _ => return None,
+    };
+    let draft = match &s.draft_model {
+        Some(id) => id.clone(),
+        None => "the model's MTP heads".to_string(),
+    };
+    let spec = Speculation {
+        draft: Draft::Mtp,
+        acceptance: s.acceptance,
+        draft_tokens: s.draft_tokens,
+    };
+    Some(format!(
+        "{whose}: draft from {draft}, {} token{} per cycle at acceptance {}, {} tokens per verify on average",
+        s.draft_tokens,
+        if s.draft_tokens == 1 { "" } else { "s" },
+        s.acceptance,
+        crate::format::sig3(spec.expected_tokens())
+    ))
 }
 
 /// Sweeps the scenario; an error is a sentence the page shows as it is.
@@ -106,6 +135,83 @@ mod tests {
             assert_eq!(d.figures, p.figures, "{}", p.label);
             assert!(d.fits);
         }
+    }
+
+    #[test]
+    fn a_speculating_decode_pool_moves_the_frontier_and_opens_consistently() {
+        // DeepSeek-V3 with its MTP layer drafting one token at acceptance 0.85 in the
+        // decode pool: the fastest user on the frontier gets faster, and the detail
+        // panel evaluates the same speculating deployment the sweep drew.
+        let cat = Catalogue::builtin();
+        let plain = Scenario {
+            model: "deepseek-v3".into(),
+            isl: 1024,
+            osl: 1024,
+            chips: vec!["h200".into(), "b200".into()],
+            draft_model: None,
+            acceptance: 0.85,
+            draft_tokens: 1,
+            ..Scenario::default()
+        };
+        let speculating = Scenario {
+            speculative_decode: true,
+            ..plain.clone()
+        };
+        let fastest = |s: &Scenario| {
+            explore(s, cat)
+                .unwrap()
+                .throughput
+                .all
+                .iter()
+                .map(|p| p.figures.tok_s_user)
+                .fold(0.0, f64::max)
+        };
+        let (before, after) = (fastest(&plain), fastest(&speculating));
+        assert!(after > before * 1.2, "{before} -> {after}");
+        let r = explore(&speculating, cat).unwrap();
+        for p in r.throughput.all.iter().take(3) {
+            assert_eq!(
+                detail(&speculating, &p.spec, cat).unwrap().figures,
+                p.figures
+            );
+        }
+        // Off the prefill/decode axis the setting has no effect.
+        let agg = |sd| Scenario {
+            axis: Axis::Aggregated,
+            speculative_decode: sd,
+            ..plain.clone()
+        };
+        assert_eq!(
+            explore(&agg(true), cat).unwrap().throughput.all.len(),
+            explore(&agg(false), cat).unwrap().throughput.all.len()
+        );
+    }
+
+    #[test]
+    fn the_speculation_in_force_is_said_in_words() {
+        let s = Scenario {
+            draft_model: None,
+            acceptance: 0.85,
+            draft_tokens: 1,
+            ..Scenario::default()
+        };
+        assert_eq!(speculation_summary(&s), None);
+        let pd = Scenario {
+            speculative_decode: true,
+            ..s.clone()
+        };
+        // (1 - 0.85^2) / (1 - 0.85) = 1.85.
+        assert_eq!(
+            speculation_summary(&pd).unwrap(),
+            "the decode pool speculates: draft from the model's MTP heads, 1 token per cycle at acceptance 0.85, 1.85 tokens per verify on average"
+        );
+        let spec = Scenario {
+            axis: Axis::Speculative,
+            ..Scenario::default()
+        };
+        assert!(speculation_summary(&spec)
+            .unwrap()
+            .starts_with("speculative decoding: draft from llama-3.2-1b, 4 tokens"));
     }
 
     #[test]

@@ -48,6 +48,9 @@ pub struct Scenario {
     pub draft_model: Option<String>,
     pub acceptance: f64,
     pub draft_tokens: u32,
+    /// On the prefill/decode axis: the decode pool speculates with the draft settings,
+    /// its draft on the decode chips.
+    pub speculative_decode: bool,
     pub y_axis: YAxis,
 }
 
@@ -68,6 +71,7 @@ impl Default for Scenario {
             draft_model: Some("llama-3.2-1b".into()),
             acceptance: 0.8,
             draft_tokens: 4,
+            speculative_decode: false,
             y_axis: YAxis::TokSPerChip,
         }
     }
@@ -140,6 +144,9 @@ impl Scenario {
         ];
         if let Some(d) = self.weight_dtype {
             q.push(format!("wd={}", d.name()));
+        }
+        if self.speculative_decode {
+            q.push("sd=1".into());
         }
         if let Some(t) = self.target_tok_s_user {
             q.push(format!("target={t}"));
@@ -298,6 +305,13 @@ impl Scenario {
                     .filter(|k| (1..=MAX_DRAFT_TOKENS).contains(k))
                     .ok_or(format!("drafted tokens run from 1 to {MAX_DRAFT_TOKENS}"))?
             }
+            "sd" => {
+                self.speculative_decode = match value {
+                    "1" | "true" | "on" => true,
+                    "0" | "false" | "off" | "" => false,
+                    _ => return Err("sd is 1 (the decode pool speculates) or 0".into()),
+                }
+            }
             "y" => {
                 self.y_axis = match value {
                     "chip" => YAxis::TokSPerChip,
@@ -349,6 +363,7 @@ mod tests {
             draft_model: None,
             acceptance: 0.65,
             draft_tokens: 3,
+            speculative_decode: true,
             y_axis: YAxis::TokSPerUsdHour,
         };
         let (back, notices) = Scenario::from_query(&s.to_query(), cat());

@@ -1,5 +1,6 @@
 //! Component tests in a real browser (headless Chromium via wasm-bindgen-test):
-//! the chip picker, the link round trip and the notices of a hostile link.
+//! the chip picker, the link round trip, the notices of a hostile link and the decode-pool
+//! speculation toggle.
 //!
 //! Run with `cargo test --target wasm32-unknown-unknown --test web` (scripts/test.sh
 //! does); natively this file is empty.
@@ -181,6 +182,55 @@ async fn a_hostile_link_shows_notices_and_a_usable_page() {
     element::<web_sys::HtmlElement>("#dismiss-notices").click();
     settle().await;
     assert!(document().query_selector("#notices").unwrap().is_none());
+    drop(handle);
+    parent.remove();
+    set_query("?");
+}
+
+#[wasm_bindgen_test]
+async fn the_decode_pool_speculation_toggle_shows_its_settings_and_follows_the_link() {
+    let parent = container();
+    let wanted = Scenario {
+        model: "deepseek-v3".into(),
+        isl: 1024,
+        osl: 1024,
+        chips: vec!["h200".into()],
+        max_chips: 16,
+        draft_model: None,
+        ..Scenario::default()
+    };
+    set_query(&format!("?{}", wanted.to_query()));
+    let handle = leptos::mount::mount_to(parent.clone(), App);
+    settle().await;
+    assert!(element::<web_sys::HtmlInputElement>("#axis-pd").checked());
+    let toggle: web_sys::HtmlInputElement = element("#in-spec-decode");
+    assert!(!toggle.checked());
+    assert!(document()
+        .query_selector("#spec-settings")
+        .unwrap()
+        .is_none());
+
+    toggle.click();
+    settle().await;
+    assert!(document()
+        .query_selector("#spec-settings")
+        .unwrap()
+        .is_some());
+    let search = web_sys::window().unwrap().location().search().unwrap();
+    assert!(search.contains("sd=1"), "{search}");
+    let (back, notices) = Scenario::from_query(&search, Catalogue::builtin());
+    assert!(notices.is_empty(), "{notices:?}");
+    assert!(back.speculative_decode);
+
+    // Off again: the settings go and the link drops the key.
+    element::<web_sys::HtmlInputElement>("#in-spec-decode").click();
+    settle().await;
+    assert!(document()
+        .query_selector("#spec-settings")
+        .unwrap()
+        .is_none());
+    let search = web_sys::window().unwrap().location().search().unwrap();
+    assert!(!search.contains("sd=1"), "{search}");
     drop(handle);
     parent.remove();
     set_query("?");

@@ -220,7 +220,27 @@ pub fn Controls() -> impl IntoView {
             <fieldset>
                 <legend>"Disaggregation axis"</legend>
                 {axes}
-                <Show when=move || s.with(|s| s.axis == Axis::Speculative)>
+                <Show when=move || s.with(|s| s.axis == Axis::PrefillDecode)>
+                    <div class="check">
+                        <input
+                            type="checkbox"
+                            id="in-spec-decode"
+                            prop:checked=move || s.with(|s| s.speculative_decode)
+                            on:change=move |ev| {
+                                page.set_field("sd", if event_target_checked(&ev) { "1" } else { "0" })
+                            }
+                        />
+                        <label for="in-spec-decode">
+                            "The decode pool speculates (draft on the decode chips)"
+                        </label>
+                    </div>
+                </Show>
+                <Show when=move || {
+                    s.with(|s| {
+                        s.axis == Axis::Speculative
+                            || (s.axis == Axis::PrefillDecode && s.speculative_decode)
+                    })
+                }>
                     <div class="axis-settings" id="spec-settings">
                         <div class="field">
                             <label for="in-draft">"Draft"</label>

@@ -2,7 +2,7 @@
 //! and where its time goes, evaluated afresh by the engine.
 
 use super::Page;
-use crate::explore::detail;
+use crate::explore::{detail, speculation_summary};
 use crate::format::{self, sig3};
 use disagg_engine::disagg::DeploymentPoint;
 use disagg_engine::Catalogue;
@@ -87,15 +87,17 @@ pub fn Detail() -> impl IntoView {
             let p = e.point(cloud)?;
             Some((
                 p.label.clone(),
+                speculation_summary(&e.scenario),
                 detail(&e.scenario, &p.spec, Catalogue::builtin()),
             ))
         })
     });
     let body = move || {
-        let (label, result) = evaluated.get()?;
+        let (label, speculation, result) = evaluated.get()?;
         Some(match result {
             Ok(d) => view! {
                 <h2 id="detail-title">{label}</h2>
+                {speculation.map(|text| view! { <p class="speculation">{text}</p> })}
                 <dl class="figures">{summary(&d)}</dl>
                 <table class="pools">
                     <thead>
