@@ -169,8 +169,9 @@ fn attention_expert_needs_a_fast_link() {
     let fast = ratio(1600.0);
     assert!(slow < 0.5, "25 Gb/s: {slow:.2}");
     assert!(fast > 1.0, "1600 Gb/s: {fast:.2}");
-    // The crossover stated in the audit lies between 100 and 400 Gb/s per chip.
-    assert!(ratio(100.0) < 1.0 && ratio(400.0) > 1.0);
+    // The crossover stated in the audit (about 400 Gb/s per chip) lies between 200 and
+    // 800 Gb/s per chip.
+    assert!(ratio(200.0) < 1.0 && ratio(800.0) > 1.0);
 }
 
 #[test]
