@@ -241,17 +241,17 @@ pub fn ring_all_reduce(msg: Bytes, n: u32, bandwidth: f64, latency: Seconds) -> 
 /// `msg / l` shards across the `m` domains (over scale-out). A flat ring over the slow
 /// link would pay its latency `2(n-1)` times instead of `2(m-1)`.
 pub fn group_all_reduce(chip: &Chip, msg: Bytes, n: u32, link_eff: f64) -> (Bytes, Seconds) {
-    let domain = chip.scale_up_domain.max(1);
-    if n <= domain || n % domain != 0 || chip.scale_up.is_none() {
+    let Some(domains) = chip.whole_domains(n) else {
         let link = chip.link_for_group(n);
         return ring_all_reduce(msg, n, link.bandwidth.0 * link_eff, link.latency);
-    }
+    };
+    let domain = n / domains;
     let up = chip.link_for_group(domain);
     let out = chip.network_link();
     let (inner, t_inner) = ring_all_reduce(msg, domain, up.bandwidth.0 * link_eff, up.latency);
     let (outer, t_outer) = ring_all_reduce(
         msg / domain as f64,
-        n / domain,
+        domains,
         out.bandwidth.0 * link_eff,
         out.latency,
     );
@@ -293,18 +293,17 @@ pub fn expert_all_to_all(
     }
     let per_pick = hidden * (widths.dispatch + widths.combine);
     let g = group as f64;
-    let domain = chip.scale_up_domain.max(1);
-    if group <= domain || group % domain != 0 || chip.scale_up.is_none() {
+    let Some(domains) = chip.whole_domains(group) else {
         let link = chip.link_for_group(group);
         let bytes = tokens * top_k * (g - 1.0) / g * per_pick;
         return (
             Bytes(bytes),
             Seconds(bytes / (link.bandwidth.0 * link_eff)) + link.latency * 2.0,
         );
-    }
-    let l = domain as f64;
-    let m = g / l;
-    let up = chip.link_for_group(domain);
+    };
+    let m = domains as f64;
+    let l = g / m;
+    let up = chip.link_for_group(group / domains);
     let out = chip.network_link();
     let remote_domains = (m - 1.0) * (1.0 - (1.0 - 1.0 / m).powf(top_k));
     let out_bytes = tokens * remote_domains * per_pick;

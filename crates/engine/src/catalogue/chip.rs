@@ -86,6 +86,14 @@ impl Chip {
         }
     }
 
+    /// How many whole scale-up domains a group of `chips` spans, when a collective
+    /// over it can go in two levels (scale-up inside each domain, scale-out between
+    /// them): more than one domain, whole domains only, and a scale-up link to use.
+    pub fn whole_domains(&self, chips: u32) -> Option<u32> {
+        let domain = self.scale_up_domain.max(1);
+        (chips > domain && chips % domain == 0 && self.scale_up.is_some()).then_some(chips / domain)
+    }
+
     /// The link between two pools or nodes (scale-out when present).
     pub fn network_link(&self) -> Link {
         self.link_for_group(u32::MAX)
