@@ -3,7 +3,7 @@
 
 use crate::scenario::Scenario;
 use disagg_engine::disagg::{
-    evaluate, Axis, DeploymentPoint, DeploymentSpec, Draft, Setup, Speculation,
+    evaluate, expected_tokens, Axis, DeploymentPoint, DeploymentSpec, Draft, Setup, Speculation,
 };
 use disagg_engine::sweep::{sweep, SweepRequest, SweepResult};
 use disagg_engine::{Catalogue, ModelPreset, WeightFormat, Workload};
@@ -41,7 +41,7 @@ fn setup<'a>(s: &Scenario, m: &Models<'a>) -> Setup<'a> {
             acceptance: s.acceptance,
             draft_tokens: s.draft_tokens,
         },
-        speculative_decode: s.axis == Axis::PrefillDecode && s.speculative_decode,
+        speculative_decode: s.decode_pool_speculates(),
         ..Setup::new(
             &m.target.ir,
             Workload {
@@ -56,26 +56,23 @@ fn setup<'a>(s: &Scenario, m: &Models<'a>) -> Setup<'a> {
 /// The speculation in force, in words, where the scenario's axis uses it: which draft,
 /// how many tokens per cycle, at what acceptance, and the tokens a verify yields.
 pub fn speculation_summary(s: &Scenario) -> Option<String> {
-    let whose = match s.axis {
-        Axis::Speculative => "speculative decoding",
-        Axis::PrefillDecode if s.speculative_decode => "the decode pool speculates",
-        _ => return None,
+    let whose = if s.axis == Axis::Speculative {
+        "speculative decoding"
+    } else if s.decode_pool_speculates() {
+        "the decode pool speculates"
+    } else {
+        return None;
     };
     let draft = match &s.draft_model {
         Some(id) => id.clone(),
         None => "the model's MTP heads".to_string(),
-    };
-    let spec = Speculation {
-        draft: Draft::Mtp,
-        acceptance: s.acceptance,
-        draft_tokens: s.draft_tokens,
     };
     Some(format!(
         "{whose}: draft from {draft}, {} token{} per cycle at acceptance {}, {} tokens per verify on average",
         s.draft_tokens,
         if s.draft_tokens == 1 { "" } else { "s" },
         s.acceptance,
-        crate::format::sig3(spec.expected_tokens())
+        crate::format::sig3(expected_tokens(s.acceptance, s.draft_tokens))
     ))
 }
 

@@ -117,6 +117,11 @@ fn decode(s: &str) -> String {
 }
 
 impl Scenario {
+    /// The decode pool speculates: asked for, and on the axis that has a decode pool.
+    pub fn decode_pool_speculates(&self) -> bool {
+        self.axis == Axis::PrefillDecode && self.speculative_decode
+    }
+
     /// The query string (without `?`) that reproduces this scenario.
     pub fn to_query(&self) -> String {
         let mut q = vec![

@@ -236,10 +236,7 @@ pub fn Controls() -> impl IntoView {
                     </div>
                 </Show>
                 <Show when=move || {
-                    s.with(|s| {
-                        s.axis == Axis::Speculative
-                            || (s.axis == Axis::PrefillDecode && s.speculative_decode)
-                    })
+                    s.with(|s| s.axis == Axis::Speculative || s.decode_pool_speculates())
                 }>
                     <div class="axis-settings" id="spec-settings">
                         <div class="field">

@@ -102,16 +102,22 @@ pub struct Speculation<'a> {
     pub draft_tokens: u32,
 }
 
+/// Expected tokens per verify cycle when `draft_tokens` drafted tokens are each accepted
+/// with probability `acceptance`: `(1 - a^(K+1)) / (1 - a)` (`K + 1` at `a = 1`).
+pub fn expected_tokens(acceptance: f64, draft_tokens: u32) -> f64 {
+    let a = acceptance;
+    let k = draft_tokens as f64;
+    if (1.0 - a).abs() < 1e-12 {
+        k + 1.0
+    } else {
+        (1.0 - a.powf(k + 1.0)) / (1.0 - a)
+    }
+}
+
 impl Speculation<'_> {
-    /// Expected tokens per verify cycle, `(1 - a^(K+1)) / (1 - a)` (`K + 1` at `a = 1`).
+    /// Expected tokens per verify cycle (see [`expected_tokens`]).
     pub fn expected_tokens(&self) -> f64 {
-        let a = self.acceptance;
-        let k = self.draft_tokens as f64;
-        if (1.0 - a).abs() < 1e-12 {
-            k + 1.0
-        } else {
-            (1.0 - a.powf(k + 1.0)) / (1.0 - a)
-        }
+        expected_tokens(self.acceptance, self.draft_tokens)
     }
 
     pub fn validate(&self) -> Result<()> {
