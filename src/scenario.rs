@@ -380,7 +380,7 @@ mod tests {
     fn hostile_queries_give_the_nearest_valid_scenario_and_say_why() {
         let (s, notices) = Scenario::from_query(
             "?v=1&model=gpt-9&isl=-5&osl=99999999999999999999&chips=h200,warp-drive,h200\
-             &budget=0&acc=NaN&k=400&target=inf&axis=%3Cscript%3E&zzz=1&%E0%A4=%",
+             &budget=0&acc=NaN&k=400&target=inf&axis=%3Cscript%3E&zzz=1&%E0%A4=%&sd=maybe",
             cat(),
         );
         let d = Scenario::default();
@@ -392,6 +392,7 @@ mod tests {
         assert_eq!(s.draft_tokens, d.draft_tokens);
         assert_eq!(s.target_tok_s_user, None);
         assert_eq!(s.axis, d.axis);
+        assert!(!s.speculative_decode);
         for needle in [
             "model",
             "isl",
@@ -403,6 +404,7 @@ mod tests {
             "target",
             "axis",
             "zzz",
+            "sd=",
         ] {
             assert!(
                 notices.iter().any(|n| n.contains(needle)),
