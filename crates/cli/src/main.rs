@@ -304,6 +304,7 @@ fn prediction_json(
         "weight_dtype": dtype.name(),
         "kv_dtype": kv.name(),
         "batch": p.batch,
+        "running": p.running,
         "max_batch": p.max_batch,
         "fits": p.fits,
         "reason": p.reason,
@@ -349,7 +350,10 @@ fn print_prediction(model: &str, chip: &str, p: &Prediction) {
     for w in &p.warnings {
         println!("  ! {w}");
     }
-    println!("  batch            {} (max {})", p.batch, p.max_batch);
+    println!(
+        "  batch            {} ({} running; max {})",
+        p.batch, p.running, p.max_batch
+    );
     println!("  TTFT             {:.1} ms", p.ttft.ms());
     println!(
         "  TPOT             {:.2} ms (decode step {:.2} ms)",

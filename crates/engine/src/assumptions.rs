@@ -59,6 +59,11 @@ impl Assumptions {
     pub fn host_overhead(&self, seqs: f64) -> Seconds {
         self.step_overhead + self.seq_overhead * seqs
     }
+
+    /// Most sequences `replicas` engine replicas run at once.
+    pub fn engine_batch_limit(&self, replicas: u32) -> u64 {
+        (self.max_seqs_per_replica.max(1.0) as u64).saturating_mul(replicas.max(1) as u64)
+    }
 }
 
 /// The efficiencies in force for one chip: its calibrated overrides where it has them,

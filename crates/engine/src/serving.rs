@@ -8,6 +8,11 @@
 //! benchmarks run: with fixed prompt and output lengths a replica's sequences finish and
 //! restart together, so a new request waits on average behind half of the replica's
 //! prefills, `t_prefill_per_request * (b + 1) / 2`, plus the decode step in flight.
+//!
+//! A fixed concurrency above the engine's batch limit (`max_seqs_per_replica` per
+//! replica) does not all run: the engine runs `n` sequences and the other `C - n`
+//! requests wait in its queue. By Little's law on that queue a request waits
+//! `(C - n) / X` at request rate `X`, and TTFT includes the wait ([`queue_wait`]).
 
 use crate::assumptions::{Assumptions, ChipRates};
 use crate::catalogue::Chip;
@@ -202,8 +207,11 @@ impl Economics {
 pub struct Prediction {
     pub parallelism: Parallelism,
     pub chips: u32,
-    /// Concurrent sequences over the deployment.
+    /// Concurrent sequences over the deployment (requests in flight, queued included).
     pub batch: u32,
+    /// Sequences the engine runs at once: `batch`, or the engine's batch limit when
+    /// `batch` exceeds it and the rest queue.
+    pub running: u32,
     /// The largest batch that fits in memory (the engine limit aside).
     pub max_batch: u64,
     pub fits: bool,
@@ -229,6 +237,26 @@ pub struct Prediction {
     pub economics: Economics,
     pub decode_cost: StepCost,
     pub prefill_cost: StepCost,
+}
+
+/// How long a request waits for a slot when `concurrency` requests share an engine
+/// that runs `running` at once and finishes `request_rate` per second: Little's law on
+/// the `concurrency - running` waiting.
+pub fn queue_wait(concurrency: u32, running: u32, request_rate: f64) -> Seconds {
+    let waiting = concurrency.saturating_sub(running) as f64;
+    if waiting > 0.0 && request_rate > 0.0 {
+        Seconds(waiting / request_rate)
+    } else {
+        Seconds::ZERO
+    }
+}
+
+/// Says that part of a fixed concurrency waits in the engine's queue.
+pub fn queue_warning(concurrency: u32, running: u32, per_replica: f64) -> String {
+    format!(
+        "the engine runs at most {per_replica:.0} sequences per replica: {running} of {concurrency} requests run and {} wait in the queue, which TTFT includes",
+        concurrency - running
+    )
 }
 
 /// Predicts one aggregated deployment with a fixed parallelism.
@@ -262,6 +290,7 @@ pub fn predict(s: &Scenario) -> Result<Prediction> {
     let max_seqs = plan.max_seqs();
     let max_batch = max_seqs.saturating_mul(par.dp as u64);
     let mut warnings = Vec::new();
+    let engine_limit = s.assumptions.engine_batch_limit(par.dp);
     let batch = match s.batch {
         Batch::Fixed(0) => {
             return Err(EngineError::InvalidInput("batch must be at least 1".into()))
@@ -272,12 +301,16 @@ pub fn predict(s: &Scenario) -> Result<Prediction> {
             )))
         }
         Batch::Fixed(b) => b,
-        Batch::MaxThroughput => {
-            let engine_limit =
-                (s.assumptions.max_seqs_per_replica.max(1.0) as u64).saturating_mul(par.dp as u64);
-            max_batch.min(engine_limit).clamp(1, MAX_BATCH as u64) as u32
-        }
+        Batch::MaxThroughput => max_batch.min(engine_limit).clamp(1, MAX_BATCH as u64) as u32,
     };
+    let running = (batch as u64).min(engine_limit) as u32;
+    if running < batch {
+        warnings.push(queue_warning(
+            batch,
+            running,
+            s.assumptions.max_seqs_per_replica,
+        ));
+    }
     if s.workload.max_context() > s.model.max_context as f64 {
         warnings.push(format!(
             "context {} exceeds the model's {} positions",
@@ -287,7 +320,7 @@ pub fn predict(s: &Scenario) -> Result<Prediction> {
     }
 
     // Replicas with work, and sequences per replica.
-    let seqs = par.seqs_per_replica(batch);
+    let seqs = par.seqs_per_replica(running);
     let usage = plan.usage(seqs.ceil());
     let (fits, reason) = if max_seqs == 0 {
         (false, Some(plan.shortfall_reason()))
@@ -295,7 +328,7 @@ pub fn predict(s: &Scenario) -> Result<Prediction> {
         (
             false,
             Some(format!(
-                "does not fit: batch {batch} needs {:.1} GB of KV per chip; at most {max_batch} sequences fit",
+                "does not fit: batch {running} needs {:.1} GB of KV per chip; at most {max_batch} sequences fit",
                 usage.kv.gb()
             )),
         )
@@ -342,19 +375,22 @@ pub fn predict(s: &Scenario) -> Result<Prediction> {
     let osl = s.workload.osl as f64;
     let round = decode_step * osl + prefill_per_request * (seqs / pp_overlap);
     let tpot = round / osl;
-    let output_tok_s = batch as f64 * osl / round.0;
-    let input_tok_s = batch as f64 * isl / round.0;
+    let output_tok_s = running as f64 * osl / round.0;
+    let input_tok_s = running as f64 * isl / round.0;
     let decode_time = TimeBreakdown::of(&decode_cost);
+    let in_engine_ttft =
+        decode_step + prefill_per_request * ((seqs + 1.0) / 2.0).max(prefill_batch);
 
     Ok(Prediction {
         parallelism: par,
         chips,
         batch,
+        running,
         max_batch,
         fits,
         reason,
         warnings,
-        ttft: decode_step + prefill_per_request * ((seqs + 1.0) / 2.0).max(prefill_batch),
+        ttft: in_engine_ttft + queue_wait(batch, running, output_tok_s / osl),
         tpot,
         decode_step,
         prefill_step,

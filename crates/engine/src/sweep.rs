@@ -257,8 +257,9 @@ fn batches(max: u64) -> Vec<u32> {
 
 /// Largest batch a pool of `dp` replicas takes: memory, then the engine's limit.
 fn batch_limit(setup: &Setup, max_seqs_per_replica: u64, dp: u32) -> u64 {
-    let engine = setup.assumptions.max_seqs_per_replica.max(1.0) as u64;
-    max_seqs_per_replica.min(engine).saturating_mul(dp as u64)
+    max_seqs_per_replica
+        .saturating_mul(dp as u64)
+        .min(setup.assumptions.engine_batch_limit(dp))
 }
 
 /// Runs a sweep.

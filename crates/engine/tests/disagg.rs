@@ -501,3 +501,50 @@ fn planning_a_pool_of_no_chips_is_an_error_not_a_panic() {
         }
     }
 }
+
+#[test]
+fn concurrency_beyond_the_engine_limit_waits_in_the_queue() {
+    // Llama-3.1-8B decodes on one H200 replica; the engine runs at most
+    // `max_seqs_per_replica` (256) sequences, so 4x that concurrency leaves 768
+    // requests queued. Throughput stays at the limit's; TTFT gains Little's wait.
+    let s = setup("llama-3.1-8b", 1024, 1024);
+    let limit = s.assumptions.max_seqs_per_replica as u32;
+    for axis in [Axis::Aggregated, Axis::PrefillDecode] {
+        let at = |batch: u32| {
+            let d = match axis {
+                Axis::Aggregated => Deployment::Aggregated {
+                    pool: tp(chip("h200"), 1),
+                    batch,
+                },
+                _ => Deployment::PrefillDecode {
+                    prefill: tp(chip("h200"), 1),
+                    decode: tp(chip("h200"), 1),
+                    batch,
+                },
+            };
+            evaluate(&s, &d).unwrap()
+        };
+        let full = at(limit);
+        let over = at(4 * limit);
+        let (f, g) = (full.figures, over.figures);
+        assert_eq!(g.batch, 4 * limit);
+        assert!((g.output_tok_s - f.output_tok_s).abs() < 1e-9 * f.output_tok_s);
+        assert!((g.tpot.0 - f.tpot.0).abs() < 1e-12);
+        let rate = f.output_tok_s / 1024.0;
+        let wait = (3 * limit) as f64 / rate;
+        assert!(
+            (g.ttft.0 - (f.ttft.0 + wait)).abs() < 1e-9 * g.ttft.0,
+            "{axis:?}: {} vs {} + {wait}",
+            g.ttft.0,
+            f.ttft.0
+        );
+        assert!(over
+            .warnings
+            .iter()
+            .any(|w| w.contains("wait in the queue")));
+        assert!(!full
+            .warnings
+            .iter()
+            .any(|w| w.contains("wait in the queue")));
+    }
+}

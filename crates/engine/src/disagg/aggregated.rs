@@ -58,7 +58,7 @@ pub fn evaluate(setup: &Setup, pool: PoolConfig, batch: u32) -> Result<Deploymen
             chip_name: pool.chip.name.clone(),
             chips: p.chips,
             parallelism: p.parallelism,
-            seqs_per_replica: p.parallelism.seqs_per_replica(p.batch),
+            seqs_per_replica: p.parallelism.seqs_per_replica(p.running),
             step: p.decode_step,
             utilisation: 1.0,
             input_tok_s_per_chip: p.input_tok_s_per_chip,

@@ -260,6 +260,29 @@ impl<'a> Deployment<'a> {
         }
     }
 
+    /// The same deployment at another batch.
+    pub fn with_batch(&self, b: u32) -> Deployment<'a> {
+        let mut d = *self;
+        match &mut d {
+            Deployment::Aggregated { batch, .. }
+            | Deployment::PrefillDecode { batch, .. }
+            | Deployment::AttentionExpert { batch, .. }
+            | Deployment::Speculative { batch, .. } => *batch = b,
+        }
+        d
+    }
+
+    /// The pool that holds the sequences while they generate, whose replicas bound
+    /// the batch.
+    pub fn generating_pool(&self) -> PoolConfig<'a> {
+        match *self {
+            Deployment::Aggregated { pool, .. } => pool,
+            Deployment::PrefillDecode { decode, .. } => decode,
+            Deployment::AttentionExpert { attention, .. } => attention,
+            Deployment::Speculative { target, .. } => target,
+        }
+    }
+
     pub fn batch(&self) -> u32 {
         match *self {
             Deployment::Aggregated { batch, .. }
@@ -597,6 +620,35 @@ pub fn evaluate(setup: &Setup, deployment: &Deployment) -> Result<DeploymentPoin
     for (role, pool) in deployment.pools() {
         check_pool_chips(role, pool.chips())?;
     }
+    // The aggregated engine core queues beyond its batch limit itself; the split
+    // axes run at most the limit of the pool that holds the sequences, and the rest
+    // of the concurrency waits (see `serving::queue_wait`).
+    let concurrency = deployment.batch();
+    let running = match deployment {
+        Deployment::Aggregated { .. } => concurrency,
+        _ => (concurrency as u64).min(
+            setup
+                .assumptions
+                .engine_batch_limit(deployment.generating_pool().parallelism.dp),
+        ) as u32,
+    };
+    let mut point = evaluate_running(setup, &deployment.with_batch(running))?;
+    if running < concurrency {
+        let f = &mut point.figures;
+        let request_rate = f.output_tok_s / setup.workload.osl as f64;
+        f.ttft += crate::serving::queue_wait(concurrency, running, request_rate);
+        f.batch = concurrency;
+        point.warnings.push(crate::serving::queue_warning(
+            concurrency,
+            running,
+            setup.assumptions.max_seqs_per_replica,
+        ));
+    }
+    Ok(point)
+}
+
+/// Evaluates a deployment whose whole batch runs at once.
+fn evaluate_running(setup: &Setup, deployment: &Deployment) -> Result<DeploymentPoint> {
     match *deployment {
         Deployment::Aggregated { pool, batch } => aggregated::evaluate(setup, pool, batch),
         Deployment::PrefillDecode {

@@ -124,7 +124,6 @@ pub fn plan<'a>(
         .iter()
         .map(|(role, c)| candidates(setup.model, draft_ir, *role, c))
         .collect();
-    let engine_limit = (setup.assumptions.max_seqs_per_replica.max(1.0)) as u32;
     let mut best: Option<(Deployment<'a>, DeploymentPoint)> = None;
     let mut last_error: Option<EngineError> = None;
     let mut unfit: Option<(Deployment<'a>, DeploymentPoint)> = None;
@@ -153,24 +152,17 @@ pub fn plan<'a>(
                 Some(b) => b,
                 None => {
                     // The pool that holds the sequences bounds the batch.
-                    let generating = chosen
-                        .iter()
-                        .find(|(r, _)| {
-                            matches!(
-                                r,
-                                PoolRole::Decode
-                                    | PoolRole::Attention
-                                    | PoolRole::Target
-                                    | PoolRole::Colocated
-                            )
-                        })
-                        .map_or(1, |(_, p)| p.parallelism.dp);
+                    let replicas = build(axis, &chosen, 1, micro_batches)
+                        .generating_pool()
+                        .parallelism
+                        .dp;
+                    let engine_limit = setup.assumptions.engine_batch_limit(replicas);
                     let fit = |b: u32| {
                         evaluate(setup, &build(axis, &chosen, b, micro_batches))
                             .ok()
                             .map(|p| p.fits)
                     };
-                    largest_fitting(fit).min(engine_limit.saturating_mul(generating.max(1)))
+                    (largest_fitting(fit) as u64).min(engine_limit) as u32
                 }
             };
             if b > 0 {
