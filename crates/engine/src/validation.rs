@@ -162,9 +162,31 @@ pub struct BenchmarkPoint {
     /// (MLPerf harness `gpu_batch_size`); absent means the global assumption.
     #[serde(default)]
     pub max_seqs_per_replica: Option<f64>,
+    /// Where the benchmark draws each request's lengths uniformly from
+    /// `[floor(r * L), L]` (the `--random-range-ratio` of vLLM-style clients), this `r`;
+    /// `isl` and `osl` are then the upper bounds. Absent means fixed lengths.
+    #[serde(default)]
+    pub length_range_ratio: Option<f64>,
 }
 
 impl BenchmarkPoint {
+    /// The workload the model sees: the mean prompt and output lengths. The engine
+    /// costs a request of mean length; where lengths are drawn from a range this
+    /// sizes memory by the mean rather than the longest request, which matters only
+    /// at a batch that fills memory.
+    pub fn workload(&self) -> Workload {
+        let mean = |l: u32| match self.length_range_ratio {
+            Some(r) if (0.0..=1.0).contains(&r) => {
+                ((((r * l as f64).floor() + l as f64) / 2.0).round() as u32).max(1)
+            }
+            _ => l,
+        };
+        Workload {
+            isl: mean(self.isl),
+            osl: mean(self.osl),
+        }
+    }
+
     /// The assumptions in force for this point: `base`, with the engine settings the
     /// submission states.
     pub fn assumptions(&self, base: &Assumptions) -> Assumptions {
@@ -255,10 +277,7 @@ pub fn predict_point(
         parallelism: Parallelism::single(),
         weights,
         kv: point.kv_dtype,
-        workload: Workload {
-            isl: point.isl,
-            osl: point.osl,
-        },
+        workload: point.workload(),
         batch,
         assumptions: point.assumptions(assumptions),
     };
@@ -336,10 +355,7 @@ pub fn predict_disaggregated(
     let model = catalogue.model(&point.model)?;
     let defaults = Setup::new(
         &model.ir,
-        Workload {
-            isl: point.isl,
-            osl: point.osl,
-        },
+        point.workload(),
         WeightFormat {
             dtype: point.weight_dtype,
             bits_override: point.weight_bits,
@@ -406,7 +422,7 @@ fn aggregated_row(
 ) -> ValidationRow {
     match predict_point(catalogue, point, assumptions) {
         Ok(p) => {
-            let predicted = point.metric.read(&p, point.isl as f64);
+            let predicted = point.metric.read(&p, point.workload().isl as f64);
             let usable = predicted.is_finite() && point.measured > 0.0;
             row(
                 point,
@@ -441,6 +457,36 @@ pub fn summarize(errors: impl Iterator<Item = f64>) -> Option<ErrorSummary> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn drawn_lengths_cost_their_mean() {
+        let mut point = BenchmarkTable::builtin().unwrap().point.remove(0);
+        point.isl = 1024;
+        point.osl = 8192;
+        point.length_range_ratio = None;
+        assert_eq!(
+            point.workload(),
+            Workload {
+                isl: 1024,
+                osl: 8192
+            }
+        );
+        // Uniform integers on [819, 1024] and [6553, 8192]: means 921.5 and 7372.5.
+        point.length_range_ratio = Some(0.8);
+        assert_eq!(
+            point.workload(),
+            Workload {
+                isl: 922,
+                osl: 7373
+            }
+        );
+        // Every ratio in the table is a fraction.
+        for p in BenchmarkTable::builtin().unwrap().point {
+            if let Some(r) = p.length_range_ratio {
+                assert!((0.0..=1.0).contains(&r), "{}: ratio {r}", p.id);
+            }
+        }
+    }
 
     #[test]
     fn summary_of_known_errors() {
