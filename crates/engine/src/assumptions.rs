@@ -64,6 +64,12 @@ impl Assumptions {
     pub fn engine_batch_limit(&self, replicas: u32) -> u64 {
         (self.max_seqs_per_replica.max(1.0) as u64).saturating_mul(replicas.max(1) as u64)
     }
+
+    /// How many of `concurrency` requests `replicas` engine replicas run at once: all
+    /// of them, or the batch limit, the rest waiting (`serving::queue_wait`).
+    pub fn engine_runs(&self, concurrency: u32, replicas: u32) -> u32 {
+        (concurrency as u64).min(self.engine_batch_limit(replicas)) as u32
+    }
 }
 
 /// The efficiencies in force for one chip: its calibrated overrides where it has them,

@@ -303,7 +303,7 @@ pub fn predict(s: &Scenario) -> Result<Prediction> {
         Batch::Fixed(b) => b,
         Batch::MaxThroughput => max_batch.min(engine_limit).clamp(1, MAX_BATCH as u64) as u32,
     };
-    let running = (batch as u64).min(engine_limit) as u32;
+    let running = s.assumptions.engine_runs(batch, par.dp);
     if running < batch {
         warnings.push(queue_warning(
             batch,

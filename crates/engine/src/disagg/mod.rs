@@ -626,11 +626,9 @@ pub fn evaluate(setup: &Setup, deployment: &Deployment) -> Result<DeploymentPoin
     let concurrency = deployment.batch();
     let running = match deployment {
         Deployment::Aggregated { .. } => concurrency,
-        _ => (concurrency as u64).min(
-            setup
-                .assumptions
-                .engine_batch_limit(deployment.generating_pool().parallelism.dp),
-        ) as u32,
+        _ => setup
+            .assumptions
+            .engine_runs(concurrency, deployment.generating_pool().parallelism.dp),
     };
     let mut point = evaluate_running(setup, &deployment.with_batch(running))?;
     if running < concurrency {
