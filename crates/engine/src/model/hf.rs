@@ -61,7 +61,10 @@ pub fn parse_config(value: &Value) -> Result<ModelIr> {
         vocab,
         tied_embeddings: cfg.opt_bool("tie_word_embeddings")?.unwrap_or(false),
         num_layers,
-        max_context: cfg.opt_u32("max_position_embeddings")?.unwrap_or(4096),
+        // Step-3 spells it in the singular.
+        max_context: cfg
+            .first_u32(&["max_position_embeddings", "max_position_embedding"])?
+            .unwrap_or(4096),
         mtp_layers: cfg.opt_u32("num_nextn_predict_layers")?.unwrap_or(0),
         groups: group_layers(per_layer),
     })
@@ -88,6 +91,8 @@ fn missing(field: &str) -> EngineError {
 }
 
 struct MoeLayout {
+    /// An explicit list of the MoE layers (Step-3 `moe_layers_enum`), overriding the rest.
+    moe_layers: Option<Vec<u32>>,
     ffn: Ffn,
     first_dense: u32,
     every: u32,
@@ -97,6 +102,9 @@ struct MoeLayout {
 
 impl MoeLayout {
     fn is_moe_layer(&self, layer: u32) -> bool {
+        if let Some(list) = &self.moe_layers {
+            return list.contains(&layer);
+        }
         if layer < self.first_dense || self.dense_layers.contains(&layer) {
             return false;
         }
@@ -211,7 +219,10 @@ impl<'a> Fields<'a> {
                 v_head: self.req_u32("v_head_dim")?,
             });
         }
-        let kv_heads = self.opt_u32("num_key_value_heads")?.unwrap_or(heads);
+        // Step-1/Step-3 call the KV heads `num_attention_groups`.
+        let kv_heads = self
+            .first_u32(&["num_key_value_heads", "num_attention_groups"])?
+            .unwrap_or(heads);
         // head_dim is explicit and differs from hidden/heads in Qwen3, gpt-oss and GLM.
         let head_dim = match self.opt_u32("head_dim")? {
             Some(d) => d,
@@ -231,11 +242,18 @@ impl<'a> Fields<'a> {
             heads,
             kv_heads,
             head_dim,
+            // Step-3 names the rank of its factorised query `share_q_dim`.
+            q_rank: self.opt_u32("share_q_dim")?.filter(|&r| r > 0),
         })
     }
 
     fn moe(&self) -> Result<Option<MoeLayout>> {
-        let experts = self.first_u32(&["n_routed_experts", "num_local_experts", "num_experts"])?;
+        let experts = self.first_u32(&[
+            "n_routed_experts",
+            "num_local_experts",
+            "num_experts",
+            "moe_num_experts",
+        ])?;
         let experts = match experts {
             Some(e) if e > 0 => e,
             _ => return Ok(None),
@@ -251,10 +269,11 @@ impl<'a> Fields<'a> {
         let expert_intermediate = self
             .first_u32(&["moe_intermediate_size", "intermediate_size"])?
             .ok_or_else(|| missing("moe_intermediate_size"))?;
-        let shared_intermediate = match self.opt_u32("shared_expert_intermediate_size")? {
-            Some(width) => width,
-            None => self.opt_u32("n_shared_experts")?.unwrap_or(0) * expert_intermediate,
-        };
+        let shared_intermediate =
+            match self.first_u32(&["shared_expert_intermediate_size", "share_expert_dim"])? {
+                Some(width) => width,
+                None => self.opt_u32("n_shared_experts")?.unwrap_or(0) * expert_intermediate,
+            };
         let (every, step_offset_one) = match self.opt_u32("decoder_sparse_step")? {
             Some(step) => (step.max(1), true),
             None => (self.opt_u32("moe_layer_freq")?.unwrap_or(1).max(1), false),
@@ -271,6 +290,7 @@ impl<'a> Fields<'a> {
             _ => Vec::new(),
         };
         Ok(Some(MoeLayout {
+            moe_layers: self.moe_layer_list()?,
             ffn: Ffn::Moe {
                 experts,
                 top_k,
@@ -282,6 +302,34 @@ impl<'a> Fields<'a> {
             step_offset_one,
             dense_layers,
         }))
+    }
+
+    /// Step-3's `moe_layers_enum`: the MoE layer indices, as a comma-separated string
+    /// (how the released config writes it) or as an array.
+    fn moe_layer_list(&self) -> Result<Option<Vec<u32>>> {
+        let bad = || {
+            EngineError::Config(
+                "moe_layers_enum must list layer indices, as \"4,5,6\" or [4, 5, 6]".into(),
+            )
+        };
+        match self.get("moe_layers_enum") {
+            None => Ok(None),
+            Some(Value::String(text)) => text
+                .split(',')
+                .map(|item| item.trim().parse::<u32>().map_err(|_| bad()))
+                .collect::<Result<Vec<u32>>>()
+                .map(Some),
+            Some(Value::Array(items)) => items
+                .iter()
+                .map(|v| {
+                    v.as_u64()
+                        .and_then(|n| u32::try_from(n).ok())
+                        .ok_or_else(bad)
+                })
+                .collect::<Result<Vec<u32>>>()
+                .map(Some),
+            Some(_) => Err(bad()),
+        }
     }
 
     /// The attention window of every layer (`None` = full attention).
@@ -378,6 +426,49 @@ mod tests {
             .map(|g| g.count)
             .sum();
         assert_eq!((local, ir.num_layers - local), (52, 10));
+    }
+
+    #[test]
+    fn step3_names_for_kv_groups_query_rank_and_moe_layers() {
+        let ir = parse_config_str(
+            r#"{"text_config":{"hidden_size":64,"num_hidden_layers":5,"num_attention_heads":8,
+                "num_attention_groups":1,"head_dim":16,"share_q_dim":32,"vocab_size":10,
+                "intermediate_size":128,"moe_num_experts":6,"moe_top_k":3,"moe_intermediate_size":24,
+                "share_expert_dim":24,"moe_layers_enum":"1, 2,3","max_position_embedding":65536}}"#,
+        )
+        .unwrap();
+        let moe: Vec<u32> = ir
+            .groups
+            .iter()
+            .filter(|g| g.ffn.is_moe())
+            .map(|g| g.count)
+            .collect();
+        assert_eq!(moe, vec![3]);
+        assert_eq!(ir.max_context, 65536);
+        assert_eq!(
+            ir.groups[0].attention,
+            Attention::Gqa {
+                heads: 8,
+                kv_heads: 1,
+                head_dim: 16,
+                q_rank: Some(32),
+            }
+        );
+        assert_eq!(
+            ir.groups.iter().find(|g| g.ffn.is_moe()).unwrap().ffn,
+            Ffn::Moe {
+                experts: 6,
+                top_k: 3,
+                expert_intermediate: 24,
+                shared_intermediate: 24,
+            }
+        );
+        check_err(
+            r#"{"hidden_size":64,"num_hidden_layers":2,"num_attention_heads":4,"vocab_size":10,
+                "intermediate_size":128,"moe_num_experts":4,"moe_top_k":1,"moe_intermediate_size":8,
+                "moe_layers_enum":"1,x"}"#,
+            "moe_layers_enum must list layer indices",
+        );
     }
 
     #[test]

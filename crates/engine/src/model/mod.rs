@@ -13,10 +13,15 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Attention {
     /// Grouped-query attention; MHA when `kv_heads == heads`, MQA when `kv_heads == 1`.
+    /// With `q_rank` the query is factorised through a low-rank bottleneck
+    /// (`h -> q_rank -> heads * head_dim`), as Step-3's multi-matrix factorisation
+    /// attention (MFA) does; the KV cache is that of plain GQA.
     Gqa {
         heads: u32,
         kv_heads: u32,
         head_dim: u32,
+        #[serde(default)]
+        q_rank: Option<u32>,
     },
     /// Multi-head latent attention (DeepSeek-V2/V3, Kimi K2): the KV cache holds a
     /// compressed latent of `kv_rank + qk_rope` values per token, shared by all heads.
@@ -86,8 +91,9 @@ impl Attention {
         }
     }
 
-    /// Weights of the projections: `h*(n_h*d) + 2*h*(n_kv*d) + (n_h*d)*h` for GQA; the
-    /// low-rank factors of `model-spec.md` section 2 for MLA.
+    /// Weights of the projections: `h*(n_h*d) + 2*h*(n_kv*d) + (n_h*d)*h` for GQA, with
+    /// `h*r + r*(n_h*d)` in place of `h*(n_h*d)` when the query is factorised at rank
+    /// `r`; the low-rank factors of `model-spec.md` section 2 for MLA.
     pub fn params(&self, hidden: u32) -> f64 {
         let h = hidden as f64;
         match *self {
@@ -95,10 +101,15 @@ impl Attention {
                 heads,
                 kv_heads,
                 head_dim,
+                q_rank,
             } => {
                 let q = heads as f64 * head_dim as f64;
                 let kv = kv_heads as f64 * head_dim as f64;
-                h * q + 2.0 * h * kv + q * h
+                let q_path = match q_rank {
+                    Some(r) => h * r as f64 + r as f64 * q,
+                    None => h * q,
+                };
+                q_path + 2.0 * h * kv + q * h
             }
             Attention::Mla {
                 heads,
@@ -123,8 +134,9 @@ impl Attention {
     }
 
     /// Weights one of `tp` tensor-parallel ranks holds. Q and O split by heads; GQA's
-    /// K and V split by KV heads and replicate once `tp` exceeds them; MLA's down
-    /// projections (`h -> q_rank`, `h -> kv_rank + rope`) are replicated on every rank.
+    /// K and V split by KV heads and replicate once `tp` exceeds them; the down
+    /// projections of a factorised query (`h -> q_rank`, and MLA's `h -> kv_rank + rope`)
+    /// are replicated on every rank.
     pub fn params_per_rank(&self, hidden: u32, tp: u32) -> f64 {
         let h = hidden as f64;
         let tp_f = tp as f64;
@@ -133,10 +145,15 @@ impl Attention {
                 heads,
                 kv_heads,
                 head_dim,
+                q_rank,
             } => {
                 let q = heads as f64 * head_dim as f64;
                 let kv = kv_heads as f64 * head_dim as f64;
-                2.0 * h * q / tp_f + 2.0 * h * kv / tp_f.min(kv_heads as f64)
+                let q_path = match q_rank {
+                    Some(r) => h * r as f64 + r as f64 * q / tp_f,
+                    None => h * q / tp_f,
+                };
+                q_path + h * q / tp_f + 2.0 * h * kv / tp_f.min(kv_heads as f64)
             }
             Attention::Mla {
                 q_rank,
@@ -308,9 +325,29 @@ mod tests {
             heads: 32,
             kv_heads: 8,
             head_dim: 128,
+            q_rank: None,
         };
         // 4096*4096 + 2*4096*1024 + 4096*4096
         assert_eq!(a.params(4096), 41_943_040.0);
+    }
+
+    #[test]
+    fn factorised_query_replaces_the_query_matrix() {
+        // Step-3 MFA: h=7168, r=2048, 64 heads of 256, one KV head.
+        let a = Attention::Gqa {
+            heads: 64,
+            kv_heads: 1,
+            head_dim: 256,
+            q_rank: Some(2048),
+        };
+        let (h, r, q, kv) = (7168.0, 2048.0, 16384.0, 256.0);
+        assert_eq!(a.params(7168), h * r + r * q + 2.0 * h * kv + q * h);
+        // TP8 splits the up-projection and the output, not the bottleneck nor the KV head.
+        assert_eq!(
+            a.params_per_rank(7168, 8),
+            h * r + (r * q + q * h) / 8.0 + 2.0 * h * kv
+        );
+        assert_eq!(a.kv_values_per_token(), 512.0);
     }
 
     #[test]
