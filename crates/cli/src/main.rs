@@ -427,6 +427,12 @@ fn run_validate(as_json: bool) -> Result<(), String> {
         let error = row
             .error
             .map_or("-".into(), |e| format!("{:+.1}%", e * 100.0));
+        let remarks: Vec<String> = row
+            .read_at_batch
+            .map(|b| format!("read at batch {b:.0}"))
+            .into_iter()
+            .chain(row.problem.clone())
+            .collect();
         println!(
             "{:10} {:11} {:15} {:16} {:>5} {:22} {:>12} {:>12.2} {:>8}{}",
             p.id,
@@ -438,9 +444,11 @@ fn run_validate(as_json: bool) -> Result<(), String> {
             predicted,
             p.measured,
             error,
-            row.problem
-                .as_ref()
-                .map_or(String::new(), |m| format!("  ({m})"))
+            if remarks.is_empty() {
+                String::new()
+            } else {
+                format!("  ({})", remarks.join("; "))
+            }
         );
     }
     println!();

@@ -49,6 +49,9 @@ pub enum Metric {
     OutputTokSPerDecodeChip,
     /// Input tokens per second over the prefill pool's chips only, as delivered.
     InputTokSPerPrefillChip,
+    /// Output tokens per second per chip of every pool counting decode steps alone
+    /// (prefill excluded): what a decode-only benchmark measures.
+    DecodeStepTokSPerChip,
 }
 
 impl Metric {
@@ -63,6 +66,7 @@ impl Metric {
             Metric::TpotMs => p.tpot.ms(),
             Metric::TtftMs => p.ttft.ms(),
             Metric::DecodeTokS => 1.0 / p.decode_step.0,
+            Metric::DecodeStepTokSPerChip => p.running as f64 / p.decode_step.0 / p.chips as f64,
             Metric::PrefillTokS => p.prefill_batch * isl / p.prefill_step.0,
             Metric::PrefillPoolInputTokSPerChip | Metric::InputTokSPerPrefillChip => {
                 p.input_tok_s_per_chip
@@ -87,7 +91,17 @@ impl Metric {
             Metric::TokSUser => Some(f.tok_s_user),
             Metric::TpotMs => Some(f.tpot.ms()),
             Metric::TtftMs => Some(f.ttft.ms()),
-            Metric::DecodeTokS | Metric::PrefillTokS => None,
+            // The attention/expert pools share one decode step; elsewhere the step of a
+            // pool is not what one sequence sees (speculation, prefill on other chips).
+            Metric::DecodeTokS => (p.axis == Axis::AttentionExpert)
+                .then(|| pool(PoolRole::Attention))
+                .flatten()
+                .map(|x| 1.0 / x.step.0),
+            Metric::DecodeStepTokSPerChip => (p.axis == Axis::AttentionExpert)
+                .then(|| pool(PoolRole::Attention))
+                .flatten()
+                .map(|x| f.batch as f64 / x.step.0 / f.chips as f64),
+            Metric::PrefillTokS => None,
             Metric::PrefillPoolInputTokSPerChip => {
                 let x = pool(PoolRole::Prefill)?;
                 capacity(x.input_tok_s_per_chip, x.utilisation)
@@ -167,6 +181,20 @@ pub struct BenchmarkPoint {
     /// `isl` and `osl` are then the upper bounds. Absent means fixed lengths.
     #[serde(default)]
     pub length_range_ratio: Option<f64>,
+    /// Where the source reports a figure at an interactivity rather than at a batch
+    /// ("at 20-22 tok/s per user", "under a 50 ms TPOT"), that interactivity: the
+    /// point is read at the batch where the model reaches it. `batch` must be absent.
+    #[serde(default)]
+    pub at: Option<InteractivityTarget>,
+}
+
+/// A metric and the value it must reach; the model's batch is searched for it.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InteractivityTarget {
+    /// A per-user speed: `tok_s_user` or `decode_tok_s`.
+    pub metric: Metric,
+    pub value: f64,
 }
 
 impl BenchmarkPoint {
@@ -240,6 +268,8 @@ pub struct ValidationRow {
     pub error: Option<f64>,
     pub parallelism: Option<Parallelism>,
     pub problem: Option<String>,
+    /// For a point read at an interactivity: the (interpolated) batch it was read at.
+    pub read_at_batch: Option<f64>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -308,11 +338,12 @@ pub fn run(
     let rows: Vec<ValidationRow> = table
         .point
         .iter()
-        .map(|point| match point.axis {
-            Some(axis) if axis != Axis::Aggregated => {
-                disaggregated_row(catalogue, point, axis, assumptions)
-            }
-            _ => aggregated_row(catalogue, point, assumptions),
+        .map(|point| match point.at {
+            Some(target) => targeted_row(catalogue, point, target, assumptions),
+            None => match evaluate(catalogue, point, assumptions) {
+                Ok(e) => row(point, e.read(point), e.parallelism(), e.problem(), None),
+                Err(e) => row(point, None, None, Some(e.to_string()), None),
+            },
         })
         .collect();
     let summary = |role: Role| {
@@ -334,6 +365,7 @@ fn row(
     predicted: Option<f64>,
     parallelism: Option<Parallelism>,
     problem: Option<String>,
+    read_at_batch: Option<f64>,
 ) -> ValidationRow {
     let usable = predicted.filter(|v| v.is_finite() && point.measured > 0.0);
     ValidationRow {
@@ -342,6 +374,7 @@ fn row(
         error: usable.map(|v| (v - point.measured) / point.measured),
         parallelism,
         problem,
+        read_at_batch,
     }
 }
 
@@ -398,41 +431,156 @@ pub fn predict_disaggregated(
     plan(&setup, axis, &pools, point.batch, 2).map(|(_, p)| p)
 }
 
-fn disaggregated_row(
-    catalogue: &Catalogue,
-    point: &BenchmarkPoint,
-    axis: Axis,
-    assumptions: &Assumptions,
-) -> ValidationRow {
-    match predict_disaggregated(catalogue, point, axis, assumptions) {
-        Ok(p) => row(
-            point,
-            point.metric.read_point(&p),
-            p.pools.first().map(|x| x.parallelism),
-            if p.fits { None } else { p.reason.clone() },
-        ),
-        Err(e) => row(point, None, None, Some(e.to_string())),
+/// A benchmark point evaluated on its axis.
+enum Evaluated {
+    Aggregated(Box<Prediction>),
+    Disaggregated(Box<DeploymentPoint>),
+}
+
+impl Evaluated {
+    fn value(&self, metric: Metric, point: &BenchmarkPoint) -> Option<f64> {
+        match self {
+            Evaluated::Aggregated(p) => Some(metric.read(p, point.workload().isl as f64)),
+            Evaluated::Disaggregated(p) => metric.read_point(p),
+        }
+        .filter(|v| v.is_finite())
+    }
+
+    fn read(&self, point: &BenchmarkPoint) -> Option<f64> {
+        self.value(point.metric, point)
+    }
+
+    /// The concurrency evaluated (for a point without a batch: the largest that fits).
+    fn batch(&self) -> u32 {
+        match self {
+            Evaluated::Aggregated(p) => p.batch,
+            Evaluated::Disaggregated(p) => p.figures.batch,
+        }
+    }
+
+    fn parallelism(&self) -> Option<Parallelism> {
+        match self {
+            Evaluated::Aggregated(p) => Some(p.parallelism),
+            Evaluated::Disaggregated(p) => p.pools.first().map(|x| x.parallelism),
+        }
+    }
+
+    fn problem(&self) -> Option<String> {
+        let (fits, reason) = match self {
+            Evaluated::Aggregated(p) => (p.fits, &p.reason),
+            Evaluated::Disaggregated(p) => (p.fits, &p.reason),
+        };
+        if fits {
+            None
+        } else {
+            reason.clone()
+        }
     }
 }
 
-fn aggregated_row(
+fn evaluate(
     catalogue: &Catalogue,
     point: &BenchmarkPoint,
     assumptions: &Assumptions,
-) -> ValidationRow {
-    match predict_point(catalogue, point, assumptions) {
-        Ok(p) => {
-            let predicted = point.metric.read(&p, point.workload().isl as f64);
-            let usable = predicted.is_finite() && point.measured > 0.0;
-            row(
-                point,
-                usable.then_some(predicted),
-                Some(p.parallelism),
-                if p.fits { None } else { p.reason.clone() },
-            )
+) -> Result<Evaluated> {
+    match point.axis {
+        Some(axis) if axis != Axis::Aggregated => {
+            predict_disaggregated(catalogue, point, axis, assumptions)
+                .map(|p| Evaluated::Disaggregated(Box::new(p)))
         }
-        Err(e) => row(point, None, None, Some(e.to_string())),
+        _ => {
+            predict_point(catalogue, point, assumptions).map(|p| Evaluated::Aggregated(Box::new(p)))
+        }
     }
+}
+
+/// Reads `point` at the batch where the model's per-user speed meets `target`:
+/// bisection over whole batches (the speed falls as the batch grows), then linear
+/// interpolation of the metric between the two batches around the target.
+fn targeted_row(
+    catalogue: &Catalogue,
+    point: &BenchmarkPoint,
+    target: InteractivityTarget,
+    assumptions: &Assumptions,
+) -> ValidationRow {
+    let fail = |problem: String| row(point, None, None, Some(problem), None);
+    if point.batch.is_some() {
+        return fail("a point read at an interactivity cannot also fix its batch".into());
+    }
+    if !matches!(target.metric, Metric::TokSUser | Metric::DecodeTokS) {
+        return fail(format!(
+            "an interactivity target is a speed per user (tok_s_user or decode_tok_s), not {:?}",
+            target.metric
+        ));
+    }
+    if !(target.value.is_finite() && target.value > 0.0) {
+        return fail(format!(
+            "interactivity target {} is not positive",
+            target.value
+        ));
+    }
+    let at = |batch: u32| -> Result<(f64, f64, Evaluated)> {
+        let fixed = BenchmarkPoint {
+            batch: Some(batch),
+            ..point.clone()
+        };
+        let e = evaluate(catalogue, &fixed, assumptions)?;
+        match (e.value(target.metric, &fixed), e.read(&fixed)) {
+            (Some(speed), Some(value)) => Ok((speed, value, e)),
+            _ => Err(EngineError::InvalidInput(format!(
+                "{:?} or {:?} has no value on this axis",
+                target.metric, point.metric
+            ))),
+        }
+    };
+    let largest = match evaluate(catalogue, point, assumptions) {
+        Ok(e) => e.batch().max(1),
+        Err(e) => return fail(e.to_string()),
+    };
+    let (mut lo, mut hi) = (1u32, largest);
+    let mut low = match at(lo) {
+        Ok(r) => r,
+        Err(e) => return fail(e.to_string()),
+    };
+    if low.0 < target.value {
+        return fail(format!(
+            "the model reaches only {:.1} at batch 1, short of the target {}",
+            low.0, target.value
+        ));
+    }
+    let mut high = match at(hi) {
+        Ok(r) => r,
+        Err(e) => return fail(e.to_string()),
+    };
+    if high.0 >= target.value {
+        // Even the largest batch that fits is faster than the target: read it there.
+        let (_, value, e) = high;
+        return row(
+            point,
+            Some(value),
+            e.parallelism(),
+            e.problem(),
+            Some(hi as f64),
+        );
+    }
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        match at(mid) {
+            Ok(r) if r.0 >= target.value => (lo, low) = (mid, r),
+            Ok(r) => (hi, high) = (mid, r),
+            Err(e) => return fail(e.to_string()),
+        }
+    }
+    let share = (low.0 - target.value) / (low.0 - high.0);
+    let value = low.1 + (high.1 - low.1) * share;
+    let batch = lo as f64 + (hi - lo) as f64 * share;
+    row(
+        point,
+        Some(value),
+        low.2.parallelism(),
+        low.2.problem(),
+        Some(batch),
+    )
 }
 
 /// Median and 90th percentile of absolute errors (nearest-rank percentiles).

@@ -609,6 +609,89 @@ fn validation_covers_the_required_ground() {
 }
 
 #[test]
+fn the_published_disaggregated_points_are_predicted() {
+    // Issue 3: InferenceMAX prefill/decode on GB200, GB300 and MI355X, SGLang's and
+    // DeepSeek's per-node figures, and Step-3's attention/FFN figure.
+    let table = BenchmarkTable::builtin().unwrap();
+    let report = validation::run(cat(), &table, &Assumptions::default());
+    let predicted = |f: &dyn Fn(&validation::BenchmarkPoint) -> bool| {
+        report
+            .rows
+            .iter()
+            .any(|r| f(&r.point) && r.predicted.is_some() && r.point.axis.is_some())
+    };
+    for chip in ["gb200", "gb300", "mi355x"] {
+        assert!(
+            predicted(&|p| p.id.starts_with("IMX") && p.chip == chip),
+            "{chip}"
+        );
+    }
+    for id in ["SGL-01", "SGL-02", "DS-02", "AFD-01"] {
+        assert!(predicted(&|p| p.id == id), "{id}");
+    }
+}
+
+#[test]
+fn a_point_read_at_an_interactivity_is_read_at_the_batch_that_gives_it() {
+    // Take a fixed-batch point, note the speed per user the model gives at its batch,
+    // then ask for that speed instead: the search must land on the same batch and
+    // read the same value.
+    let table = BenchmarkTable::builtin().unwrap();
+    let fixed = table
+        .point
+        .iter()
+        .find(|p| p.axis.is_none() && p.batch == Some(64) && p.at.is_none())
+        .unwrap()
+        .clone();
+    let base = Assumptions::default();
+    let at_64 = validation::predict_point(cat(), &fixed, &base).unwrap();
+    let targeted = validation::BenchmarkPoint {
+        batch: None,
+        metric: validation::Metric::OutputTokSPerChip,
+        at: Some(validation::InteractivityTarget {
+            metric: validation::Metric::TokSUser,
+            value: at_64.tok_s_user,
+        }),
+        ..fixed.clone()
+    };
+    let one = |point: validation::BenchmarkPoint| {
+        validation::run(
+            cat(),
+            &BenchmarkTable {
+                point: vec![point],
+                unmapped: Vec::new(),
+            },
+            &base,
+        )
+        .rows
+        .remove(0)
+    };
+    let row = one(targeted.clone());
+    assert!((row.read_at_batch.unwrap() - 64.0).abs() < 1e-6, "{row:?}");
+    let got = row.predicted.unwrap();
+    assert!(
+        (got - at_64.output_tok_s_per_chip).abs() < 1e-9 * got,
+        "{got}"
+    );
+    // A target no batch reaches is a problem stated, not a number.
+    let row = one(validation::BenchmarkPoint {
+        at: Some(validation::InteractivityTarget {
+            metric: validation::Metric::TokSUser,
+            value: 1e9,
+        }),
+        ..targeted.clone()
+    });
+    assert!(row.predicted.is_none());
+    assert!(row.problem.unwrap().contains("short of the target"));
+    // A point may not fix its batch and ask for an interactivity at once.
+    let row = one(validation::BenchmarkPoint {
+        batch: Some(8),
+        ..targeted
+    });
+    assert!(row.predicted.is_none() && row.problem.is_some());
+}
+
+#[test]
 fn a_published_harness_batch_limit_replaces_the_default() {
     // MLP41-01 states NVIDIA's harness: TP2 instances batching up to 896 sequences,
     // so the largest batch is whatever memory holds, not 256 per instance.
