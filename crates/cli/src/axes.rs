@@ -95,6 +95,9 @@ pub struct SweepArgs {
     isl: u32,
     #[arg(long)]
     osl: u32,
+    /// Leading prompt tokens served from a prefix cache; prefill computes the rest.
+    #[arg(long, default_value_t = 0)]
+    cached: u32,
     /// Most chips of all pools together.
     #[arg(long, default_value_t = DEFAULT_MAX_CHIPS)]
     max_chips: u32,
@@ -170,8 +173,7 @@ fn link(gbps: Option<f64>) -> Result<Option<BytesPerSecond>, String> {
 
 fn setup<'a>(
     i: &'a Inputs,
-    isl: u32,
-    osl: u32,
+    workload: Workload,
     spec: &SpecArgs,
     l: &LinkArgs,
 ) -> Result<Setup<'a>, String> {
@@ -188,7 +190,7 @@ fn setup<'a>(
             draft_tokens: spec.draft_tokens,
         },
         speculative_decode: spec.speculative_decode,
-        ..Setup::new(&i.model, Workload { isl, osl }, i.weights)
+        ..Setup::new(&i.model, workload, i.weights)
     })
 }
 
@@ -232,7 +234,16 @@ pub fn run_predict(args: &PredictArgs) -> Result<(), String> {
         &args.kv_dtype,
         &p.spec,
     )?;
-    let s = setup(&i, args.isl, args.osl, &p.spec, &p.link)?;
+    let s = setup(
+        &i,
+        Workload {
+            isl: args.isl,
+            osl: args.osl,
+            cached: args.cached,
+        },
+        &p.spec,
+        &p.link,
+    )?;
     let chip = |id: &str| cat.chip(id).map_err(|e| e.to_string());
     let a = axis.id();
     let pools: Vec<(PoolRole, PoolChoice)> = match axis {
@@ -453,7 +464,16 @@ pub fn run_sweep(args: &SweepArgs) -> Result<(), String> {
         &args.kv_dtype,
         &args.spec,
     )?;
-    let s = setup(&i, args.isl, args.osl, &args.spec, &args.link)?;
+    let s = setup(
+        &i,
+        Workload {
+            isl: args.isl,
+            osl: args.osl,
+            cached: args.cached,
+        },
+        &args.spec,
+        &args.link,
+    )?;
     let chips = args
         .chips
         .iter()

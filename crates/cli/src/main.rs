@@ -78,6 +78,10 @@ pub(crate) struct PredictArgs {
     /// Output length in tokens.
     #[arg(long)]
     osl: u32,
+    /// Leading prompt tokens served from a prefix cache (their KV is already resident);
+    /// prefill computes the rest.
+    #[arg(long, default_value_t = 0)]
+    cached: u32,
     /// Concurrent sequences over the deployment.
     #[arg(
         long,
@@ -233,6 +237,7 @@ fn run_predict(args: &PredictArgs) -> Result<(), String> {
         workload: Workload {
             isl: args.isl,
             osl: args.osl,
+            cached: args.cached,
         },
         batch,
         assumptions: Assumptions::default(),

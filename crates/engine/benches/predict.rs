@@ -38,10 +38,7 @@ fn bench(c: &mut Criterion) {
             parallelism: par,
             weights: WeightFormat::new(DType::Fp8),
             kv: DType::Fp8,
-            workload: Workload {
-                isl: 1024,
-                osl: 1024,
-            },
+            workload: Workload::new(1024, 1024),
             batch: Batch::Fixed(64),
             assumptions: Default::default(),
         };

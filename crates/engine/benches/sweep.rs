@@ -22,10 +22,7 @@ fn bench(c: &mut Criterion) {
         let req = SweepRequest {
             setup: Setup::new(
                 &preset.ir,
-                Workload {
-                    isl: 8192,
-                    osl: 512,
-                },
+                Workload::new(8192, 512),
                 WeightFormat::new(preset.default_weight_dtype),
             ),
             axis,

@@ -14,7 +14,7 @@ fn setup<'a>(model: &'a str, isl: u32, osl: u32, link: Option<f64>) -> Setup<'a>
         inter_pool_link: link.map(BytesPerSecond::from_gbit_per_s),
         ..Setup::new(
             &preset.ir,
-            Workload { isl, osl },
+            Workload::new(isl, osl),
             WeightFormat::new(preset.default_weight_dtype),
         )
     }

@@ -31,6 +31,11 @@ use std::fmt;
 pub struct Workload {
     pub isl: u32,
     pub osl: u32,
+    /// Leading prompt tokens whose KV is already cached (a prefix-cache hit, resident
+    /// in memory): prefill computes only the rest, attending over the whole prompt.
+    /// Cached tokens still count as input tokens served.
+    #[serde(default)]
+    pub cached: u32,
 }
 
 /// Longest context the engine accepts (prompt plus output).
@@ -40,11 +45,26 @@ pub const MAX_BATCH: u32 = 10_000_000;
 pub const MAX_CHIPS: u32 = 1_000_000;
 
 impl Workload {
+    /// A workload without prefix-cache hits.
+    pub fn new(isl: u32, osl: u32) -> Workload {
+        Workload {
+            isl,
+            osl,
+            cached: 0,
+        }
+    }
+
     pub fn validate(&self) -> Result<()> {
         if self.isl == 0 || self.osl == 0 {
             return Err(EngineError::InvalidInput(
                 "input and output lengths must be at least 1 token".into(),
             ));
+        }
+        if self.cached >= self.isl {
+            return Err(EngineError::InvalidInput(format!(
+                "cached prompt tokens ({}) must be fewer than the prompt ({}): prefill computes at least one",
+                self.cached, self.isl
+            )));
         }
         if self.isl as u64 + self.osl as u64 > MAX_CONTEXT {
             return Err(EngineError::InvalidInput(format!(
@@ -63,6 +83,29 @@ impl Workload {
     /// Mean context over the decode phase.
     pub fn mean_decode_context(&self) -> f64 {
         self.isl as f64 + self.osl as f64 / 2.0
+    }
+
+    /// Prompt tokens prefill computes: the prompt less its cached prefix.
+    pub fn computed_prompt(&self) -> f64 {
+        self.isl.saturating_sub(self.cached).max(1) as f64
+    }
+
+    /// One prefill step over `prompts` prompts: the uncached tokens of each, after
+    /// the cached prefix.
+    pub fn prefill_shape(&self, prompts: f64) -> StepShape {
+        StepShape {
+            seqs: prompts,
+            new_tokens: self.computed_prompt(),
+            context_before: self.isl as f64 - self.computed_prompt(),
+        }
+    }
+
+    /// Prompts one prefill step takes: the chunk budget's worth of computed tokens,
+    /// at least one, at most `limit`.
+    pub fn prompts_per_chunk(&self, chunk_tokens: f64, limit: f64) -> f64 {
+        (chunk_tokens / self.computed_prompt())
+            .floor()
+            .clamp(1.0, limit.max(1.0))
     }
 }
 
@@ -363,10 +406,10 @@ pub fn predict(s: &Scenario) -> Result<Prediction> {
     let decode_step = decode_cost.total;
 
     let isl = s.workload.isl as f64;
-    let prefill_batch = (s.assumptions.prefill_chunk_tokens / isl)
-        .floor()
-        .clamp(1.0, seqs.max(1.0));
-    let prefill_cost = step_cost(&placement, StepShape::prefill(prefill_batch, isl));
+    let prefill_batch = s
+        .workload
+        .prompts_per_chunk(s.assumptions.prefill_chunk_tokens, seqs);
+    let prefill_cost = step_cost(&placement, s.workload.prefill_shape(prefill_batch));
     let prefill_step = prefill_cost.total;
     let prefill_per_request = prefill_step / prefill_batch;
     // Prefill batches in flight overlap across pipeline stages.

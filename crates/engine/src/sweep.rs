@@ -518,7 +518,7 @@ fn attention_entries<'a>(
     col: &mut Collector<'a>,
 ) -> Vec<AttentionEntry<'a>> {
     let ctx = setup.workload.mean_decode_context();
-    let isl = setup.workload.isl as f64;
+    let workload = setup.workload;
     let mut out = Vec::new();
     for n in pool_sizes(max.saturating_sub(1)) {
         for tp in divisors(n)
@@ -559,7 +559,7 @@ fn attention_entries<'a>(
                         Some(p) => *p,
                         None => {
                             let Ok(p) = af::attention_side(setup, pool, key, 1, |s| {
-                                StepShape::prefill(s, isl)
+                                workload.prefill_shape(s)
                             }) else {
                                 continue;
                             };
@@ -633,9 +633,9 @@ impl<'a> ExpertPools<'a> {
 
     fn prefill(&mut self, setup: &Setup<'a>, n: u32, prompts: u32) -> Option<ExpertSide<'a>> {
         let pool = self.pool(n);
-        let isl = setup.workload.isl as f64;
+        let workload = setup.workload;
         *self.prefill.entry((n, prompts)).or_insert_with(|| {
-            af::expert_side(setup, pool, prompts, 1, |s| StepShape::prefill(s, isl)).ok()
+            af::expert_side(setup, pool, prompts, 1, |s| workload.prefill_shape(s)).ok()
         })
     }
 }

@@ -186,6 +186,9 @@ pub struct BenchmarkPoint {
     /// point is read at the batch where the model reaches it. `batch` must be absent.
     #[serde(default)]
     pub at: Option<InteractivityTarget>,
+    /// Share of prompt tokens served from a prefix cache, where the source states it.
+    #[serde(default)]
+    pub cached_prompt_share: Option<f64>,
 }
 
 /// A metric and the value it must reach; the model's batch is searched for it.
@@ -209,9 +212,17 @@ impl BenchmarkPoint {
             }
             _ => l,
         };
+        let isl = mean(self.isl);
+        let cached = match self.cached_prompt_share {
+            Some(share) if (0.0..1.0).contains(&share) => {
+                ((share * isl as f64).round() as u32).min(isl.saturating_sub(1))
+            }
+            _ => 0,
+        };
         Workload {
-            isl: mean(self.isl),
+            isl,
             osl: mean(self.osl),
+            cached,
         }
     }
 
@@ -612,22 +623,10 @@ mod tests {
         point.isl = 1024;
         point.osl = 8192;
         point.length_range_ratio = None;
-        assert_eq!(
-            point.workload(),
-            Workload {
-                isl: 1024,
-                osl: 8192
-            }
-        );
+        assert_eq!(point.workload(), Workload::new(1024, 8192));
         // Uniform integers on [819, 1024] and [6553, 8192]: means 921.5 and 7372.5.
         point.length_range_ratio = Some(0.8);
-        assert_eq!(
-            point.workload(),
-            Workload {
-                isl: 922,
-                osl: 7373
-            }
-        );
+        assert_eq!(point.workload(), Workload::new(922, 7373));
         // Every ratio in the table is a fraction.
         for p in BenchmarkTable::builtin().unwrap().point {
             if let Some(r) = p.length_range_ratio {

@@ -20,7 +20,7 @@ fn setup(model: &str, isl: u32, osl: u32) -> Setup<'static> {
     let preset = cat().model(model).unwrap();
     Setup::new(
         &preset.ir,
-        Workload { isl, osl },
+        Workload::new(isl, osl),
         WeightFormat::new(preset.default_weight_dtype),
     )
 }

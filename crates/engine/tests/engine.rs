@@ -29,7 +29,7 @@ fn scenario<'a>(
         parallelism: par,
         weights: WeightFormat::new(dtype),
         kv: DType::Fp8,
-        workload: Workload { isl, osl },
+        workload: Workload::new(isl, osl),
         batch,
         assumptions: Assumptions::default(),
     }
@@ -609,6 +609,57 @@ fn validation_covers_the_required_ground() {
 }
 
 #[test]
+fn a_cached_prefix_is_attended_but_not_recomputed() {
+    use disagg_engine::kernel::OpKind;
+    let chip = cat().chip("h100-sxm").unwrap();
+    let (isl, cached) = (4096u32, 3072u32);
+    let fresh = predict(&scenario(
+        "llama-3.1-8b",
+        chip,
+        tp(1),
+        DType::Fp8,
+        isl,
+        256,
+        Batch::Fixed(1),
+    ))
+    .unwrap();
+    let mut s = scenario(
+        "llama-3.1-8b",
+        chip,
+        tp(1),
+        DType::Fp8,
+        isl,
+        256,
+        Batch::Fixed(1),
+    );
+    s.workload.cached = cached;
+    let hit = predict(&s).unwrap();
+    assert_eq!((fresh.prefill_batch, hit.prefill_batch), (1.0, 1.0));
+    // Matrix work scales with the tokens computed: 1024 of 4096.
+    let flops = |p: &disagg_engine::serving::Prediction, k: OpKind| p.prefill_cost.op(k).flops.0;
+    let ffn = flops(&hit, OpKind::DenseFfn) / flops(&fresh, OpKind::DenseFfn);
+    assert!((ffn - 0.25).abs() < 1e-12, "{ffn}");
+    // Attention: the new tokens attend over the cached prefix, sum_{t=3073}^{4096} t
+    // against sum_{t=1}^{4096} t.
+    let s_n = |n: f64| n * (n + 1.0) / 2.0;
+    let expected = (s_n(4096.0) - s_n(3072.0)) / s_n(4096.0);
+    let core = flops(&hit, OpKind::AttnCore) / flops(&fresh, OpKind::AttnCore);
+    assert!((core - expected).abs() < 1e-12, "{core} vs {expected}");
+    // Cached tokens are still input served: input/output stays isl/osl.
+    assert!((hit.input_tok_s / hit.output_tok_s - 4096.0 / 256.0).abs() < 1e-9);
+    assert!(hit.ttft < fresh.ttft && hit.output_tok_s > fresh.output_tok_s);
+    // Decode and memory do not change: the whole prompt's KV is held either way.
+    assert_eq!(hit.decode_step, fresh.decode_step);
+    assert_eq!(hit.memory, fresh.memory);
+    // Caching the whole prompt leaves nothing to compute: refused with a reason.
+    s.workload.cached = isl;
+    assert!(predict(&s)
+        .unwrap_err()
+        .to_string()
+        .contains("fewer than the prompt"));
+}
+
+#[test]
 fn the_published_disaggregated_points_are_predicted() {
     // Issue 3: InferenceMAX prefill/decode on GB200, GB300 and MI355X, SGLang's and
     // DeepSeek's per-node figures, and Step-3's attention/FFN figure.
@@ -626,7 +677,7 @@ fn the_published_disaggregated_points_are_predicted() {
             "{chip}"
         );
     }
-    for id in ["SGL-01", "SGL-02", "DS-02", "AFD-01"] {
+    for id in ["SGL-01", "SGL-02", "DS-01", "DS-02", "AFD-01"] {
         assert!(predicted(&|p| p.id == id), "{id}");
     }
 }

@@ -289,9 +289,9 @@ pub struct Sides<'a> {
 /// Prompts one prefill pass takes: the chunk budget's worth, at least one, at most the
 /// replica's sequences.
 pub fn prefill_prompts(setup: &Setup, seqs_per_replica: f64) -> f64 {
-    (setup.assumptions.prefill_chunk_tokens / setup.workload.isl as f64)
-        .floor()
-        .clamp(1.0, seqs_per_replica.max(1.0))
+    setup
+        .workload
+        .prompts_per_chunk(setup.assumptions.prefill_chunk_tokens, seqs_per_replica)
 }
 
 pub fn sides<'a>(
@@ -303,12 +303,11 @@ pub fn sides<'a>(
 ) -> std::result::Result<Sides<'a>, Reject> {
     let w = setup.workload;
     let ctx = w.mean_decode_context();
-    let isl = w.isl as f64;
     let decode = |s: f64| StepShape::decode(s, ctx);
     let a = attention_side(setup, attention, batch, micro_batches, decode)?;
     let e = expert_side(setup, experts, batch, micro_batches, decode)?;
     let prompts = prefill_prompts(setup, a.seqs_per_replica);
-    let prefill = |s: f64| StepShape::prefill(s, isl);
+    let prefill = |s: f64| w.prefill_shape(s);
     let pa = attention_side(setup, attention, prompts.ceil() as u32, 1, prefill)?;
     let pe = expert_side(setup, experts, prompts.ceil() as u32, 1, prefill)?;
     Ok(Sides {
@@ -350,7 +349,8 @@ fn timings(
         t_comm,
         s.attention.dense,
     );
-    let prompt_tokens = s.prompts_per_prefill * setup.workload.isl as f64;
+    // Only computed tokens cross to the experts; the cached prefix never enters the FFN.
+    let prompt_tokens = s.prompts_per_prefill * setup.workload.computed_prompt();
     let (prefill, _) = pass(
         layers,
         1,

@@ -139,14 +139,14 @@ pub fn prefill_side<'a>(
 ) -> std::result::Result<PrefillSide<'a>, Reject> {
     let par = pool.parallelism;
     let isl = setup.workload.isl as f64;
-    let wanted = (setup.assumptions.prefill_chunk_tokens / isl)
-        .floor()
-        .max(1.0);
+    let wanted = setup
+        .workload
+        .prompts_per_chunk(setup.assumptions.prefill_chunk_tokens, f64::INFINITY);
     // Size memory for the prompts of one step; fewer if that is all that fits.
     let probe = place(setup, setup.model, pool, isl, 1.0, Bytes::ZERO)?;
     let prompts = wanted.min(probe.plan.max_seqs().max(1) as f64);
     let placed = place(setup, setup.model, pool, isl, prompts, Bytes::ZERO)?;
-    let cost = step_cost(&placed.placement, StepShape::prefill(prompts, isl));
+    let cost = step_cost(&placed.placement, setup.workload.prefill_shape(prompts));
     let time = TimeBreakdown::of(&cost);
     // Stages work on different prompt batches at once.
     let in_flight = par.dp as f64 * prompts * par.pp as f64;

@@ -144,7 +144,7 @@ pub fn draft_side(
     let step = cost.without_host_overhead();
     let colocated = pool.is_none();
     Ok(if colocated {
-        let prefill = step_cost(&placed.placement, StepShape::prefill(1.0, w.isl as f64));
+        let prefill = step_cost(&placed.placement, w.prefill_shape(1.0));
         DraftSide {
             step,
             colocated_bytes: memory.weights + memory.kv,
@@ -217,11 +217,13 @@ pub fn target_side<'a>(
 ) -> std::result::Result<TargetSide<'a>, Reject> {
     let (placed, verify) = verify_step(setup, target, batch, colocated_bytes)?;
     let seqs = placed.seqs;
-    let isl = setup.workload.isl as f64;
-    let prefill_batch = (setup.assumptions.prefill_chunk_tokens / isl)
-        .floor()
-        .clamp(1.0, seqs.max(1.0));
-    let prefill = step_cost(&placed.placement, StepShape::prefill(prefill_batch, isl));
+    let prefill_batch = setup
+        .workload
+        .prompts_per_chunk(setup.assumptions.prefill_chunk_tokens, seqs);
+    let prefill = step_cost(
+        &placed.placement,
+        setup.workload.prefill_shape(prefill_batch),
+    );
     let time = TimeBreakdown::of(&verify);
     Ok(TargetSide {
         placed,
