@@ -42,7 +42,15 @@ fn setup<'a>(s: &Scenario, m: &Models<'a>) -> Setup<'a> {
             draft_tokens: s.draft_tokens,
         },
         speculative_decode: s.decode_pool_speculates(),
-        ..Setup::new(&m.target.ir, Workload::new(s.isl, s.osl), weights)
+        ..Setup::new(
+            &m.target.ir,
+            Workload {
+                isl: s.isl,
+                osl: s.osl,
+                cached: s.cached_tokens(),
+            },
+            weights,
+        )
     }
 }
 

@@ -12,6 +12,9 @@ use disagg_engine::{Catalogue, DType};
 pub const SCHEMA_VERSION: u32 = 1;
 /// Longest prompt or output the page accepts from a link.
 pub const MAX_LENGTH: u32 = 1_000_000;
+/// Highest prefix-cache hit share the page takes, in percent: some of every prompt
+/// is always computed.
+pub const MAX_PREFIX_HIT_PCT: f64 = 99.0;
 /// Most chip kinds one sweep takes: all ordered pairs of 12 kinds stay interactive.
 pub const MAX_CHIP_KINDS: usize = 12;
 
@@ -38,6 +41,8 @@ pub struct Scenario {
     pub model: String,
     pub isl: u32,
     pub osl: u32,
+    /// Percent of each prompt served from a prefix cache (0 = none).
+    pub prefix_hit_pct: f64,
     pub weight_dtype: Option<DType>,
     pub kv_dtype: DType,
     pub axis: Axis,
@@ -60,6 +65,7 @@ impl Default for Scenario {
             model: "llama-3.3-70b".into(),
             isl: 8192,
             osl: 512,
+            prefix_hit_pct: 0.0,
             weight_dtype: None,
             kv_dtype: DType::Fp8,
             axis: Axis::PrefillDecode,
@@ -122,6 +128,13 @@ impl Scenario {
         self.axis == Axis::PrefillDecode && self.speculative_decode
     }
 
+    /// Leading prompt tokens served from the prefix cache: the hit share of the
+    /// prompt, leaving at least one token to compute.
+    pub fn cached_tokens(&self) -> u32 {
+        let share = (self.prefix_hit_pct / 100.0).clamp(0.0, 1.0);
+        ((share * self.isl as f64).round() as u32).min(self.isl.saturating_sub(1))
+    }
+
     /// The query string (without `?`) that reproduces this scenario.
     pub fn to_query(&self) -> String {
         let mut q = vec![
@@ -152,6 +165,9 @@ impl Scenario {
         }
         if self.speculative_decode {
             q.push("sd=1".into());
+        }
+        if self.prefix_hit_pct > 0.0 {
+            q.push(format!("hit={}", self.prefix_hit_pct));
         }
         if let Some(t) = self.target_tok_s_user {
             q.push(format!("target={t}"));
@@ -229,6 +245,15 @@ impl Scenario {
                 } else {
                     self.osl = n
                 }
+            }
+            "hit" => {
+                self.prefix_hit_pct = value
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|p| (0.0..=MAX_PREFIX_HIT_PCT).contains(p))
+                    .ok_or(format!(
+                        "a prefix-cache hit share is a percentage from 0 to {MAX_PREFIX_HIT_PCT}"
+                    ))?
             }
             "wd" if value.is_empty() || value == "default" => self.weight_dtype = None,
             "wd" | "kv" => {
@@ -359,6 +384,7 @@ mod tests {
             model: "deepseek-v3".into(),
             isl: 2048,
             osl: 1024,
+            prefix_hit_pct: 56.3,
             weight_dtype: Some(DType::Fp4),
             kv_dtype: DType::Bf16,
             axis: Axis::AttentionExpert,
@@ -431,6 +457,9 @@ mod tests {
             ("acc", "1.5"),
             ("target", "-3"),
             ("wd", "fp3"),
+            ("hit", "100"),
+            ("hit", "-1"),
+            ("hit", "NaN"),
         ] {
             assert!(s.apply(k, v, cat()).is_err(), "{k}={v}");
         }
@@ -441,6 +470,25 @@ mod tests {
         assert_eq!(s.target_tok_s_user, None);
         s.apply("wd", "default", cat()).unwrap();
         assert_eq!(s.weight_dtype, None);
+    }
+
+    #[test]
+    fn the_hit_share_caches_whole_tokens_and_leaves_one_to_compute() {
+        let mut s = Scenario {
+            isl: 4383,
+            prefix_hit_pct: 56.3,
+            ..Scenario::default()
+        };
+        // 0.563 * 4383 = 2467.6
+        assert_eq!(s.cached_tokens(), 2468);
+        s.isl = 1;
+        assert_eq!(s.cached_tokens(), 0);
+        s.isl = 100;
+        s.prefix_hit_pct = MAX_PREFIX_HIT_PCT;
+        assert_eq!(s.cached_tokens(), 99);
+        s.prefix_hit_pct = 0.0;
+        assert_eq!(s.cached_tokens(), 0);
+        assert!(!s.to_query().contains("hit="));
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! The scenario's inputs: model, workload, axis and its settings, budget, chart axis.
 
 use super::Page;
-use crate::scenario::{Scenario, YAxis, MAX_LENGTH};
+use crate::scenario::{Scenario, YAxis, MAX_LENGTH, MAX_PREFIX_HIT_PCT};
 use disagg_engine::disagg::{Axis, MAX_DRAFT_TOKENS};
 use disagg_engine::sweep::MAX_SWEEP_CHIPS;
 use disagg_engine::{Catalogue, DType};
@@ -189,6 +189,15 @@ pub fn Controls() -> impl IntoView {
                         step="1"
                     />
                 </div>
+                <NumberField
+                    key="hit"
+                    label="Prefix-cache hits (% of prompt)"
+                    value=text(|s| s.prefix_hit_pct.to_string())
+                    min="0".into()
+                    max=MAX_PREFIX_HIT_PCT.to_string()
+                    step="any"
+                    hint="cached prompt tokens are attended, not recomputed"
+                />
                 <div class="row">
                     <div class="field">
                         <label for="in-wd">"Weight dtype"</label>
