@@ -154,6 +154,22 @@ async fn a_link_opens_its_scenario_and_the_address_follows_the_page() {
     assert!(error.contains("whole number"), "{error}");
     let search_after = web_sys::window().unwrap().location().search().unwrap();
     assert_eq!(search_after, search, "a refused value changed the link");
+
+    // The prefix-cache share follows the same rules: kept in the link, refused at 100%.
+    let hit: web_sys::HtmlInputElement = element("#in-hit");
+    hit.set_value("56.3");
+    hit.dispatch_event(&web_sys::Event::new("change").unwrap())
+        .unwrap();
+    settle().await;
+    let search = web_sys::window().unwrap().location().search().unwrap();
+    let (back, _) = Scenario::from_query(&search, Catalogue::builtin());
+    assert_eq!(back.prefix_hit_pct, 56.3, "{search}");
+    hit.set_value("100");
+    hit.dispatch_event(&web_sys::Event::new("change").unwrap())
+        .unwrap();
+    settle().await;
+    let error = element::<web_sys::HtmlElement>("#in-hit-error").inner_text();
+    assert!(error.contains("percentage"), "{error}");
     drop(handle);
     parent.remove();
     set_query("?");
