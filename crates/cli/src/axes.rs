@@ -171,9 +171,10 @@ fn link(gbps: Option<f64>) -> Result<Option<BytesPerSecond>, String> {
     }
 }
 
+/// The lengths come as the flags give them: prompt, output and cached prompt tokens.
 fn setup<'a>(
     i: &'a Inputs,
-    workload: Workload,
+    (isl, osl, cached): (u32, u32, u32),
     spec: &SpecArgs,
     l: &LinkArgs,
 ) -> Result<Setup<'a>, String> {
@@ -190,7 +191,7 @@ fn setup<'a>(
             draft_tokens: spec.draft_tokens,
         },
         speculative_decode: spec.speculative_decode,
-        ..Setup::new(&i.model, workload, i.weights)
+        ..Setup::new(&i.model, Workload { isl, osl, cached }, i.weights)
     })
 }
 
@@ -234,16 +235,7 @@ pub fn run_predict(args: &PredictArgs) -> Result<(), String> {
         &args.kv_dtype,
         &p.spec,
     )?;
-    let s = setup(
-        &i,
-        Workload {
-            isl: args.isl,
-            osl: args.osl,
-            cached: args.cached,
-        },
-        &p.spec,
-        &p.link,
-    )?;
+    let s = setup(&i, (args.isl, args.osl, args.cached), &p.spec, &p.link)?;
     let chip = |id: &str| cat.chip(id).map_err(|e| e.to_string());
     let a = axis.id();
     let pools: Vec<(PoolRole, PoolChoice)> = match axis {
@@ -466,11 +458,7 @@ pub fn run_sweep(args: &SweepArgs) -> Result<(), String> {
     )?;
     let s = setup(
         &i,
-        Workload {
-            isl: args.isl,
-            osl: args.osl,
-            cached: args.cached,
-        },
+        (args.isl, args.osl, args.cached),
         &args.spec,
         &args.link,
     )?;

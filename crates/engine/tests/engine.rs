@@ -613,16 +613,6 @@ fn a_cached_prefix_is_attended_but_not_recomputed() {
     use disagg_engine::kernel::OpKind;
     let chip = cat().chip("h100-sxm").unwrap();
     let (isl, cached) = (4096u32, 3072u32);
-    let fresh = predict(&scenario(
-        "llama-3.1-8b",
-        chip,
-        tp(1),
-        DType::Fp8,
-        isl,
-        256,
-        Batch::Fixed(1),
-    ))
-    .unwrap();
     let mut s = scenario(
         "llama-3.1-8b",
         chip,
@@ -632,6 +622,7 @@ fn a_cached_prefix_is_attended_but_not_recomputed() {
         256,
         Batch::Fixed(1),
     );
+    let fresh = predict(&s).unwrap();
     s.workload.cached = cached;
     let hit = predict(&s).unwrap();
     assert_eq!((fresh.prefill_batch, hit.prefill_batch), (1.0, 1.0));
