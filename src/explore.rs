@@ -6,7 +6,7 @@ use disagg_engine::disagg::{
     evaluate, expected_tokens, Axis, DeploymentPoint, DeploymentSpec, Draft, Setup, Speculation,
 };
 use disagg_engine::sweep::{sweep, SweepRequest, SweepResult};
-use disagg_engine::{Catalogue, ModelPreset, WeightFormat, Workload};
+use disagg_engine::{Catalogue, ModelPreset, WeightFormat};
 
 /// What the page needs from the catalogue to build a [`Setup`].
 struct Models<'a> {
@@ -42,15 +42,7 @@ fn setup<'a>(s: &Scenario, m: &Models<'a>) -> Setup<'a> {
             draft_tokens: s.draft_tokens,
         },
         speculative_decode: s.decode_pool_speculates(),
-        ..Setup::new(
-            &m.target.ir,
-            Workload {
-                isl: s.isl,
-                osl: s.osl,
-                cached: s.cached_tokens(),
-            },
-            weights,
-        )
+        ..Setup::new(&m.target.ir, s.workload(), weights)
     }
 }
 

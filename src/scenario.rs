@@ -7,7 +7,7 @@
 use disagg_engine::disagg::{Axis, MAX_DRAFT_TOKENS};
 use disagg_engine::frontier::Objective;
 use disagg_engine::sweep::MAX_SWEEP_CHIPS;
-use disagg_engine::{Catalogue, DType};
+use disagg_engine::{Catalogue, DType, Workload};
 
 pub const SCHEMA_VERSION: u32 = 1;
 /// Longest prompt or output the page accepts from a link.
@@ -128,11 +128,9 @@ impl Scenario {
         self.axis == Axis::PrefillDecode && self.speculative_decode
     }
 
-    /// Leading prompt tokens served from the prefix cache: the hit share of the
-    /// prompt, leaving at least one token to compute.
-    pub fn cached_tokens(&self) -> u32 {
-        let share = (self.prefix_hit_pct / 100.0).clamp(0.0, 1.0);
-        ((share * self.isl as f64).round() as u32).min(self.isl.saturating_sub(1))
+    /// The lengths and the prefix-cache hit share as the engine's workload.
+    pub fn workload(&self) -> Workload {
+        Workload::new(self.isl, self.osl).with_cached_share(self.prefix_hit_pct / 100.0)
     }
 
     /// The query string (without `?`) that reproduces this scenario.
@@ -480,14 +478,14 @@ mod tests {
             ..Scenario::default()
         };
         // 0.563 * 4383 = 2467.6
-        assert_eq!(s.cached_tokens(), 2468);
+        assert_eq!(s.workload().cached, 2468);
         s.isl = 1;
-        assert_eq!(s.cached_tokens(), 0);
+        assert_eq!(s.workload().cached, 0);
         s.isl = 100;
         s.prefix_hit_pct = MAX_PREFIX_HIT_PCT;
-        assert_eq!(s.cached_tokens(), 99);
+        assert_eq!(s.workload().cached, 99);
         s.prefix_hit_pct = 0.0;
-        assert_eq!(s.cached_tokens(), 0);
+        assert_eq!(s.workload().cached, 0);
         assert!(!s.to_query().contains("hit="));
     }
 

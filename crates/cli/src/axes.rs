@@ -91,13 +91,8 @@ pub struct SweepArgs {
     /// Chips to pair, comma-separated catalogue ids.
     #[arg(long, value_delimiter = ',', required = true)]
     chips: Vec<String>,
-    #[arg(long)]
-    isl: u32,
-    #[arg(long)]
-    osl: u32,
-    /// Leading prompt tokens served from a prefix cache; prefill computes the rest.
-    #[arg(long, default_value_t = 0)]
-    cached: u32,
+    #[command(flatten)]
+    lengths: LengthArgs,
     /// Most chips of all pools together.
     #[arg(long, default_value_t = DEFAULT_MAX_CHIPS)]
     max_chips: u32,
@@ -171,10 +166,34 @@ fn link(gbps: Option<f64>) -> Result<Option<BytesPerSecond>, String> {
     }
 }
 
-/// The lengths come as the flags give them: prompt, output and cached prompt tokens.
+/// The request lengths, shared by `predict` and `sweep`.
+#[derive(clap::Args, Debug)]
+pub(crate) struct LengthArgs {
+    /// Prompt length in tokens.
+    #[arg(long)]
+    isl: u32,
+    /// Output length in tokens.
+    #[arg(long)]
+    osl: u32,
+    /// Leading prompt tokens served from a prefix cache (their KV is already resident);
+    /// prefill computes the rest.
+    #[arg(long, default_value_t = 0)]
+    cached: u32,
+}
+
+impl LengthArgs {
+    pub(crate) fn workload(&self) -> Workload {
+        Workload {
+            isl: self.isl,
+            osl: self.osl,
+            cached: self.cached,
+        }
+    }
+}
+
 fn setup<'a>(
     i: &'a Inputs,
-    (isl, osl, cached): (u32, u32, u32),
+    workload: Workload,
     spec: &SpecArgs,
     l: &LinkArgs,
 ) -> Result<Setup<'a>, String> {
@@ -191,7 +210,7 @@ fn setup<'a>(
             draft_tokens: spec.draft_tokens,
         },
         speculative_decode: spec.speculative_decode,
-        ..Setup::new(&i.model, Workload { isl, osl, cached }, i.weights)
+        ..Setup::new(&i.model, workload, i.weights)
     })
 }
 
@@ -235,7 +254,7 @@ pub fn run_predict(args: &PredictArgs) -> Result<(), String> {
         &args.kv_dtype,
         &p.spec,
     )?;
-    let s = setup(&i, (args.isl, args.osl, args.cached), &p.spec, &p.link)?;
+    let s = setup(&i, args.lengths.workload(), &p.spec, &p.link)?;
     let chip = |id: &str| cat.chip(id).map_err(|e| e.to_string());
     let a = axis.id();
     let pools: Vec<(PoolRole, PoolChoice)> = match axis {
@@ -456,12 +475,7 @@ pub fn run_sweep(args: &SweepArgs) -> Result<(), String> {
         &args.kv_dtype,
         &args.spec,
     )?;
-    let s = setup(
-        &i,
-        (args.isl, args.osl, args.cached),
-        &args.spec,
-        &args.link,
-    )?;
+    let s = setup(&i, args.lengths.workload(), &args.spec, &args.link)?;
     let chips = args
         .chips
         .iter()

@@ -9,7 +9,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use disagg_engine::validation::{self, BenchmarkTable, ErrorSummary, Role};
 use disagg_engine::{
     planner, predict, Assumptions, Batch, Catalogue, DType, EngineError, ModelIr, Parallelism,
-    Prediction, Scenario, WeightFormat, Workload,
+    Prediction, Scenario, WeightFormat,
 };
 use serde_json::json;
 use std::process::ExitCode;
@@ -72,16 +72,8 @@ pub(crate) struct PredictArgs {
     pp: Option<u32>,
     #[arg(long)]
     ep: Option<u32>,
-    /// Prompt length in tokens.
-    #[arg(long)]
-    isl: u32,
-    /// Output length in tokens.
-    #[arg(long)]
-    osl: u32,
-    /// Leading prompt tokens served from a prefix cache (their KV is already resident);
-    /// prefill computes the rest.
-    #[arg(long, default_value_t = 0)]
-    cached: u32,
+    #[command(flatten)]
+    lengths: axes::LengthArgs,
     /// Concurrent sequences over the deployment.
     #[arg(
         long,
@@ -234,11 +226,7 @@ fn run_predict(args: &PredictArgs) -> Result<(), String> {
             bits_override: args.weight_bits,
         },
         kv,
-        workload: Workload {
-            isl: args.isl,
-            osl: args.osl,
-            cached: args.cached,
-        },
+        workload: args.lengths.workload(),
         batch,
         assumptions: Assumptions::default(),
     };

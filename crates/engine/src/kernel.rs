@@ -1,8 +1,8 @@
 //! The step-cost kernel: FLOPs, bytes and time of one engine step on one chip.
 //!
 //! A step processes `new_tokens` new tokens for each of `seqs` sequences whose context
-//! already holds `context_before` tokens (decode: `new_tokens = 1`; prefill:
-//! `context_before = 0`). Each operator of each layer group is costed on the roofline
+//! already holds `context_before` tokens (decode: `new_tokens = 1`; prefill: the
+//! uncached prompt after a cached prefix of `context_before` tokens, 0 without one). Each operator of each layer group is costed on the roofline
 //! separately, `max(FLOPs / effective compute, bytes / effective bandwidth)`, and the
 //! times are summed (model-spec section 3); communication and fixed overheads are added
 //! on top. Everything is per chip, after sharding, for the whole model traversal (all
@@ -140,11 +140,13 @@ impl StepShape {
         }
     }
 
-    pub fn prefill(seqs: f64, prompt: f64) -> StepShape {
+    /// Prefill of `computed` prompt tokens per sequence after `cached` tokens whose KV
+    /// is already held (a prefix-cache hit; 0 without one).
+    pub fn prefill(seqs: f64, computed: f64, cached: f64) -> StepShape {
         StepShape {
             seqs,
-            new_tokens: prompt,
-            context_before: 0.0,
+            new_tokens: computed,
+            context_before: cached,
         }
     }
 }

@@ -85,6 +85,20 @@ impl Workload {
         self.isl as f64 + self.osl as f64 / 2.0
     }
 
+    /// This workload with `share` of each prompt (0 to 1) served from the prefix cache,
+    /// rounded to whole tokens and leaving at least one to compute.
+    pub fn with_cached_share(self, share: f64) -> Workload {
+        let share = if share.is_finite() {
+            share.clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        Workload {
+            cached: ((share * self.isl as f64).round() as u32).min(self.isl.saturating_sub(1)),
+            ..self
+        }
+    }
+
     /// Prompt tokens prefill computes: the prompt less its cached prefix.
     pub fn computed_prompt(&self) -> f64 {
         self.isl.saturating_sub(self.cached).max(1) as f64
@@ -93,11 +107,8 @@ impl Workload {
     /// One prefill step over `prompts` prompts: the uncached tokens of each, after
     /// the cached prefix.
     pub fn prefill_shape(&self, prompts: f64) -> StepShape {
-        StepShape {
-            seqs: prompts,
-            new_tokens: self.computed_prompt(),
-            context_before: self.isl as f64 - self.computed_prompt(),
-        }
+        let computed = self.computed_prompt();
+        StepShape::prefill(prompts, computed, self.isl as f64 - computed)
     }
 
     /// Prompts one prefill step takes: the chunk budget's worth of computed tokens,

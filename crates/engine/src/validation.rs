@@ -83,6 +83,14 @@ impl Metric {
         let pool = |role: PoolRole| p.pools.iter().find(|x| x.role == role);
         // A pool's capacity: what it delivers divided by how busy it is.
         let capacity = |v: f64, u: f64| (u > 0.0).then(|| v / u);
+        // The attention/expert pools share one decode step; elsewhere the step of a pool
+        // is not what one sequence sees (speculation, prefill on other chips).
+        let shared_decode_step = || {
+            (p.axis == Axis::AttentionExpert)
+                .then(|| pool(PoolRole::Attention))
+                .flatten()
+                .map(|x| x.step.0)
+        };
         match self {
             Metric::OutputTokS => Some(f.output_tok_s),
             Metric::OutputTokSPerChip => Some(f.output_tok_s_per_chip),
@@ -91,16 +99,10 @@ impl Metric {
             Metric::TokSUser => Some(f.tok_s_user),
             Metric::TpotMs => Some(f.tpot.ms()),
             Metric::TtftMs => Some(f.ttft.ms()),
-            // The attention/expert pools share one decode step; elsewhere the step of a
-            // pool is not what one sequence sees (speculation, prefill on other chips).
-            Metric::DecodeTokS => (p.axis == Axis::AttentionExpert)
-                .then(|| pool(PoolRole::Attention))
-                .flatten()
-                .map(|x| 1.0 / x.step.0),
-            Metric::DecodeStepTokSPerChip => (p.axis == Axis::AttentionExpert)
-                .then(|| pool(PoolRole::Attention))
-                .flatten()
-                .map(|x| f.batch as f64 / x.step.0 / f.chips as f64),
+            Metric::DecodeTokS => shared_decode_step().map(|step| 1.0 / step),
+            Metric::DecodeStepTokSPerChip => {
+                shared_decode_step().map(|step| f.batch as f64 / step / f.chips as f64)
+            }
             Metric::PrefillTokS => None,
             Metric::PrefillPoolInputTokSPerChip => {
                 let x = pool(PoolRole::Prefill)?;
@@ -212,18 +214,11 @@ impl BenchmarkPoint {
             }
             _ => l,
         };
-        let isl = mean(self.isl);
-        let cached = match self.cached_prompt_share {
-            Some(share) if (0.0..1.0).contains(&share) => {
-                ((share * isl as f64).round() as u32).min(isl.saturating_sub(1))
-            }
-            _ => 0,
-        };
-        Workload {
-            isl,
-            osl: mean(self.osl),
-            cached,
-        }
+        let share = self
+            .cached_prompt_share
+            .filter(|s| (0.0..1.0).contains(s))
+            .unwrap_or(0.0);
+        Workload::new(mean(self.isl), mean(self.osl)).with_cached_share(share)
     }
 
     /// The assumptions in force for this point: `base`, with the engine settings the
