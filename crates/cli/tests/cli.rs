@@ -124,6 +124,35 @@ fn unknown_ids_and_bad_values_fail_with_the_valid_choices() {
         "fp6",
     ]);
     assert!(!o.status.success() && stderr(&o).contains("bf16, fp16, fp8"));
+    // A prefix cache holding the whole prompt leaves nothing to prefill: refused, on the
+    // aggregated and the split axes alike.
+    for axis in [
+        &["--chip", "h100-sxm"][..],
+        &[
+            "--axis",
+            "pd",
+            "--prefill-chip",
+            "h100-sxm",
+            "--prefill-chips",
+            "1",
+            "--decode-chip",
+            "h100-sxm",
+            "--decode-chips",
+            "1",
+        ][..],
+    ] {
+        let mut args = vec!["predict", "--model", "llama-3.1-8b"];
+        args.extend_from_slice(axis);
+        args.extend_from_slice(&[
+            "--isl", "64", "--osl", "1", "--batch", "1", "--cached", "64",
+        ]);
+        let o = disagg(&args);
+        assert!(
+            !o.status.success() && stderr(&o).contains("fewer than the prompt"),
+            "{}",
+            stderr(&o)
+        );
+    }
 }
 
 #[test]
