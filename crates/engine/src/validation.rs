@@ -178,6 +178,11 @@ pub struct BenchmarkPoint {
     /// (MLPerf harness `gpu_batch_size`); absent means the global assumption.
     #[serde(default)]
     pub max_seqs_per_replica: Option<f64>,
+    /// The serving engine's token budget per step where the harness sets or derives it
+    /// (TensorRT-LLM `max_num_tokens`): the most prompt tokens one prefill step takes.
+    /// Absent means the global assumption.
+    #[serde(default)]
+    pub max_tokens_per_step: Option<f64>,
     /// Where the benchmark draws each request's lengths uniformly from
     /// `[floor(r * L), L]` (the `--random-range-ratio` of vLLM-style clients), this `r`;
     /// `isl` and `osl` are then the upper bounds. Absent means fixed lengths.
@@ -228,6 +233,9 @@ impl BenchmarkPoint {
             max_seqs_per_replica: self
                 .max_seqs_per_replica
                 .unwrap_or(base.max_seqs_per_replica),
+            prefill_chunk_tokens: self
+                .max_tokens_per_step
+                .unwrap_or(base.prefill_chunk_tokens),
             ..*base
         }
     }

@@ -758,6 +758,32 @@ fn a_published_harness_batch_limit_replaces_the_default() {
     assert!(stated.batch as u64 <= stated.max_batch && stated.batch <= 896 * replicas);
 }
 
+#[test]
+fn a_harness_token_budget_bounds_each_prefill_step() {
+    // TRT-07 states trtllm-bench's own max_num_tokens, 2048: a prefill step takes two
+    // whole 1,000-token prompts, where the default 8,192-token budget takes eight.
+    let table = BenchmarkTable::builtin().unwrap();
+    let point = table.point.iter().find(|p| p.id == "TRT-07").unwrap();
+    assert_eq!(point.max_tokens_per_step, Some(2048.0));
+    let base = Assumptions::default();
+    assert_eq!(point.assumptions(&base).prefill_chunk_tokens, 2048.0);
+    let stated = validation::predict_point(cat(), point, &base).unwrap();
+    let default = validation::predict_point(
+        cat(),
+        &validation::BenchmarkPoint {
+            max_tokens_per_step: None,
+            ..point.clone()
+        },
+        &base,
+    )
+    .unwrap();
+    assert_eq!(stated.prefill_batch, 2.0);
+    assert_eq!(default.prefill_batch, 8.0);
+    // Fewer prompts share each step's weight reads and fixed costs, so each costs more.
+    let per_prompt = |p: &Prediction| p.prefill_step.0 / p.prefill_batch;
+    assert!(per_prompt(&stated) > per_prompt(&default));
+}
+
 fn with_chip(base: &Chip, f: impl FnOnce(&mut Chip)) -> Chip {
     let mut c = base.clone();
     f(&mut c);
