@@ -733,27 +733,35 @@ fn a_point_read_at_an_interactivity_is_read_at_the_batch_that_gives_it() {
     assert!(row.predicted.is_none() && row.problem.is_some());
 }
 
+/// A published point predicted as stated and with one harness setting cleared back to
+/// the global assumption: (the point, as stated, with the default).
+fn stated_and_default(
+    id: &str,
+    clear: impl FnOnce(&mut validation::BenchmarkPoint),
+) -> (validation::BenchmarkPoint, Prediction, Prediction) {
+    let table = BenchmarkTable::builtin().unwrap();
+    let point = table.point.into_iter().find(|p| p.id == id).unwrap();
+    let base = Assumptions::default();
+    let stated = validation::predict_point(cat(), &point, &base).unwrap();
+    let mut cleared = point.clone();
+    clear(&mut cleared);
+    let default = validation::predict_point(cat(), &cleared, &base).unwrap();
+    (point, stated, default)
+}
+
 #[test]
 fn a_published_harness_batch_limit_replaces_the_default() {
     // MLP41-01 states NVIDIA's harness: TP2 instances batching up to 896 sequences,
     // so the largest batch is whatever memory holds, not 256 per instance.
-    let table = BenchmarkTable::builtin().unwrap();
-    let point = table.point.iter().find(|p| p.id == "MLP41-01").unwrap();
+    let (point, stated, default) =
+        stated_and_default("MLP41-01", |p| p.max_seqs_per_replica = None);
     assert_eq!(point.max_seqs_per_replica, Some(896.0));
-    let base = Assumptions::default();
-    let stated = validation::predict_point(cat(), point, &base).unwrap();
-    let default = validation::predict_point(
-        cat(),
-        &validation::BenchmarkPoint {
-            max_seqs_per_replica: None,
-            ..point.clone()
-        },
-        &base,
-    )
-    .unwrap();
     let replicas = stated.parallelism.dp;
     assert_eq!(replicas, 4);
-    assert_eq!(default.batch as f64, base.max_seqs_per_replica * 4.0);
+    assert_eq!(
+        default.batch as f64,
+        Assumptions::default().max_seqs_per_replica * 4.0
+    );
     assert!(stated.batch > default.batch);
     assert!(stated.batch as u64 <= stated.max_batch && stated.batch <= 896 * replicas);
 }
@@ -762,21 +770,14 @@ fn a_published_harness_batch_limit_replaces_the_default() {
 fn a_harness_token_budget_bounds_each_prefill_step() {
     // TRT-07 states trtllm-bench's own max_num_tokens, 2048: a prefill step takes two
     // whole 1,000-token prompts, where the default 8,192-token budget takes eight.
-    let table = BenchmarkTable::builtin().unwrap();
-    let point = table.point.iter().find(|p| p.id == "TRT-07").unwrap();
+    let (point, stated, default) = stated_and_default("TRT-07", |p| p.max_tokens_per_step = None);
     assert_eq!(point.max_tokens_per_step, Some(2048.0));
-    let base = Assumptions::default();
-    assert_eq!(point.assumptions(&base).prefill_chunk_tokens, 2048.0);
-    let stated = validation::predict_point(cat(), point, &base).unwrap();
-    let default = validation::predict_point(
-        cat(),
-        &validation::BenchmarkPoint {
-            max_tokens_per_step: None,
-            ..point.clone()
-        },
-        &base,
-    )
-    .unwrap();
+    assert_eq!(
+        point
+            .assumptions(&Assumptions::default())
+            .prefill_chunk_tokens,
+        2048.0
+    );
     assert_eq!(stated.prefill_batch, 2.0);
     assert_eq!(default.prefill_batch, 8.0);
     // Fewer prompts share each step's weight reads and fixed costs, so each costs more.
