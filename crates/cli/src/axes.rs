@@ -1,7 +1,7 @@
 //! `disagg predict --axis pd|af|spec` and `disagg sweep`: argument handling and
 //! output only; the modelling is `disagg_engine::disagg` and `disagg_engine::sweep`.
 
-use crate::{load_model, num, parse_dtype, PredictArgs};
+use crate::{load_model, num, parse_dtype, print_problems, PredictArgs};
 use disagg_engine::disagg::plan::{plan, PoolChoice};
 use disagg_engine::disagg::{Axis, DeploymentPoint, Draft, Figures, PoolRole, Setup, Speculation};
 use disagg_engine::frontier::Objective;
@@ -419,12 +419,7 @@ fn point_json(model: &str, i: &Inputs, p: &DeploymentPoint) -> serde_json::Value
 fn print_point(model: &str, p: &DeploymentPoint) {
     let f = &p.figures;
     println!("{model}, {}: {}", p.axis, p.label);
-    if let Some(r) = &p.reason {
-        println!("  ! {r}");
-    }
-    for w in &p.warnings {
-        println!("  ! {w}");
-    }
+    print_problems(p.reason.as_deref(), &p.warnings);
     println!("  batch            {}", f.batch);
     println!("  TTFT             {:.1} ms", f.ttft.ms());
     println!("  TPOT             {:.2} ms", f.tpot.ms());

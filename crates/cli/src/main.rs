@@ -334,15 +334,20 @@ fn prediction_json(
     })
 }
 
+/// Why a point does not fit, then its warnings, one flagged line each.
+fn print_problems(reason: Option<&str>, warnings: &[String]) {
+    for line in reason
+        .into_iter()
+        .chain(warnings.iter().map(String::as_str))
+    {
+        println!("  ! {line}");
+    }
+}
+
 fn print_prediction(model: &str, chip: &str, p: &Prediction) {
     let e = &p.economics;
     println!("{model} on {} x {chip}, {}", p.chips, p.parallelism);
-    if let Some(reason) = &p.reason {
-        println!("  ! {reason}");
-    }
-    for w in &p.warnings {
-        println!("  ! {w}");
-    }
+    print_problems(p.reason.as_deref(), &p.warnings);
     println!(
         "  batch            {} ({} running; max {})",
         p.batch, p.running, p.max_batch
