@@ -785,6 +785,33 @@ fn a_harness_token_budget_bounds_each_prefill_step() {
     assert!(per_prompt(&stated) > per_prompt(&default));
 }
 
+#[test]
+fn a_harness_that_runs_one_engine_per_gpu_is_that_many_copies_of_one_gpu() {
+    // NVIDIA's v4.1 Mixtral harness runs a TP1 engine on every H100 (MLP41-11): the
+    // eight-GPU system is eight copies of one GPU, where the planner alone would split
+    // the experts across four of them.
+    let table = BenchmarkTable::builtin().unwrap();
+    let eight = table
+        .point
+        .into_iter()
+        .find(|p| p.id == "MLP41-11")
+        .unwrap();
+    let one = validation::BenchmarkPoint {
+        chips: 1,
+        ..eight.clone()
+    };
+    let base = Assumptions::default();
+    let system = validation::predict_point(cat(), &eight, &base).unwrap();
+    let single = validation::predict_point(cat(), &one, &base).unwrap();
+    let layout = system.parallelism;
+    assert_eq!((layout.tp, layout.ep, layout.dp), (1, 1, 8));
+    assert_eq!(system.batch, 8 * single.batch);
+    assert!(single.batch as f64 <= eight.max_seqs_per_replica.unwrap());
+    let ratio = system.output_tok_s / single.output_tok_s;
+    assert!((ratio - 8.0).abs() < 1e-9, "{ratio}");
+    assert!((system.output_tok_s_per_chip - single.output_tok_s).abs() < 1e-6);
+}
+
 fn with_chip(base: &Chip, f: impl FnOnce(&mut Chip)) -> Chip {
     let mut c = base.clone();
     f(&mut c);
