@@ -733,14 +733,19 @@ fn a_point_read_at_an_interactivity_is_read_at_the_batch_that_gives_it() {
     assert!(row.predicted.is_none() && row.problem.is_some());
 }
 
+/// The project's published point with this id.
+fn published_point(id: &str) -> validation::BenchmarkPoint {
+    let table = BenchmarkTable::builtin().unwrap();
+    table.point.into_iter().find(|p| p.id == id).unwrap()
+}
+
 /// A published point predicted as stated and with one harness setting cleared back to
 /// the global assumption: (the point, as stated, with the default).
 fn stated_and_default(
     id: &str,
     clear: impl FnOnce(&mut validation::BenchmarkPoint),
 ) -> (validation::BenchmarkPoint, Prediction, Prediction) {
-    let table = BenchmarkTable::builtin().unwrap();
-    let point = table.point.into_iter().find(|p| p.id == id).unwrap();
+    let point = published_point(id);
     let base = Assumptions::default();
     let stated = validation::predict_point(cat(), &point, &base).unwrap();
     let mut cleared = point.clone();
@@ -790,12 +795,7 @@ fn a_harness_that_runs_one_engine_per_gpu_is_that_many_copies_of_one_gpu() {
     // NVIDIA's v4.1 Mixtral harness runs a TP1 engine on every H100 (MLP41-11): the
     // eight-GPU system is eight copies of one GPU, where the planner alone would split
     // the experts across four of them.
-    let table = BenchmarkTable::builtin().unwrap();
-    let eight = table
-        .point
-        .into_iter()
-        .find(|p| p.id == "MLP41-11")
-        .unwrap();
+    let eight = published_point("MLP41-11");
     let one = validation::BenchmarkPoint {
         chips: 1,
         ..eight.clone()
