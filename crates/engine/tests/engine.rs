@@ -948,29 +948,32 @@ fn group_prefill_steps_follow_their_closed_form() {
     assert!(busy.replicas > 7.99, "{busy:?}");
 }
 
-#[test]
-fn a_prefill_from_one_replica_sends_fewer_tokens_to_the_experts() {
+/// DeepSeek-R1 in FP4 on eight B200s with attention data-parallel and EP8.
+fn deepseek_on_b200_dp8_ep8() -> disagg_engine::kernel::Placement<'static> {
     use disagg_engine::assumptions::ChipRates;
-    use disagg_engine::kernel::{step_cost, OpKind, Placement, StepShape};
     let chip = cat().chip("b200").unwrap();
-    let model = &cat().model("deepseek-r1").unwrap().ir;
-    let par = Parallelism {
-        tp: 1,
-        pp: 1,
-        dp: 8,
-        ep: 8,
-    };
     let a = Assumptions::default();
-    let placement = Placement {
-        model,
+    disagg_engine::kernel::Placement {
+        model: &cat().model("deepseek-r1").unwrap().ir,
         chip,
-        parallelism: par,
+        parallelism: Parallelism {
+            tp: 1,
+            pp: 1,
+            dp: 8,
+            ep: 8,
+        },
         weights: WeightFormat::new(DType::Fp4),
         kv: DType::Fp8,
         rates: ChipRates::for_chip(chip, &a),
         assumptions: a,
         cold_weight_fraction: 0.0,
-    };
+    }
+}
+
+#[test]
+fn a_prefill_from_one_replica_sends_fewer_tokens_to_the_experts() {
+    use disagg_engine::kernel::{step_cost, OpKind, StepShape};
+    let placement = deepseek_on_b200_dp8_ep8();
     let shape = StepShape::prefill(4.0, 1024.0, 0.0);
     let flops = |s: StepShape| step_cost(&placement, s).op(OpKind::RoutedExperts).flops.0;
     let all = flops(shape);
@@ -983,6 +986,41 @@ fn a_prefill_from_one_replica_sends_fewer_tokens_to_the_experts() {
     // The attention side is one replica's own work either way.
     let attention = |s: StepShape| step_cost(&placement, s).op(OpKind::AttnProj).flops.0;
     assert_eq!(attention(shape), attention(shape.from_replicas(1.0)));
+}
+
+#[test]
+fn a_speculative_verify_attends_over_the_latent_and_costs_more_than_one_decode() {
+    use disagg_engine::kernel::{mla_core_flops, step_cost, MlaDims, OpKind, StepShape};
+    let placement = deepseek_on_b200_dp8_ep8();
+    let (seqs, context) = (64.0, 4096.0);
+    let core = |new_tokens: f64| {
+        let shape = StepShape {
+            new_tokens,
+            ..StepShape::decode(seqs, context)
+        };
+        *step_cost(&placement, shape).op(OpKind::AttnCore)
+    };
+    let (decode, verify) = (core(1.0), core(4.0));
+    // The latent path for both: 2 * 128 heads * (2 * 512 + 64) FLOPs per (query, context)
+    // pair, over 61 layers. Costing the verify as a prefill (heads expanded, the cache
+    // never expanded) would have made it cheaper than one decode step.
+    let pairs = |q: f64| seqs * (q * context + q * (q + 1.0) / 2.0);
+    let per_pair = 2.0 * 128.0 * 1088.0 * 61.0;
+    assert!((decode.flops.0 / (per_pair * pairs(1.0)) - 1.0).abs() < 1e-12);
+    assert!((verify.flops.0 / (per_pair * pairs(4.0)) - 1.0).abs() < 1e-12);
+    assert!(verify.time >= decode.time);
+    // The same cache, read once per step either way.
+    assert!((verify.bytes.0 / decode.bytes.0 - (context + 8.0) / (context + 2.0)).abs() < 1e-12);
+    let dims = MlaDims {
+        kv_rank: 512,
+        qk_nope: 128,
+        qk_rope: 64,
+        v_head: 128,
+    };
+    assert_eq!(
+        verify.flops.0,
+        61.0 * mla_core_flops(128.0, dims, pairs(4.0), seqs * context)
+    );
 }
 
 #[test]
