@@ -124,7 +124,7 @@ mod tests {
         let cat = Catalogue::builtin();
         let s = Scenario::default();
         let r = explore(&s, cat).unwrap();
-        for p in r.throughput.all.iter().take(5) {
+        for p in r.points(&r.throughput.all).take(5) {
             let d = detail(&s, &p.spec, cat).unwrap();
             assert_eq!(d.figures, p.figures, "{}", p.label);
             assert!(d.fits);
@@ -152,18 +152,15 @@ mod tests {
             ..plain.clone()
         };
         let fastest = |s: &Scenario| {
-            explore(s, cat)
-                .unwrap()
-                .throughput
-                .all
-                .iter()
+            let r = explore(s, cat).unwrap();
+            r.points(&r.throughput.all)
                 .map(|p| p.figures.tok_s_user)
                 .fold(0.0, f64::max)
         };
         let (before, after) = (fastest(&plain), fastest(&speculating));
         assert!(after > before * 1.2, "{before} -> {after}");
         let r = explore(&speculating, cat).unwrap();
-        for p in r.throughput.all.iter().take(3) {
+        for p in r.points(&r.throughput.all).take(3) {
             assert_eq!(
                 detail(&speculating, &p.spec, cat).unwrap().figures,
                 p.figures
@@ -185,11 +182,8 @@ mod tests {
     fn aligned_expert_group_prefills_lift_moe_attention_dp_and_leave_dense_models_alone() {
         let cat = Catalogue::builtin();
         let best = |s: &Scenario| {
-            explore(s, cat)
-                .unwrap()
-                .throughput
-                .all
-                .iter()
+            let r = explore(s, cat).unwrap();
+            r.points(&r.throughput.all)
                 .map(|p| p.figures.output_tok_s_per_chip)
                 .fold(0.0, f64::max)
         };
@@ -209,7 +203,7 @@ mod tests {
         let (own, together) = (best(&moe), best(&aligned));
         assert!(together > own * 1.05, "{own} -> {together}");
         let r = explore(&aligned, cat).unwrap();
-        for p in r.throughput.all.iter().take(3) {
+        for p in r.points(&r.throughput.all).take(3) {
             assert_eq!(detail(&aligned, &p.spec, cat).unwrap().figures, p.figures);
         }
         // A dense model has no expert group to wait on.

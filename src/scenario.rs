@@ -4,17 +4,14 @@
 //! yields the nearest valid scenario plus one notice per thing that was ignored or
 //! clamped, so the page always has something to draw and can say what it changed.
 
-use disagg_engine::disagg::{Axis, MAX_DRAFT_TOKENS};
+use disagg_engine::disagg::Axis;
 use disagg_engine::frontier::Objective;
-use disagg_engine::serving::MAX_OUTPUT_CV;
-use disagg_engine::sweep::MAX_SWEEP_CHIPS;
+use disagg_engine::limits::{MAX_DRAFT_TOKENS, MAX_LENGTH, MAX_OUTPUT_CV, MAX_SWEEP_CHIPS};
 use disagg_engine::{Catalogue, DType, Workload};
 use std::ops::RangeInclusive;
 use std::str::FromStr;
 
 pub const SCHEMA_VERSION: u32 = 1;
-/// Longest prompt or output the page accepts from a link.
-pub const MAX_LENGTH: u32 = 1_000_000;
 /// Highest prefix-cache hit share the page takes, in percent: some of every prompt
 /// is always computed.
 pub const MAX_PREFIX_HIT_PCT: f64 = 99.0;

@@ -8,7 +8,7 @@ pub mod draw;
 use crate::format::sig3;
 use crate::scenario::YAxis;
 use disagg_engine::disagg::Figures;
-use disagg_engine::sweep::{Class, SweepPoint, SweepResult};
+use disagg_engine::sweep::{Class, SweepResult};
 
 /// How an axis maps data to position.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -246,17 +246,16 @@ impl ChartModel {
     /// otherwise only the points of the drawn frontiers.
     pub fn new(result: &SweepResult, y: YAxis, every_point: bool) -> ChartModel {
         let frontiers = result.frontiers_of(y.objective());
-        let on_frontier = |p: &SweepPoint| {
-            frontiers
-                .homogeneous
-                .iter()
-                .chain(&frontiers.heterogeneous)
-                .any(|f| f.spec == p.spec)
-        };
+        let mut on_frontier = vec![false; result.cloud.len()];
+        for &i in frontiers.homogeneous.iter().chain(&frontiers.heterogeneous) {
+            if let Some(flag) = on_frontier.get_mut(i) {
+                *flag = true;
+            }
+        }
         let mut points = Vec::new();
         let mut unplotted = 0;
         for (i, p) in result.cloud.iter().enumerate() {
-            if !every_point && !on_frontier(p) {
+            if !every_point && !on_frontier[i] {
                 continue;
             }
             let x = p.figures.tok_s_user;
@@ -272,10 +271,10 @@ impl ChartModel {
             }
         }
         points.sort_by_key(|p| layer(p.class));
-        let line = |line: Line, pts: &[SweepPoint]| FrontierLine {
+        let line = |line: Line, pts: &[usize]| FrontierLine {
             line,
-            points: pts
-                .iter()
+            points: result
+                .points(pts)
                 .filter_map(|p| Some((p.figures.tok_s_user, y_value(y, &p.figures)?)))
                 .collect(),
         };

@@ -3,6 +3,7 @@
 
 use super::Page;
 use crate::format::sig3;
+use disagg_engine::sweep::Verdict;
 use leptos::prelude::*;
 
 #[component]
@@ -23,10 +24,12 @@ pub fn Callout() -> impl IntoView {
                     .into_iter()
                     .enumerate()
                     .map(|(i, c)| {
-                        let verdict = match c.advantage {
-                            Some(a) if a > 0.0 => "wins",
-                            Some(_) => "loses",
-                            None => "none",
+                        // The engine decides the verdict; the page only names it.
+                        let verdict = match c.verdict {
+                            Verdict::MixedWins => "wins",
+                            Verdict::OnPar => "par",
+                            Verdict::MixedLoses => "loses",
+                            Verdict::NoComparison => "none",
                         };
                         view! {
                             <div class=format!("callout-item verdict-{verdict}") class:primary=i == 0>

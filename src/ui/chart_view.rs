@@ -270,8 +270,9 @@ pub fn FrontierTable() -> impl IntoView {
             Some(
                 frontier
                     .iter()
-                    .map(|p| {
-                        let cloud = r.cloud.iter().position(|c| c.spec == p.spec);
+                    .filter_map(|&i| Some((i, r.cloud.get(i)?)))
+                    .map(|(i, p)| {
+                        let cloud = Some(i);
                         let f = &p.figures;
                         view! {
                             <tr class=format!("class-{}", serde_json::to_value(p.class).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default())>

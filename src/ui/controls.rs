@@ -1,10 +1,9 @@
 //! The scenario's inputs: model, workload, axis and its settings, budget, chart axis.
 
 use super::Page;
-use crate::scenario::{Scenario, YAxis, MAX_LENGTH, MAX_PREFIX_HIT_PCT};
-use disagg_engine::disagg::{Axis, MAX_DRAFT_TOKENS};
-use disagg_engine::serving::MAX_OUTPUT_CV;
-use disagg_engine::sweep::MAX_SWEEP_CHIPS;
+use crate::scenario::{Scenario, YAxis, MAX_PREFIX_HIT_PCT};
+use disagg_engine::disagg::Axis;
+use disagg_engine::limits::{MAX_DRAFT_TOKENS, MAX_LENGTH, MAX_OUTPUT_CV, MAX_SWEEP_CHIPS};
 use disagg_engine::{Catalogue, DType};
 use leptos::prelude::*;
 

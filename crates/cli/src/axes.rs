@@ -1,14 +1,17 @@
-//! `disagg predict --axis pd|af|spec` and `disagg sweep`: argument handling and
-//! output only; the modelling is `disagg_engine::disagg` and `disagg_engine::sweep`.
+//! `disagg predict` (every axis) and `disagg sweep`: argument handling and output
+//! only; the modelling is `disagg_engine::disagg` and `disagg_engine::sweep`, and the
+//! JSON is the engine's own serialisation of its results.
 
-use crate::{load_model, num, parse_dtype, print_problems, AssumptionArgs, PredictArgs};
+use crate::{load_model, parse_dtype, print_problems, AssumptionArgs, PredictArgs};
 use disagg_engine::disagg::plan::{plan, PoolChoice};
-use disagg_engine::disagg::{Axis, DeploymentPoint, Draft, Figures, PoolRole, Setup, Speculation};
+use disagg_engine::disagg::report::PointReport;
+use disagg_engine::disagg::{Axis, DeploymentPoint, Draft, PoolRole, Setup, Speculation};
 use disagg_engine::frontier::Objective;
-use disagg_engine::sweep::{sweep, SweepPoint, SweepRequest, SweepResult, DEFAULT_MAX_CHIPS};
+use disagg_engine::limits::DEFAULT_SWEEP_CHIPS;
+use disagg_engine::sweep::{sweep, Callout, RejectCount, SweepPoint, SweepRequest, SweepResult};
 use disagg_engine::units::BytesPerSecond;
 use disagg_engine::{Catalogue, DType, ModelIr, Parallelism, WeightFormat, Workload};
-use serde_json::json;
+use serde::Serialize;
 
 /// Pools and axis inputs shared by `predict --axis` and `sweep`.
 #[derive(clap::Args, Debug)]
@@ -94,7 +97,7 @@ pub struct SweepArgs {
     #[command(flatten)]
     lengths: LengthArgs,
     /// Most chips of all pools together.
-    #[arg(long, default_value_t = DEFAULT_MAX_CHIPS)]
+    #[arg(long, default_value_t = DEFAULT_SWEEP_CHIPS)]
     max_chips: u32,
     /// Interactivity the callout compares at (default: the middle of the shared range).
     #[arg(long)]
@@ -274,6 +277,18 @@ pub fn run_predict(args: &PredictArgs) -> Result<(), String> {
     let chip = |id: &str| cat.chip(id).map_err(|e| e.to_string());
     let a = axis.id();
     let pools: Vec<(PoolRole, PoolChoice)> = match axis {
+        Axis::Aggregated => vec![(
+            PoolRole::Colocated,
+            PoolChoice {
+                chip: chip(
+                    args.chip
+                        .as_deref()
+                        .ok_or("--chip is required for an aggregated prediction")?,
+                )?,
+                chips: args.chips,
+                parallelism: colocated_layout(args)?,
+            },
+        )],
         Axis::PrefillDecode => {
             let pn = required(p.prefill_chips, "prefill-chips", a)?;
             let dn = required(p.decode_chips, "decode-chips", a)?;
@@ -348,7 +363,6 @@ pub fn run_predict(args: &PredictArgs) -> Result<(), String> {
             }
             pools
         }
-        Axis::Aggregated => unreachable!("aggregated predictions take the core path"),
     };
     let batch = match (args.batch, args.max_throughput) {
         (Some(b), false) => Some(b),
@@ -356,89 +370,63 @@ pub fn run_predict(args: &PredictArgs) -> Result<(), String> {
     };
     let (_, point) = plan(&s, axis, &pools, batch, p.micro_batches).map_err(|e| e.to_string())?;
     if args.json {
-        out!("{}", point_json(&i.model_name, &i, &point));
+        let report = PointReport::new(&i.model_name, i.weights, i.kv, &point)
+            .ok_or("the evaluated deployment has no generating pool")?;
+        out!("{}", to_json(&report)?);
     } else {
         print_point(&i.model_name, &point);
     }
     Ok(())
 }
 
-fn opt(v: Option<f64>) -> serde_json::Value {
-    v.map_or(serde_json::Value::Null, num)
+/// The aggregated pool's layout from `--tp`, `--pp` and `--ep`; `None` (the planner's
+/// best) when none is given.
+fn colocated_layout(args: &PredictArgs) -> Result<Option<Parallelism>, String> {
+    if args.tp.is_none() && args.pp.is_none() && args.ep.is_none() {
+        return Ok(None);
+    }
+    let tp = args.tp.unwrap_or(1);
+    let pp = args.pp.unwrap_or(1);
+    let replica = tp.checked_mul(pp).filter(|&r| r > 0);
+    match replica {
+        Some(r) if args.chips % r == 0 => Ok(Some(Parallelism {
+            tp,
+            pp,
+            dp: args.chips / r,
+            ep: args.ep.unwrap_or(1),
+        })),
+        _ => Err(format!(
+            "--tp {tp} x --pp {pp} must divide --chips {}",
+            args.chips
+        )),
+    }
 }
 
-fn figures_json(f: &Figures) -> serde_json::Value {
-    json!({
-        "batch": f.batch,
-        "chips": f.chips,
-        "ttft_s": num(f.ttft.0),
-        "tpot_s": num(f.tpot.0),
-        "tok_s_user": num(f.tok_s_user),
-        "output_tok_s": num(f.output_tok_s),
-        "output_tok_s_per_chip": num(f.output_tok_s_per_chip),
-        "input_tok_s": num(f.input_tok_s),
-        "input_tok_s_per_chip": num(f.input_tok_s_per_chip),
-        "usd_per_hour": opt(f.usd_per_hour),
-        "usd_per_mtok_output": opt(f.usd_per_mtok_output),
-        "usd_per_mtok_input": opt(f.usd_per_mtok_input),
-        "usd_per_mtok_blended": opt(f.usd_per_mtok_blended),
-        "watts": opt(f.watts),
-        "joules_per_output_token": opt(f.joules_per_output_token),
-        "transfer_s": num(f.transfer.0),
-        "bottleneck": f.bottleneck.name(),
-        "limiter": f.limiter.name(),
-        "prefill_share": num(f.prefill_share),
-    })
-}
-
-fn point_json(model: &str, i: &Inputs, p: &DeploymentPoint) -> serde_json::Value {
-    let mut v = figures_json(&p.figures);
-    let pools: Vec<serde_json::Value> = p
-        .pools
-        .iter()
-        .map(|pool| {
-            json!({
-                "role": pool.role.name(),
-                "chip": pool.chip,
-                "chips": pool.chips,
-                "tp": pool.parallelism.tp, "pp": pool.parallelism.pp,
-                "dp": pool.parallelism.dp, "ep": pool.parallelism.ep,
-                "seqs_per_replica": num(pool.seqs_per_replica),
-                "step_s": num(pool.step.0),
-                "utilisation": num(pool.utilisation),
-                "input_tok_s_per_chip": num(pool.input_tok_s_per_chip),
-                "output_tok_s_per_chip": num(pool.output_tok_s_per_chip),
-                "mem_per_chip_bytes": num(pool.memory.total.0),
-                "mem_weights_bytes": num(pool.memory.weights.0),
-                "mem_kv_bytes": num(pool.memory.kv.0),
-                "bottleneck": pool.bottleneck.name(),
-            })
-        })
-        .collect();
-    let obj = v.as_object_mut().expect("figures are an object");
-    let max_mem = p.pools.iter().map(|x| x.memory.total.0).fold(0.0, f64::max);
-    obj.insert("model".into(), json!(model));
-    obj.insert("axis".into(), json!(p.axis.id()));
-    obj.insert("label".into(), json!(p.label));
-    obj.insert("heterogeneous".into(), json!(p.heterogeneous));
-    obj.insert("weight_dtype".into(), json!(i.weights.dtype.name()));
-    obj.insert("kv_dtype".into(), json!(i.kv.name()));
-    obj.insert("fits".into(), json!(p.fits));
-    obj.insert("reason".into(), json!(p.reason));
-    obj.insert("warnings".into(), json!(p.warnings));
-    obj.insert("mem_per_chip_bytes".into(), num(max_mem));
-    obj.insert("transfer_time_s".into(), num(p.transfer_time.0));
-    obj.insert("pools".into(), json!(pools));
-    v
+/// Pretty JSON of an engine result.
+fn to_json(v: &impl Serialize) -> Result<String, String> {
+    serde_json::to_string_pretty(v).map_err(|e| e.to_string())
 }
 
 fn print_point(model: &str, p: &DeploymentPoint) {
     let f = &p.figures;
     out!("{model}, {}: {}", p.axis, p.label);
     print_problems(p.reason.as_deref(), &p.warnings);
-    out!("  batch            {}", f.batch);
+    out!(
+        "  batch            {} ({} running; max {})",
+        f.batch,
+        f.running,
+        p.max_batch()
+    );
     out!("  TTFT             {:.1} ms", f.ttft.ms());
-    out!("  TPOT             {:.2} ms", f.tpot.ms());
+    match p.generating_pool() {
+        Some(g) => out!(
+            "  TPOT             {:.2} ms ({} step {:.2} ms)",
+            f.tpot.ms(),
+            g.role.name(),
+            g.step.ms()
+        ),
+        None => out!("  TPOT             {:.2} ms", f.tpot.ms()),
+    }
     out!("  tok/s/user       {:.1}", f.tok_s_user);
     out!(
         "  output tok/s     {:.0} ({:.1} per chip over {} chips)",
@@ -451,31 +439,67 @@ fn print_point(model: &str, p: &DeploymentPoint) {
         f.input_tok_s,
         f.input_tok_s_per_chip
     );
-    out!(
-        "  link             {:.3} ms per request or step on the link, {:.3} ms exposed",
-        p.transfer_time.ms(),
-        f.transfer.ms()
-    );
-    out!("  limited by       {} (decode {})", f.limiter, f.bottleneck);
-    match f.usd_per_mtok_output {
-        Some(c) => out!("  $/Mtok output    {c:.3}"),
-        None => out!("  $/Mtok output    n/a (a chip has no public price)"),
-    }
-    for pool in &p.pools {
+    if let Some(g) = p.generating_pool() {
+        let m = &g.memory;
         out!(
-            "  {:9} {}x {} {}: step {:.2} ms, utilisation {:.0}%, in {:.0} / out {:.0} tok/s per chip, memory {:.1} of {:.1} GB, {}",
-            pool.role.name(),
-            pool.chips,
-            pool.chip_name,
-            pool.parallelism,
-            pool.step.ms(),
-            pool.utilisation * 100.0,
-            pool.input_tok_s_per_chip,
-            pool.output_tok_s_per_chip,
-            pool.memory.total.gb(),
-            (pool.memory.fast_capacity + pool.memory.cold_capacity).gb(),
-            pool.bottleneck
+            "  memory per chip  {:.1} GB: weights {:.1}, KV {:.1}, workspace {:.1} (of {:.1}), {} pool",
+            m.total.gb(),
+            m.weights.gb(),
+            m.kv.gb(),
+            m.workspace.gb(),
+            (m.fast_capacity + m.cold_capacity).gb(),
+            g.role.name()
         );
+        let t = &g.time;
+        out!(
+            "  step time        compute {:.2} ms, weights {:.2} ms, KV {:.2} ms, comm {:.2} ms, overhead {:.2} ms -> bottleneck: {}",
+            t.compute.ms(),
+            t.weight_memory.ms(),
+            t.kv_memory.ms(),
+            t.communication.ms(),
+            t.overhead.ms(),
+            g.bottleneck
+        );
+    }
+    if p.pools.len() > 1 {
+        out!(
+            "  link             {:.3} ms per request or step on the link, {:.3} ms exposed",
+            p.transfer_time.ms(),
+            f.transfer.ms()
+        );
+        out!("  limited by       {} (decode {})", f.limiter, f.bottleneck);
+    }
+    match (
+        f.usd_per_mtok_output,
+        f.usd_per_mtok_input,
+        f.usd_per_mtok_blended,
+    ) {
+        (Some(o), Some(i), Some(b)) => {
+            out!("  $/Mtok           output {o:.3}, input {i:.3}, blended {b:.3}")
+        }
+        _ => out!("  $/Mtok           n/a (a chip has no public price)"),
+    }
+    match (f.watts, f.joules_per_output_token) {
+        (Some(w), Some(j)) => out!("  power            {w:.0} W at TDP, {j:.3} J per output token"),
+        _ => out!("  power            n/a (a chip has no published TDP)"),
+    }
+    if p.pools.len() > 1 {
+        for pool in &p.pools {
+            out!(
+                "  {:9} {}x {} {}: step {:.2} ms, utilisation {:.0}%, in {:.0} / out {:.0} tok/s per chip, memory {:.1} of {:.1} GB, {}",
+                pool.role.name(),
+                pool.chips,
+                pool.chip_name,
+                pool.parallelism,
+                pool.step.ms(),
+                pool.utilisation * 100.0,
+                pool.input_tok_s_per_chip,
+                pool.output_tok_s_per_chip,
+                pool.memory.total.gb(),
+                (pool.memory.fast_capacity + pool.memory.cold_capacity).gb(),
+                pool.bottleneck
+            );
+        }
     }
 }
 
@@ -510,10 +534,7 @@ pub fn run_sweep(args: &SweepArgs) -> Result<(), String> {
     })
     .map_err(|e| e.to_string())?;
     if args.json {
-        out!(
-            "{}",
-            serde_json::to_string_pretty(&sweep_json(&result)).map_err(|e| e.to_string())?
-        );
+        out!("{}", to_json(&SweepReport::new(&result))?);
     } else if args.csv {
         print_csv(&result);
     } else {
@@ -522,43 +543,46 @@ pub fn run_sweep(args: &SweepArgs) -> Result<(), String> {
     Ok(())
 }
 
-fn sweep_point_json(p: &SweepPoint) -> serde_json::Value {
-    let mut v = figures_json(&p.figures);
-    let obj = v.as_object_mut().expect("figures are an object");
-    obj.insert("label".into(), json!(p.label));
-    obj.insert("class".into(), json!(p.class.name()));
-    obj.insert("config".into(), json!(p.spec));
-    v
+/// The sweep as `--json` prints it: counts, the frontiers' points in full, the
+/// callouts and notes.
+#[derive(Serialize)]
+struct SweepReport<'a> {
+    axis: Axis,
+    evaluated: u64,
+    feasible: u64,
+    rejected: &'a [RejectCount],
+    target_tok_s_user: f64,
+    frontier_throughput: Vec<&'a SweepPoint>,
+    frontier_cost: Vec<&'a SweepPoint>,
+    frontier_throughput_homogeneous: Vec<&'a SweepPoint>,
+    frontier_throughput_heterogeneous: Vec<&'a SweepPoint>,
+    callouts: &'a [Callout],
+    notes: &'a [String],
 }
 
-fn sweep_json(r: &SweepResult) -> serde_json::Value {
-    let list = |pts: &[SweepPoint]| pts.iter().map(sweep_point_json).collect::<Vec<_>>();
-    json!({
-        "axis": r.axis.id(),
-        "evaluated": r.evaluated,
-        "feasible": r.feasible,
-        "rejected": r.rejected.iter().map(|c| json!({"reason": c.name, "count": c.count})).collect::<Vec<_>>(),
-        "target_tok_s_user": num(r.target_tok_s_user),
-        "frontier_throughput": list(&r.throughput.all),
-        "frontier_cost": list(&r.cost.all),
-        "frontier_throughput_homogeneous": list(&r.throughput.homogeneous),
-        "frontier_throughput_heterogeneous": list(&r.throughput.heterogeneous),
-        "callouts": r.callouts.iter().map(|c| json!({
-            "objective": c.objective.name(),
-            "headline": c.headline,
-            "why": c.why,
-            "advantage": opt(c.advantage),
-            "heterogeneous_value": opt(c.heterogeneous_value),
-            "homogeneous_value": opt(c.homogeneous_value),
-        })).collect::<Vec<_>>(),
-        "notes": r.notes,
-    })
+impl<'a> SweepReport<'a> {
+    fn new(r: &'a SweepResult) -> Self {
+        let list = |idx: &'a [usize]| r.points(idx).collect::<Vec<_>>();
+        SweepReport {
+            axis: r.axis,
+            evaluated: r.evaluated,
+            feasible: r.feasible,
+            rejected: &r.rejected,
+            target_tok_s_user: r.target_tok_s_user,
+            frontier_throughput: list(&r.throughput.all),
+            frontier_cost: list(&r.cost.all),
+            frontier_throughput_homogeneous: list(&r.throughput.homogeneous),
+            frontier_throughput_heterogeneous: list(&r.throughput.heterogeneous),
+            callouts: &r.callouts,
+            notes: &r.notes,
+        }
+    }
 }
 
 fn print_csv(r: &SweepResult) {
     out!("frontier,class,label,batch,chips,tok_s_user,output_tok_s_per_chip,usd_per_mtok_output,ttft_s,tpot_s,bottleneck,limiter");
     for (name, pts) in [("throughput", &r.throughput.all), ("cost", &r.cost.all)] {
-        for p in pts {
+        for p in r.points(pts) {
             let f = &p.figures;
             out!(
                 "{name},{},\"{}\",{},{},{:.4},{:.4},{},{:.6},{:.6},{},{}",
@@ -605,7 +629,7 @@ fn print_sweep(model: &str, r: &SweepResult) {
             "TTFT ms",
             "class"
         );
-        for p in pts {
+        for p in r.points(pts) {
             let f = &p.figures;
             out!(
                 "  {:>10.1} {:>12.1} {:>10} {:>9.0} {:14} {}",

@@ -18,11 +18,7 @@ mod axes;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use disagg_engine::validation::{self, BenchmarkTable, ErrorSummary, Role};
-use disagg_engine::{
-    planner, predict, Assumptions, Batch, Catalogue, DType, EngineError, ModelIr, Parallelism,
-    Prediction, Scenario, WeightFormat,
-};
-use serde_json::json;
+use disagg_engine::{Assumptions, Catalogue, DType, ModelIr};
 use std::process::ExitCode;
 
 #[derive(Parser)]
@@ -107,10 +103,10 @@ pub(crate) struct PredictArgs {
     model: String,
     /// Catalogue chip id (aggregated, and the target chip of --axis spec).
     #[arg(long)]
-    chip: Option<String>,
+    pub(crate) chip: Option<String>,
     /// Number of chips in the deployment (target chips with --axis spec).
     #[arg(long, default_value_t = 1)]
-    chips: u32,
+    pub(crate) chips: u32,
     /// agg (default), pd, af or spec.
     #[arg(long, default_value = "agg")]
     axis: String,
@@ -167,8 +163,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::List { what } => list(what),
-        Command::Predict(args) if args.axis != "agg" => axes::run_predict(&args),
-        Command::Predict(args) => run_predict(&args),
+        Command::Predict(args) => axes::run_predict(&args),
         Command::Sweep(args) => axes::run_sweep(&args),
         Command::Validate { json, assumptions } => run_validate(json, &assumptions),
     };
@@ -277,145 +272,6 @@ pub(crate) fn parse_dtype(s: &str, what: &str) -> Result<DType, String> {
     s.parse::<DType>().map_err(|e| format!("--{what}: {e}"))
 }
 
-fn run_predict(args: &PredictArgs) -> Result<(), String> {
-    let cat = Catalogue::builtin();
-    let (model_name, ir, default_dtype) = load_model(&args.model)?;
-    let chip_id = args
-        .chip
-        .as_deref()
-        .ok_or("--chip is required for an aggregated prediction")?;
-    let chip = cat.chip(chip_id).map_err(|e| e.to_string())?;
-    let dtype = match &args.weight_dtype {
-        Some(s) => parse_dtype(s, "weight-dtype")?,
-        None => default_dtype,
-    };
-    if let Some(bits) = args.weight_bits {
-        if !bits.is_finite() || bits <= 0.0 {
-            return Err(format!("--weight-bits {bits} must be a positive number"));
-        }
-    }
-    let kv = parse_dtype(&args.kv_dtype, "kv-dtype")?;
-    let batch = match (args.batch, args.max_throughput) {
-        (Some(b), false) => Batch::Fixed(b),
-        _ => Batch::MaxThroughput,
-    };
-    let scenario = Scenario {
-        model: &ir,
-        chip,
-        parallelism: Parallelism::single(),
-        weights: WeightFormat {
-            dtype,
-            bits_override: args.weight_bits,
-        },
-        kv,
-        workload: args.lengths.workload(),
-        batch,
-        assumptions: args.assumptions.resolve()?,
-    };
-    let prediction = if args.tp.is_some() || args.pp.is_some() || args.ep.is_some() {
-        let tp = args.tp.unwrap_or(1);
-        let pp = args.pp.unwrap_or(1);
-        if tp == 0 || pp == 0 || args.chips % (tp * pp) != 0 {
-            return Err(format!(
-                "--tp {tp} x --pp {pp} must divide --chips {}",
-                args.chips
-            ));
-        }
-        let parallelism = Parallelism {
-            tp,
-            pp,
-            dp: args.chips / (tp * pp),
-            ep: args.ep.unwrap_or(1),
-        };
-        predict(&Scenario {
-            parallelism,
-            ..scenario
-        })
-    } else {
-        planner::best(&scenario, args.chips)
-    }
-    .map_err(|e: EngineError| e.to_string())?;
-
-    if args.json {
-        out!(
-            "{}",
-            prediction_json(&model_name, &chip.id, dtype, kv, &prediction)
-        );
-    } else {
-        print_prediction(&model_name, &chip.name, &prediction);
-    }
-    Ok(())
-}
-
-/// Finite numbers only: JSON has no NaN or infinity.
-pub(crate) fn num(v: f64) -> serde_json::Value {
-    if v.is_finite() {
-        json!(v)
-    } else {
-        serde_json::Value::Null
-    }
-}
-
-fn prediction_json(
-    model: &str,
-    chip: &str,
-    dtype: DType,
-    kv: DType,
-    p: &Prediction,
-) -> serde_json::Value {
-    let e = &p.economics;
-    let ops: Vec<serde_json::Value> = disagg_engine::kernel::OpKind::ALL
-        .iter()
-        .map(|k| {
-            let op = p.decode_cost.op(*k);
-            json!({"op": k.name(), "time_s": num(op.time.0), "flops": num(op.flops.0), "bytes": num(op.bytes.0)})
-        })
-        .collect();
-    json!({
-        "model": model,
-        "chip": chip,
-        "chips": p.chips,
-        "tp": p.parallelism.tp, "pp": p.parallelism.pp, "dp": p.parallelism.dp, "ep": p.parallelism.ep,
-        "weight_dtype": dtype.name(),
-        "kv_dtype": kv.name(),
-        "batch": p.batch,
-        "running": p.running,
-        "max_batch": p.max_batch,
-        "fits": p.fits,
-        "reason": p.reason,
-        "warnings": p.warnings,
-        "ttft_s": num(p.ttft.0),
-        "tpot_s": num(p.tpot.0),
-        "decode_step_s": num(p.decode_step.0),
-        "prefill_step_s": num(p.prefill_step.0),
-        "tok_s_user": num(p.tok_s_user),
-        "output_tok_s": num(p.output_tok_s),
-        "output_tok_s_per_chip": num(p.output_tok_s_per_chip),
-        "input_tok_s": num(p.input_tok_s),
-        "input_tok_s_per_chip": num(p.input_tok_s_per_chip),
-        "mem_per_chip_bytes": num(p.memory.total.0),
-        "mem_weights_bytes": num(p.memory.weights.0),
-        "mem_kv_bytes": num(p.memory.kv.0),
-        "mem_workspace_bytes": num(p.memory.workspace.0),
-        "mem_capacity_bytes": num(p.memory.fast_capacity.0 + p.memory.cold_capacity.0),
-        "bottleneck": p.bottleneck.name(),
-        "decode_time_s": {
-            "compute": num(p.decode_time.compute.0),
-            "weight_memory": num(p.decode_time.weight_memory.0),
-            "kv_memory": num(p.decode_time.kv_memory.0),
-            "communication": num(p.decode_time.communication.0),
-            "overhead": num(p.decode_time.overhead.0),
-        },
-        "decode_ops": ops,
-        "usd_per_hour": e.usd_per_hour.map(|p| num(p.0)),
-        "usd_per_mtok_output": e.usd_per_mtok_output.map(num),
-        "usd_per_mtok_input": e.usd_per_mtok_input.map(num),
-        "usd_per_mtok_blended": e.usd_per_mtok_blended.map(num),
-        "watts": e.watts.map(|w| num(w.0)),
-        "joules_per_output_token": e.joules_per_output_token.map(num),
-    })
-}
-
 /// Why a point does not fit, then its warnings, one flagged line each.
 fn print_problems(reason: Option<&str>, warnings: &[String]) {
     for line in reason
@@ -423,70 +279,6 @@ fn print_problems(reason: Option<&str>, warnings: &[String]) {
         .chain(warnings.iter().map(String::as_str))
     {
         out!("  ! {line}");
-    }
-}
-
-fn print_prediction(model: &str, chip: &str, p: &Prediction) {
-    let e = &p.economics;
-    out!("{model} on {} x {chip}, {}", p.chips, p.parallelism);
-    print_problems(p.reason.as_deref(), &p.warnings);
-    out!(
-        "  batch            {} ({} running; max {})",
-        p.batch,
-        p.running,
-        p.max_batch
-    );
-    out!("  TTFT             {:.1} ms", p.ttft.ms());
-    out!(
-        "  TPOT             {:.2} ms (decode step {:.2} ms)",
-        p.tpot.ms(),
-        p.decode_step.ms()
-    );
-    out!("  tok/s/user       {:.1}", p.tok_s_user);
-    out!(
-        "  output tok/s     {:.0} ({:.1} per chip)",
-        p.output_tok_s,
-        p.output_tok_s_per_chip
-    );
-    out!(
-        "  input tok/s      {:.0} ({:.1} per chip)",
-        p.input_tok_s,
-        p.input_tok_s_per_chip
-    );
-    out!(
-        "  memory per chip  {:.1} GB: weights {:.1}, KV {:.1}, workspace {:.1} (of {:.1})",
-        p.memory.total.gb(),
-        p.memory.weights.gb(),
-        p.memory.kv.gb(),
-        p.memory.workspace.gb(),
-        (p.memory.fast_capacity + p.memory.cold_capacity).gb()
-    );
-    let t = &p.decode_time;
-    out!(
-        "  decode step      compute {:.2} ms, weights {:.2} ms, KV {:.2} ms, comm {:.2} ms, overhead {:.2} ms -> bottleneck: {}",
-        t.compute.ms(),
-        t.weight_memory.ms(),
-        t.kv_memory.ms(),
-        t.communication.ms(),
-        t.overhead.ms(),
-        p.bottleneck
-    );
-    match (
-        e.usd_per_mtok_output,
-        e.usd_per_mtok_input,
-        e.usd_per_mtok_blended,
-    ) {
-        (Some(o), Some(i), Some(b)) => {
-            out!("  $/Mtok           output {o:.3}, input {i:.3}, blended {b:.3}")
-        }
-        _ => out!("  $/Mtok           n/a (no public price for this chip)"),
-    }
-    match (e.watts, e.joules_per_output_token) {
-        (Some(w), Some(j)) => out!(
-            "  power            {:.0} W at TDP, {j:.3} J per output token",
-            w.0
-        ),
-        _ => out!("  power            n/a (no published TDP)"),
     }
 }
 

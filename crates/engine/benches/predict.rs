@@ -1,10 +1,11 @@
-//! Cost of one aggregated prediction (the unit a sweep repeats millions of times).
-//! Reported per point; compare runs by ratio, not against a fixed time.
+//! Cost of one aggregated point: the colocated side and its combine (the unit a sweep
+//! repeats millions of times), and the full evaluation with its report (what the CLI,
+//! the detail panel and validation call). Reported per point; compare runs by ratio,
+//! not against a fixed time.
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
-use disagg_engine::{
-    predict, Batch, Catalogue, DType, Parallelism, Scenario, WeightFormat, Workload,
-};
+use disagg_engine::disagg::{aggregated, evaluate, Deployment, PoolConfig, Setup};
+use disagg_engine::{Catalogue, DType, Parallelism, WeightFormat, Workload};
 
 fn bench(c: &mut Criterion) {
     let cat = Catalogue::builtin();
@@ -32,19 +33,31 @@ fn bench(c: &mut Criterion) {
     ] {
         let m = cat.model(model).unwrap();
         let chip = cat.chip(chip).unwrap();
-        let scenario = Scenario {
-            model: &m.ir,
+        let setup = Setup {
+            kv: DType::Fp8,
+            ..Setup::new(
+                &m.ir,
+                Workload::new(1024, 1024),
+                WeightFormat::new(DType::Fp8),
+            )
+        };
+        let pool = PoolConfig {
             chip,
             parallelism: par,
-            weights: WeightFormat::new(DType::Fp8),
-            kv: DType::Fp8,
-            workload: Workload::new(1024, 1024),
-            batch: Batch::Fixed(64),
-            assumptions: Default::default(),
         };
         c.bench_function(
             &format!("predict_aggregated/{model}/{chip}", chip = chip.id),
-            |b| b.iter(|| predict(black_box(&scenario)).unwrap()),
+            |b| {
+                b.iter(|| {
+                    let s = aggregated::side(black_box(&setup), pool, 64).unwrap();
+                    aggregated::combine(&setup, pool, 64, &s)
+                })
+            },
+        );
+        let deployment = Deployment::Aggregated { pool, batch: 64 };
+        c.bench_function(
+            &format!("evaluate_aggregated/{model}/{chip}", chip = chip.id),
+            |b| b.iter(|| evaluate(black_box(&setup), &deployment).unwrap()),
         );
     }
 }

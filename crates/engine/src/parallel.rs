@@ -150,25 +150,6 @@ pub fn divisors(n: u32) -> Vec<u32> {
     small
 }
 
-/// Every layout of `chips` chips the planner considers, valid or not.
-pub fn candidate_layouts(model: &ModelIr, chips: u32) -> Vec<Parallelism> {
-    let mut out = Vec::new();
-    for tp in divisors(chips) {
-        for pp in divisors(chips / tp) {
-            let dp = chips / (tp * pp);
-            let eps: Vec<u32> = if model.is_moe() {
-                divisors(tp * dp)
-            } else {
-                vec![1]
-            };
-            for ep in eps {
-                out.push(Parallelism { tp, pp, dp, ep });
-            }
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

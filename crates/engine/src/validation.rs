@@ -13,8 +13,7 @@ use crate::disagg::{Axis, DeploymentPoint, Draft, PoolRole, Setup, Speculation};
 use crate::dtype::{DType, WeightFormat};
 use crate::error::{EngineError, Result};
 use crate::parallel::Parallelism;
-use crate::planner;
-use crate::serving::{predict, Batch, Prediction, Scenario, Workload};
+use crate::workload::Workload;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -55,41 +54,28 @@ pub enum Metric {
 }
 
 impl Metric {
-    /// Reads this metric off a prediction for a prompt of `isl` tokens.
-    pub fn read(self, p: &Prediction, isl: f64) -> f64 {
-        match self {
-            Metric::OutputTokS => p.output_tok_s,
-            Metric::OutputTokSPerChip => p.output_tok_s_per_chip,
-            Metric::InputTokSPerChip => p.input_tok_s_per_chip,
-            Metric::TotalTokSPerChip => p.output_tok_s_per_chip + p.input_tok_s_per_chip,
-            Metric::TokSUser => p.tok_s_user,
-            Metric::TpotMs => p.tpot.ms(),
-            Metric::TtftMs => p.ttft.ms(),
-            Metric::DecodeTokS => 1.0 / p.decode_step.0,
-            Metric::DecodeStepTokSPerChip => p.running as f64 / p.decode_step.0 / p.chips as f64,
-            Metric::PrefillTokS => p.prefill_batch * isl / p.prefill_step.0,
-            Metric::PrefillPoolInputTokSPerChip | Metric::InputTokSPerPrefillChip => {
-                p.input_tok_s_per_chip
-            }
-            Metric::DecodePoolOutputTokSPerChip | Metric::OutputTokSPerDecodeChip => {
-                p.output_tok_s_per_chip
-            }
-        }
-    }
-
-    /// Reads this metric off a disaggregated deployment; `None` where it has no meaning.
-    pub fn read_point(self, p: &DeploymentPoint) -> Option<f64> {
+    /// Reads this metric off an evaluated deployment of a prompt of `isl` tokens;
+    /// `None` where it has no meaning on the deployment's axis.
+    pub fn read(self, p: &DeploymentPoint, isl: f64) -> Option<f64> {
         let f = &p.figures;
-        let pool = |role: PoolRole| p.pools.iter().find(|x| x.role == role);
+        // The colocated pool is both the prefill and the decode pool.
+        let pool = |role: PoolRole| {
+            p.pool(role)
+                .or_else(|| (p.axis == Axis::Aggregated).then(|| p.pool(PoolRole::Colocated))?)
+        };
         // A pool's capacity: what it delivers divided by how busy it is.
         let capacity = |v: f64, u: f64| (u > 0.0).then(|| v / u);
-        // The attention/expert pools share one decode step; elsewhere the step of a pool
-        // is not what one sequence sees (speculation, prefill on other chips).
-        let shared_decode_step = || {
-            (p.axis == Axis::AttentionExpert)
-                .then(|| pool(PoolRole::Attention))
-                .flatten()
-                .map(|x| x.step.0)
+        // The colocated pool and the attention/expert pools run one decode step that
+        // every sequence sees; elsewhere a pool's step is not what one sequence sees
+        // (speculation, prefill on other chips).
+        let shared_decode_step = || match p.axis {
+            Axis::Aggregated | Axis::AttentionExpert => p.generating_pool().map(|x| x.step.0),
+            Axis::PrefillDecode | Axis::Speculative => None,
+        };
+        let colocated_prefill = || {
+            let x = p.pool(PoolRole::Colocated)?;
+            let step = x.costs.prefill?.total.0;
+            Some(x.costs.prompts_per_prefill * isl / step)
         };
         match self {
             Metric::OutputTokS => Some(f.output_tok_s),
@@ -101,9 +87,9 @@ impl Metric {
             Metric::TtftMs => Some(f.ttft.ms()),
             Metric::DecodeTokS => shared_decode_step().map(|step| 1.0 / step),
             Metric::DecodeStepTokSPerChip => {
-                shared_decode_step().map(|step| f.batch as f64 / step / f.chips as f64)
+                shared_decode_step().map(|step| f.running as f64 / step / f.chips as f64)
             }
-            Metric::PrefillTokS => None,
+            Metric::PrefillTokS => colocated_prefill(),
             Metric::PrefillPoolInputTokSPerChip => {
                 let x = pool(PoolRole::Prefill)?;
                 capacity(x.input_tok_s_per_chip, x.utilisation)
@@ -324,47 +310,6 @@ pub struct ValidationReport {
     pub holdout: Option<ErrorSummary>,
 }
 
-/// Predicts one benchmark point.
-pub fn predict_point(
-    catalogue: &Catalogue,
-    point: &BenchmarkPoint,
-    assumptions: &Assumptions,
-) -> Result<Prediction> {
-    let model = catalogue.model(&point.model)?;
-    let chip = catalogue.chip(&point.chip)?;
-    let weights = WeightFormat {
-        dtype: point.weight_dtype,
-        bits_override: point.weight_bits,
-    };
-    let batch = point.batch.map_or(Batch::MaxThroughput, Batch::Fixed);
-    let scenario = Scenario {
-        model: &model.ir,
-        chip,
-        parallelism: Parallelism::single(),
-        weights,
-        kv: point.kv_dtype,
-        workload: point.workload(),
-        batch,
-        assumptions: point.assumptions(assumptions),
-    };
-    match point.tp {
-        Some(tp) => {
-            let pp = point.pp.unwrap_or(1);
-            let parallelism = Parallelism {
-                tp,
-                pp,
-                dp: point.chips / (tp * pp).max(1),
-                ep: point.ep.unwrap_or(1),
-            };
-            predict(&Scenario {
-                parallelism,
-                ..scenario
-            })
-        }
-        None => planner::best(&scenario, point.chips),
-    }
-}
-
 /// Runs every point of `table`.
 pub fn run(
     catalogue: &Catalogue,
@@ -376,8 +321,8 @@ pub fn run(
         .iter()
         .map(|point| match point.at {
             Some(target) => targeted_row(catalogue, point, target, assumptions),
-            None => match evaluate(catalogue, point, assumptions) {
-                Ok(e) => row(point, e.read(point), e.parallelism(), e.problem(), None),
+            None => match evaluate_point(catalogue, point, assumptions) {
+                Ok(e) => row(point, read(&e, point), parallelism(&e), problem(&e), None),
                 Err(e) => row(point, None, None, Some(e.to_string()), None),
             },
         })
@@ -414,11 +359,12 @@ fn row(
     }
 }
 
-/// Predicts one disaggregated benchmark point with the layouts it states.
-pub fn predict_disaggregated(
+/// Evaluates one benchmark point on its axis, with the layouts it states (the
+/// planner's best where an aggregated point leaves them open) and its batch (the
+/// largest that fits where it gives none).
+pub fn evaluate_point(
     catalogue: &Catalogue,
     point: &BenchmarkPoint,
-    axis: Axis,
     assumptions: &Assumptions,
 ) -> Result<DeploymentPoint> {
     let model = catalogue.model(&point.model)?;
@@ -444,89 +390,73 @@ pub fn predict_disaggregated(
         },
         ..defaults
     };
-    let pools = point
-        .pool
-        .iter()
-        .map(|p| {
-            let parallelism = Parallelism {
-                tp: p.tp,
-                pp: p.pp,
-                dp: p.dp,
-                ep: p.ep,
-            };
-            Ok((
-                p.role,
+    let axis = point.axis.unwrap_or(Axis::Aggregated);
+    let pools = match axis {
+        Axis::Aggregated => {
+            let parallelism = point.tp.map(|tp| {
+                let pp = point.pp.unwrap_or(1);
+                Parallelism {
+                    tp,
+                    pp,
+                    dp: point.chips / (tp * pp).max(1),
+                    ep: point.ep.unwrap_or(1),
+                }
+            });
+            vec![(
+                PoolRole::Colocated,
                 PoolChoice {
-                    chip: catalogue.chip(&p.chip)?,
-                    chips: parallelism.chips(),
-                    parallelism: Some(parallelism),
+                    chip: catalogue.chip(&point.chip)?,
+                    chips: parallelism.map_or(point.chips, |p| p.chips()),
+                    parallelism,
                 },
-            ))
-        })
-        .collect::<Result<Vec<_>>>()?;
+            )]
+        }
+        _ => point
+            .pool
+            .iter()
+            .map(|p| {
+                let parallelism = Parallelism {
+                    tp: p.tp,
+                    pp: p.pp,
+                    dp: p.dp,
+                    ep: p.ep,
+                };
+                Ok((
+                    p.role,
+                    PoolChoice {
+                        chip: catalogue.chip(&p.chip)?,
+                        chips: parallelism.chips(),
+                        parallelism: Some(parallelism),
+                    },
+                ))
+            })
+            .collect::<Result<Vec<_>>>()?,
+    };
     plan(&setup, axis, &pools, point.batch, 2).map(|(_, p)| p)
 }
 
-/// A benchmark point evaluated on its axis.
-enum Evaluated {
-    Aggregated(Box<Prediction>),
-    Disaggregated(Box<DeploymentPoint>),
-}
-
-impl Evaluated {
-    fn value(&self, metric: Metric, point: &BenchmarkPoint) -> Option<f64> {
-        match self {
-            Evaluated::Aggregated(p) => Some(metric.read(p, point.workload().isl as f64)),
-            Evaluated::Disaggregated(p) => metric.read_point(p),
-        }
+/// The point's metric read off its evaluation; `None` when it is not finite.
+fn value(e: &DeploymentPoint, metric: Metric, point: &BenchmarkPoint) -> Option<f64> {
+    metric
+        .read(e, point.workload().isl as f64)
         .filter(|v| v.is_finite())
-    }
-
-    fn read(&self, point: &BenchmarkPoint) -> Option<f64> {
-        self.value(point.metric, point)
-    }
-
-    /// The concurrency evaluated (for a point without a batch: the largest that fits).
-    fn batch(&self) -> u32 {
-        match self {
-            Evaluated::Aggregated(p) => p.batch,
-            Evaluated::Disaggregated(p) => p.figures.batch,
-        }
-    }
-
-    fn parallelism(&self) -> Option<Parallelism> {
-        match self {
-            Evaluated::Aggregated(p) => Some(p.parallelism),
-            Evaluated::Disaggregated(p) => p.pools.first().map(|x| x.parallelism),
-        }
-    }
-
-    fn problem(&self) -> Option<String> {
-        let (fits, reason) = match self {
-            Evaluated::Aggregated(p) => (p.fits, &p.reason),
-            Evaluated::Disaggregated(p) => (p.fits, &p.reason),
-        };
-        if fits {
-            None
-        } else {
-            reason.clone()
-        }
-    }
 }
 
-fn evaluate(
-    catalogue: &Catalogue,
-    point: &BenchmarkPoint,
-    assumptions: &Assumptions,
-) -> Result<Evaluated> {
-    match point.axis {
-        Some(axis) if axis != Axis::Aggregated => {
-            predict_disaggregated(catalogue, point, axis, assumptions)
-                .map(|p| Evaluated::Disaggregated(Box::new(p)))
-        }
-        _ => {
-            predict_point(catalogue, point, assumptions).map(|p| Evaluated::Aggregated(Box::new(p)))
-        }
+fn read(e: &DeploymentPoint, point: &BenchmarkPoint) -> Option<f64> {
+    value(e, point.metric, point)
+}
+
+/// The first pool's layout, for the report.
+fn parallelism(e: &DeploymentPoint) -> Option<Parallelism> {
+    e.pools.first().map(|x| x.parallelism)
+}
+
+/// Why the evaluated deployment does not fit, if it does not.
+fn problem(e: &DeploymentPoint) -> Option<String> {
+    if e.fits {
+        None
+    } else {
+        e.reason.clone()
     }
 }
 
@@ -555,13 +485,13 @@ fn targeted_row(
             target.value
         ));
     }
-    let at = |batch: u32| -> Result<(f64, f64, Evaluated)> {
+    let at = |batch: u32| -> Result<(f64, f64, DeploymentPoint)> {
         let fixed = BenchmarkPoint {
             batch: Some(batch),
             ..point.clone()
         };
-        let e = evaluate(catalogue, &fixed, assumptions)?;
-        match (e.value(target.metric, &fixed), e.read(&fixed)) {
+        let e = evaluate_point(catalogue, &fixed, assumptions)?;
+        match (value(&e, target.metric, &fixed), read(&e, &fixed)) {
             (Some(speed), Some(value)) => Ok((speed, value, e)),
             _ => Err(EngineError::InvalidInput(format!(
                 "{:?} or {:?} has no value on this axis",
@@ -569,8 +499,8 @@ fn targeted_row(
             ))),
         }
     };
-    let largest = match evaluate(catalogue, point, assumptions) {
-        Ok(e) => e.batch().max(1),
+    let largest = match evaluate_point(catalogue, point, assumptions) {
+        Ok(e) => e.figures.batch.max(1),
         Err(e) => return fail(e.to_string()),
     };
     let (mut lo, mut hi) = (1u32, largest);
@@ -594,8 +524,8 @@ fn targeted_row(
         return row(
             point,
             Some(value),
-            e.parallelism(),
-            e.problem(),
+            parallelism(&e),
+            problem(&e),
             Some(hi as f64),
         );
     }
@@ -613,8 +543,8 @@ fn targeted_row(
     row(
         point,
         Some(value),
-        low.2.parallelism(),
-        low.2.problem(),
+        parallelism(&low.2),
+        problem(&low.2),
         Some(batch),
     )
 }

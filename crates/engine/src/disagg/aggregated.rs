@@ -1,75 +1,131 @@
-//! The aggregated baseline: prefill and decode colocated on one pool, exactly the
-//! engine core's [`predict`], seen through the common point shape.
+//! The aggregated baseline: prefill and decode colocated on one pool under continuous
+//! batching, the deployment every split is measured against. Its one side is the
+//! colocated pool at a batch; its figures are the pool's [`Round`].
 
+use super::round::{GroupPrefill, Round, RoundPrefill};
 use super::{
-    pool_label, Core, DeploymentPoint, Figures, Limiter, PoolConfig, PoolReport, PoolRole, Setup,
+    place, pool_label, Core, DeploymentPoint, Figures, Limiter, Placed, PoolConfig, PoolReport,
+    PoolRole, Reject, Setup, StepCosts,
 };
 use crate::error::Result;
-use crate::serving::{predict, Batch, Prediction, Scenario};
+use crate::kernel::{step_cost, StepCost};
+use crate::units::{Bytes, Seconds};
 
-/// The scenario of an aggregated pool.
-pub fn scenario<'a>(setup: &Setup<'a>, pool: PoolConfig<'a>, batch: Batch) -> Scenario<'a> {
-    Scenario {
-        model: setup.model,
-        chip: pool.chip,
-        parallelism: pool.parallelism,
-        weights: setup.weights,
-        kv: setup.kv,
-        workload: setup.workload,
-        batch,
-        assumptions: setup.assumptions,
-    }
+/// The colocated pool running `running` sequences.
+#[derive(Clone, Copy, Debug)]
+pub struct ColocatedSide<'a> {
+    pub(crate) placed: Placed<'a>,
+    pub decode: StepCost,
+    pub prefill: StepCost,
+    pub round: Round,
 }
 
-/// The common figures of an aggregated prediction.
-pub fn figures(p: &Prediction, pool: PoolConfig) -> Figures {
-    let prefill_share = if p.tpot.0 > 0.0 {
-        (1.0 - p.decode_step.0 / p.tpot.0).clamp(0.0, 1.0)
-    } else {
-        0.0
+/// Places the model on `pool` for `running` sequences and costs its round.
+pub fn side<'a>(
+    setup: &Setup<'a>,
+    pool: PoolConfig<'a>,
+    running: u32,
+) -> std::result::Result<ColocatedSide<'a>, Reject> {
+    let w = setup.workload;
+    let a = &setup.assumptions;
+    let par = pool.parallelism;
+    let seqs = par.seqs_per_replica(running);
+    let placed = place(setup, setup.model, pool, w.max_context(), seqs, Bytes::ZERO)?;
+    let decode = step_cost(&placed.placement, w.decode_shape(par, seqs));
+    let prompts = w.prompts_per_chunk(a.prefill_chunk_tokens, seqs);
+    let group = GroupPrefill::of_round(
+        seqs / prompts,
+        w.osl as f64,
+        par.replicas_per_expert_group(),
+        a.aligned_group_prefill,
+    );
+    let prefill = step_cost(
+        &placed.placement,
+        w.prefill_shape(prompts).from_replicas(group.replicas),
+    );
+    let round = Round {
+        iteration: decode.total,
+        tokens_per_iteration: 1.0,
+        seqs,
+        osl: w.osl as f64,
+        prefill: Some(RoundPrefill::of(prefill.total, prompts, seqs, par, &group)),
     };
+    Ok(ColocatedSide {
+        placed,
+        decode,
+        prefill,
+        round,
+    })
+}
+
+/// The deployment's figures from its one side.
+pub fn combine(setup: &Setup, pool: PoolConfig, running: u32, s: &ColocatedSide) -> Figures {
+    let output_tok_s = s.round.output_tok_s(running);
     Figures::new(
         Core {
-            batch: p.batch,
-            ttft: p.ttft,
-            tpot: p.tpot,
-            output_tok_s: p.output_tok_s,
-            input_tok_s: p.input_tok_s,
-            transfer: crate::units::Seconds::ZERO,
-            bottleneck: p.bottleneck,
+            batch: running,
+            running,
+            ttft: s.round.ttft(),
+            tpot: s.round.tpot(),
+            output_tok_s,
+            input_tok_s: running as f64 * setup.workload.isl as f64 / s.round.duration().0,
+            transfer: Seconds::ZERO,
+            bottleneck: s.decode.time_breakdown().bottleneck(),
             limiter: Limiter::Colocated,
-            prefill_share,
+            prefill_share: s.round.prefill_share(),
         },
         &[(pool.chip, pool.chips())],
     )
 }
 
-pub fn evaluate(setup: &Setup, pool: PoolConfig, batch: u32) -> Result<DeploymentPoint> {
-    let p = predict(&scenario(setup, pool, Batch::Fixed(batch)))?;
-    let figures = figures(&p, pool);
+pub fn evaluate(setup: &Setup, pool: PoolConfig, running: u32) -> Result<DeploymentPoint> {
+    let s = side(setup, pool, running)
+        .map_err(|_| super::layout_error(setup.model, PoolRole::Colocated, pool))?;
+    let figures = combine(setup, pool, running, &s);
+    let mut warnings = Vec::new();
+    if setup.workload.request_context() > setup.model.max_context as f64 {
+        warnings.push(format!(
+            "context {} exceeds the model's {} positions",
+            setup.workload.request_context(),
+            setup.model.max_context
+        ));
+    }
+    if s.placed.placement.cold_weight_fraction > 0.0 {
+        warnings.push(format!(
+            "{:.0}% of the weights spill to the cold memory tier",
+            s.placed.placement.cold_weight_fraction * 100.0
+        ));
+    }
+    let time = s.decode.time_breakdown();
     Ok(DeploymentPoint {
         axis: super::Axis::Aggregated,
         heterogeneous: false,
         label: pool_label(PoolRole::Colocated, pool.chip, pool.parallelism),
-        figures,
         pools: vec![PoolReport {
             role: PoolRole::Colocated,
             chip: pool.chip.id.clone(),
             chip_name: pool.chip.name.clone(),
-            chips: p.chips,
-            parallelism: p.parallelism,
-            seqs_per_replica: p.parallelism.seqs_per_replica(p.running),
-            step: p.decode_step,
+            chips: pool.chips(),
+            parallelism: pool.parallelism,
+            seqs_per_replica: s.round.seqs,
+            max_seqs_per_replica: s.placed.plan.max_seqs(),
+            step: s.decode.total,
             utilisation: 1.0,
-            input_tok_s_per_chip: p.input_tok_s_per_chip,
-            output_tok_s_per_chip: p.output_tok_s_per_chip,
-            memory: p.memory,
-            time: p.decode_time,
-            bottleneck: p.bottleneck,
+            input_tok_s_per_chip: figures.input_tok_s_per_chip,
+            output_tok_s_per_chip: figures.output_tok_s_per_chip,
+            memory: s.placed.usage,
+            time,
+            bottleneck: time.bottleneck(),
+            costs: StepCosts {
+                generation: Some(s.decode),
+                prefill: Some(s.prefill),
+                prompts_per_prefill: s.round.prefill.map_or(0.0, |p| p.prompts_per_step),
+            },
         }],
-        transfer_time: crate::units::Seconds::ZERO,
-        fits: p.fits,
-        reason: p.reason,
-        warnings: p.warnings,
+        transfer_time: Seconds::ZERO,
+        fits: s.placed.fit.is_none(),
+        reason: s.placed.reason(PoolRole::Colocated),
+        warnings,
+        figures,
     })
 }

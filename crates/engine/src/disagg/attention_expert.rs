@@ -10,18 +10,21 @@
 //! micro-batch nothing overlaps, with enough of them the busiest stage sets the pace.
 //! Dense layers and the LM head run on the attention pool for the whole batch. Prompts
 //! are prefilled through the same pipeline (one micro-batch), and steal decode time
-//! exactly as in the aggregated round model.
+//! through the same continuous-batching [`Round`] as the aggregated pool.
 
+use super::layouts::expert_layout;
+use super::round::{GroupPrefill, Round, RoundPrefill};
+use super::StepCosts;
 use super::{
     inter_pool_link, link_time, pool_label, Core, DeploymentPoint, Figures, Limiter, PoolConfig,
     PoolReport, PoolRole, Reject, Setup,
 };
 use crate::error::{EngineError, Result};
 use crate::kernel::{step_cost_of, Placement, Side, StepShape};
+use crate::kernel::{Bottleneck, StepCost, TimeBreakdown};
+use crate::limits::MAX_MICRO_BATCHES;
 use crate::memory::{MemoryPlan, MemoryUsage};
 use crate::model::{Ffn, ModelIr};
-use crate::parallel::Parallelism;
-use crate::serving::{Bottleneck, TimeBreakdown};
 use crate::units::{Bytes, Seconds};
 
 fn moe_layers(model: &ModelIr) -> f64 {
@@ -31,26 +34,6 @@ fn moe_layers(model: &ModelIr) -> f64 {
         .filter(|g| g.ffn.is_moe())
         .map(|g| g.count as f64)
         .sum()
-}
-
-/// The attention pool's layout: TP inside each replica, no pipeline or expert split.
-pub fn attention_layout(tp: u32, chips: u32) -> Parallelism {
-    Parallelism {
-        tp,
-        pp: 1,
-        dp: (chips / tp.max(1)).max(1),
-        ep: 1,
-    }
-}
-
-/// The expert pool's layout: one expert shard per chip.
-pub fn expert_layout(chips: u32) -> Parallelism {
-    Parallelism {
-        tp: 1,
-        pp: 1,
-        dp: chips,
-        ep: chips,
-    }
 }
 
 /// The attention pool at a batch, per micro-batch.
@@ -66,6 +49,8 @@ pub struct AttentionSide<'a> {
     pub dense: Seconds,
     pub time: TimeBreakdown,
     pub seqs_per_replica: f64,
+    /// The MoE layers' attention for one micro-batch.
+    pub cost: StepCost,
 }
 
 /// The expert pool for one micro-batch.
@@ -76,6 +61,8 @@ pub struct ExpertSide<'a> {
     pub fit: Option<Reject>,
     pub per_layer: Seconds,
     pub time: TimeBreakdown,
+    pub max_seqs: u64,
+    pub cost: StepCost,
 }
 
 /// Checks the model is MoE; the error names the model's FFN.
@@ -155,6 +142,7 @@ pub fn attention_side<'a>(
         dense: dense.without_host_overhead(),
         time,
         seqs_per_replica: seqs,
+        cost: attn,
     })
 }
 
@@ -214,6 +202,8 @@ pub fn expert_side<'a>(
         fit,
         per_layer: cost.without_host_overhead() / moe_layers(m).max(1.0),
         time: TimeBreakdown::of(&cost),
+        max_seqs: 0,
+        cost,
     })
 }
 
@@ -319,9 +309,9 @@ pub fn sides<'a>(
 
 /// The step times of a deployment.
 struct Timings {
-    /// One decode step, fixed overhead included.
-    step: Seconds,
-    prefill_per_request: Seconds,
+    /// The attention pool's round: decode steps (fixed overhead included) and the
+    /// prefill passes of the new prompts.
+    round: Round,
     /// One direction of one MoE layer's exchange for one decode micro-batch.
     exchange: Seconds,
     limiter: Limiter,
@@ -357,9 +347,29 @@ fn timings(
         exchange_time(setup, attention, experts, prompt_tokens),
         s.prefill_attention.dense,
     );
+    let seqs = s.attention.seqs_per_replica;
+    let par = attention.parallelism;
+    let group = GroupPrefill::of_round(
+        seqs / s.prompts_per_prefill,
+        setup.workload.osl as f64,
+        par.replicas_per_expert_group(),
+        setup.assumptions.aligned_group_prefill,
+    );
+    let prefill_pass = prefill + host(s.prompts_per_prefill);
     Timings {
-        step: decode + host(s.attention.seqs_per_replica),
-        prefill_per_request: (prefill + host(s.prompts_per_prefill)) / s.prompts_per_prefill,
+        round: Round {
+            iteration: decode + host(seqs),
+            tokens_per_iteration: 1.0,
+            seqs,
+            osl: setup.workload.osl as f64,
+            prefill: Some(RoundPrefill::of(
+                prefill_pass,
+                s.prompts_per_prefill,
+                seqs,
+                par,
+                &group,
+            )),
+        },
         exchange: t_comm,
         limiter,
     }
@@ -385,10 +395,7 @@ fn figures(
     s: &Sides,
     t: &Timings,
 ) -> Figures {
-    let (step, prefill_per_request, limiter) = (t.step, t.prefill_per_request, t.limiter);
-    let osl = setup.workload.osl as f64;
-    let seqs = s.attention.seqs_per_replica;
-    let round = step * osl + prefill_per_request * seqs;
+    let (round, limiter) = (&t.round, t.limiter);
     let bottleneck = match limiter {
         Limiter::InterPoolLink => Bottleneck::Communication,
         Limiter::ExpertPool => s.experts.time.bottleneck(),
@@ -397,14 +404,15 @@ fn figures(
     Figures::new(
         Core {
             batch,
-            ttft: step + prefill_per_request * ((seqs + 1.0) / 2.0).max(s.prompts_per_prefill),
-            tpot: round / osl,
-            output_tok_s: batch as f64 * osl / round.0,
-            input_tok_s: batch as f64 * setup.workload.isl as f64 / round.0,
+            running: batch,
+            ttft: round.ttft(),
+            tpot: round.tpot(),
+            output_tok_s: round.output_tok_s(batch),
+            input_tok_s: batch as f64 * setup.workload.isl as f64 / round.duration().0,
             transfer: t.exchange * 2.0 * moe_layers(setup.model),
             bottleneck,
             limiter,
-            prefill_share: (prefill_per_request * seqs / round).clamp(0.0, 1.0),
+            prefill_share: round.prefill_share(),
         },
         &[
             (attention.chip, attention.chips()),
@@ -421,10 +429,9 @@ pub fn evaluate(
     batch: u32,
 ) -> Result<DeploymentPoint> {
     require_moe(setup.model)?;
-    if !(1..=super::MAX_MICRO_BATCHES).contains(&micro_batches) {
+    if !(1..=MAX_MICRO_BATCHES).contains(&micro_batches) {
         return Err(EngineError::InvalidInput(format!(
-            "micro-batches {micro_batches} must lie between 1 and {}",
-            super::MAX_MICRO_BATCHES
+            "micro-batches {micro_batches} must lie between 1 and {MAX_MICRO_BATCHES}"
         )));
     }
     let experts = PoolConfig {
@@ -441,7 +448,7 @@ pub fn evaluate(
     })?;
     let t = timings(setup, attention, experts, micro_batches, batch, &s);
     let figures = figures(setup, attention, experts, batch, &s, &t);
-    let step = t.step;
+    let step = t.round.iteration;
     let mut reasons = Vec::new();
     match s.attention.fit {
         Some(Reject::WeightsDoNotFit) => reasons.push(format!(
@@ -474,6 +481,7 @@ pub fn evaluate(
             chips: attention.chips(),
             parallelism: attention.parallelism,
             seqs_per_replica: s.attention.seqs_per_replica,
+            max_seqs_per_replica: s.attention.max_seqs as u64,
             step,
             utilisation: rate_share(s.attention.per_layer * layers + s.attention.dense),
             input_tok_s_per_chip: figures.input_tok_s / attention.chips() as f64,
@@ -481,6 +489,11 @@ pub fn evaluate(
             memory: s.attention.usage,
             time: s.attention.time,
             bottleneck: s.attention.time.bottleneck(),
+            costs: StepCosts {
+                generation: Some(s.attention.cost),
+                prefill: Some(s.prefill_attention.cost),
+                prompts_per_prefill: s.prompts_per_prefill,
+            },
         },
         PoolReport {
             role: PoolRole::Experts,
@@ -489,6 +502,7 @@ pub fn evaluate(
             chips: experts.chips(),
             parallelism: experts.parallelism,
             seqs_per_replica: batch as f64 / experts.chips() as f64,
+            max_seqs_per_replica: s.experts.max_seqs,
             step,
             utilisation: rate_share(s.experts.per_layer * layers),
             input_tok_s_per_chip: 0.0,
@@ -496,6 +510,11 @@ pub fn evaluate(
             memory: s.experts.usage,
             time: s.experts.time,
             bottleneck: s.experts.time.bottleneck(),
+            costs: StepCosts {
+                generation: Some(s.experts.cost),
+                prefill: Some(s.prefill_experts.cost),
+                prompts_per_prefill: s.prompts_per_prefill,
+            },
         },
     ];
     Ok(DeploymentPoint {

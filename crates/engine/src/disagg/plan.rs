@@ -1,17 +1,27 @@
-//! Choosing what the user left open for one disaggregated deployment: each pool's
+//! The planner: what the user left open for one deployment on any axis, each pool's
 //! layout ("auto") and, for `--max-throughput`, the batch.
 //!
-//! Every combination of candidate layouts is evaluated; the one with the highest
-//! output tok/s that fits wins (ties go to interactivity). With the batch open, each
-//! combination takes the largest batch that fits, found by doubling then bisection.
+//! Every combination of the pools' layouts ([`pool_layouts`], exhaustive search) is
+//! evaluated. With the batch open, each combination takes the largest batch that
+//! fits, found by doubling then bisection, capped by the engine's batch limit. Of the
+//! combinations that fit, the winner is the one with
+//! 1. the highest output tok/s, then
+//! 2. the highest tok/s per user, then
+//! 3. the lowest TTFT, then
+//! 4. the fewest pipeline stages, then the narrowest expert parallelism, summed over
+//!    the pools (the simpler deployment of two that perform alike),
+//!
+//! and the first enumerated of exact ties. When nothing fits, the first combination
+//! is returned at its best batch (at least 1), with the reason it does not fit.
 
-use super::attention_expert::{attention_layout, expert_layout};
+use super::layouts::{pool_layouts, Search};
 use super::{evaluate, Axis, Deployment, DeploymentPoint, PoolConfig, PoolRole, Setup};
 use crate::catalogue::Chip;
 use crate::error::{EngineError, Result};
+use crate::limits::MAX_BATCH;
 use crate::model::ModelIr;
-use crate::parallel::{candidate_layouts, divisors, Parallelism};
-use crate::serving::MAX_BATCH;
+use crate::parallel::Parallelism;
+use std::cmp::Ordering;
 
 /// A pool as the user gave it: the layout may be left to the planner.
 #[derive(Clone, Copy, Debug)]
@@ -30,18 +40,27 @@ fn candidates(
     if let Some(p) = c.parallelism {
         return vec![p];
     }
-    match role {
-        PoolRole::Attention => divisors(c.chips)
-            .into_iter()
-            .map(|tp| attention_layout(tp, c.chips))
-            .collect(),
-        PoolRole::Experts => vec![expert_layout(c.chips)],
-        PoolRole::Draft => candidate_layouts(draft.unwrap_or(model), c.chips)
-            .into_iter()
-            .filter(|p| p.ep == 1)
-            .collect(),
-        _ => candidate_layouts(model, c.chips),
-    }
+    let runs = match role {
+        PoolRole::Draft => draft.unwrap_or(model),
+        _ => model,
+    };
+    pool_layouts(runs, role, c.chip, c.chips, Search::Exhaustive)
+}
+
+/// The planner's order: better first (see the module notes).
+fn rank(a: &DeploymentPoint, b: &DeploymentPoint) -> Ordering {
+    let (fa, fb) = (&a.figures, &b.figures);
+    let simplicity = |p: &DeploymentPoint| {
+        p.pools
+            .iter()
+            .map(|x| (x.parallelism.pp, x.parallelism.ep))
+            .fold((0, 0), |(pp, ep), (p, e)| (pp + p, ep + e))
+    };
+    fb.output_tok_s
+        .total_cmp(&fa.output_tok_s)
+        .then(fb.tok_s_user.total_cmp(&fa.tok_s_user))
+        .then(fa.ttft.0.total_cmp(&fb.ttft.0))
+        .then(simplicity(a).cmp(&simplicity(b)))
 }
 
 fn build<'a>(
@@ -53,7 +72,7 @@ fn build<'a>(
     let get = |role: PoolRole| pools.iter().find(|(r, _)| *r == role).map(|(_, p)| *p);
     match axis {
         Axis::Aggregated => Deployment::Aggregated {
-            pool: pools[0].1,
+            pool: get(PoolRole::Colocated).unwrap_or(pools[0].1),
             batch,
         },
         Axis::PrefillDecode => Deployment::PrefillDecode {
@@ -162,24 +181,17 @@ pub fn plan<'a>(
                             .ok()
                             .map(|p| p.fits)
                     };
-                    (largest_fitting(fit) as u64).min(engine_limit) as u32
+                    // Nothing fits: batch 1 still says why.
+                    (largest_fitting(fit) as u64).clamp(1, engine_limit) as u32
                 }
             };
-            if b > 0 {
+            {
                 let d = build(axis, &chosen, b, micro_batches);
                 match evaluate(setup, &d) {
                     Ok(p) if p.fits => {
-                        let better = best.as_ref().is_none_or(|(_, q)| {
-                            (
-                                p.figures.output_tok_s,
-                                p.figures.tok_s_user,
-                                -p.figures.ttft.0,
-                            ) > (
-                                q.figures.output_tok_s,
-                                q.figures.tok_s_user,
-                                -q.figures.ttft.0,
-                            )
-                        });
+                        let better = best
+                            .as_ref()
+                            .is_none_or(|(_, q)| rank(&p, q) == Ordering::Less);
                         if better {
                             best = Some((d, p));
                         }

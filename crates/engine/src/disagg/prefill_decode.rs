@@ -22,13 +22,14 @@
 //! verify step of `K + 1` tokens per sequence yields `E` tokens, so the pool's time per
 //! token (its TPOT) is `cycle / E`.
 
+use super::round::Round;
 use super::{
     inter_pool_link, layout_error, link_time, place, pool_label, speculative, Core,
     DeploymentPoint, Figures, Limiter, Placed, PoolConfig, PoolReport, PoolRole, Reject, Setup,
+    StepCosts,
 };
 use crate::error::Result;
-use crate::kernel::{step_cost, StepShape};
-use crate::serving::{Bottleneck, TimeBreakdown};
+use crate::kernel::{step_cost, Bottleneck, StepCost, TimeBreakdown};
 use crate::units::{Bytes, Seconds};
 
 /// The decode pool at a batch.
@@ -38,6 +39,8 @@ pub struct DecodeSide<'a> {
     /// Time per generated token of a sequence: the decode step, or a speculation
     /// cycle divided by the tokens it yields.
     pub step: Seconds,
+    /// The decode (or verify) step's cost.
+    pub cost: StepCost,
     /// Requests per second the pool can finish.
     pub request_rate: f64,
     pub time: TimeBreakdown,
@@ -49,6 +52,7 @@ pub struct DecodeSide<'a> {
 pub struct PrefillSide<'a> {
     pub(crate) placed: Placed<'a>,
     pub step: Seconds,
+    pub cost: StepCost,
     pub prompts_per_step: f64,
     pub request_rate: f64,
     pub time: TimeBreakdown,
@@ -94,17 +98,20 @@ pub fn decode_side<'a>(
         seqs,
         Bytes::ZERO,
     )?;
-    // Pipeline stages split the batch into micro-batches, as in the aggregated model.
-    let micro = (par.pp as f64).min(seqs).max(1.0);
-    let cost = step_cost(
-        &placed.placement,
-        StepShape::decode(seqs / micro, setup.workload.mean_decode_context()),
-    );
+    let cost = step_cost(&placed.placement, setup.workload.decode_shape(par, seqs));
+    let round = Round {
+        iteration: cost.total,
+        tokens_per_iteration: 1.0,
+        seqs,
+        osl: setup.workload.osl as f64,
+        prefill: None,
+    };
     let time = TimeBreakdown::of(&cost);
     Ok(DecodeSide {
         placed,
-        step: cost.total,
-        request_rate: batch as f64 / (cost.total.0 * setup.workload.osl as f64),
+        step: round.tpot(),
+        cost,
+        request_rate: round.request_rate(batch),
         time,
         bottleneck: time.bottleneck(),
     })
@@ -121,13 +128,19 @@ fn speculative_decode_side<'a>(
     // verify step's placement through `colocated_bytes`.
     let draft = speculative::draft_side(setup, pool, None, batch)?;
     let (placed, verify) = speculative::verify_step(setup, pool, batch, draft.colocated_bytes)?;
-    let cycle = draft.step * setup.speculation.draft_tokens as f64 + verify.total;
-    let per_token = cycle / setup.speculation.expected_tokens();
+    let round = Round {
+        iteration: draft.step * setup.speculation.draft_tokens as f64 + verify.total,
+        tokens_per_iteration: setup.speculation.expected_tokens(),
+        seqs: placed.seqs,
+        osl: setup.workload.osl as f64,
+        prefill: None,
+    };
     let time = TimeBreakdown::of(&verify);
     Ok(DecodeSide {
         placed,
-        step: per_token,
-        request_rate: batch as f64 / (per_token.0 * setup.workload.osl as f64),
+        step: round.tpot(),
+        cost: verify,
+        request_rate: round.request_rate(batch),
         time,
         bottleneck: time.bottleneck(),
     })
@@ -153,6 +166,7 @@ pub fn prefill_side<'a>(
     Ok(PrefillSide {
         placed,
         step: cost.total,
+        cost,
         prompts_per_step: prompts,
         request_rate: in_flight / cost.total.0,
         time,
@@ -226,6 +240,7 @@ pub fn combine(
     Figures::new(
         Core {
             batch,
+            running: batch,
             ttft: open_loop.max(closed_loop),
             tpot: d.step,
             output_tok_s: rate * osl,
@@ -279,6 +294,7 @@ pub fn evaluate(
             chips: prefill.chips(),
             parallelism: prefill.parallelism,
             seqs_per_replica: p.prompts_per_step,
+            max_seqs_per_replica: p.placed.plan.max_seqs(),
             step: p.step,
             utilisation: rate / p.request_rate,
             input_tok_s_per_chip: rate * setup.workload.isl as f64 / prefill.chips() as f64,
@@ -286,6 +302,11 @@ pub fn evaluate(
             memory: p.placed.usage,
             time: p.time,
             bottleneck: p.bottleneck,
+            costs: StepCosts {
+                generation: None,
+                prefill: Some(p.cost),
+                prompts_per_prefill: p.prompts_per_step,
+            },
         },
         PoolReport {
             role: PoolRole::Decode,
@@ -294,6 +315,7 @@ pub fn evaluate(
             chips: decode.chips(),
             parallelism: decode.parallelism,
             seqs_per_replica: d.placed.seqs,
+            max_seqs_per_replica: d.placed.plan.max_seqs(),
             step: d.step,
             utilisation: rate / d.request_rate,
             input_tok_s_per_chip: 0.0,
@@ -301,6 +323,11 @@ pub fn evaluate(
             memory: d.placed.usage,
             time: d.time,
             bottleneck: d.bottleneck,
+            costs: StepCosts {
+                generation: Some(d.cost),
+                prefill: None,
+                prompts_per_prefill: 0.0,
+            },
         },
     ];
     Ok(DeploymentPoint {

@@ -5,24 +5,26 @@
 //! With per-token acceptance `a`, a verify cycle yields `E = (1 - a^(K+1)) / (1 - a)`
 //! tokens on average and takes `K * t_draft + t_verify` (+ two link crossings when the
 //! draft runs on other chips). Drafting is sequential with verification, as in vLLM
-//! and SGLang. Per replica, one round of `OSL` tokens takes
-//! `OSL / E * cycle + seqs * t_prefill_per_request / stages` (the aggregated round with
-//! the decode step replaced by the cycle). At batch 1 the verify step costs about a
+//! and SGLang. The target's [`Round`] is the aggregated one with the decode step
+//! replaced by the cycle, which yields `E` tokens: `OSL / E` cycles plus the prefill
+//! chunks of the new prompts (the draft's prefill of each prompt included), with the
+//! same expert-group prefill waits as the aggregated pool. At batch 1 the verify step costs about a
 //! plain decode step (weight-bound), so the gain approaches `E`; as the batch grows
 //! verification turns compute-bound and the gain shrinks.
 //!
 //! A draft step is costed without the per-step fixed overhead: the whole cycle is one
 //! engine step (one schedule, one sampling pass), so the fixed overhead is paid once.
 
+use super::layouts::{colocated_draft_layout, mtp_layout};
+use super::round::{GroupPrefill, Round, RoundPrefill};
 use super::{
     inter_pool_link, link_time, place, pool_label, Core, DeploymentPoint, Draft, Figures, Limiter,
-    Placed, PoolConfig, PoolReport, PoolRole, Reject, Setup,
+    Placed, PoolConfig, PoolReport, PoolRole, Reject, Setup, StepCosts,
 };
 use crate::error::{EngineError, Result};
-use crate::kernel::{step_cost, StepCost, StepShape};
+use crate::kernel::{step_cost, Bottleneck, StepCost, StepShape, TimeBreakdown};
 use crate::model::ModelIr;
-use crate::parallel::{divisors, Parallelism};
-use crate::serving::{Bottleneck, TimeBreakdown};
+use crate::parallel::Parallelism;
 use crate::units::{Bytes, Seconds};
 
 /// The MTP layers as a model of their own: the target's last layer shape, repeated
@@ -41,26 +43,6 @@ pub fn mtp_model(target: &ModelIr) -> Option<ModelIr> {
     })
 }
 
-/// The widest TP of `tp` or below that the draft's heads divide into.
-fn draft_layout(draft: &ModelIr, tp: u32, chips: u32) -> Parallelism {
-    divisors(tp)
-        .into_iter()
-        .rev()
-        .map(|t| Parallelism {
-            tp: t,
-            pp: 1,
-            dp: (chips / t).max(1),
-            ep: 1,
-        })
-        .find(|p| p.validate(draft, p.chips()).is_ok())
-        .unwrap_or(Parallelism {
-            tp: 1,
-            pp: 1,
-            dp: chips,
-            ep: 1,
-        })
-}
-
 /// One draft token for the whole batch.
 #[derive(Clone, Copy, Debug)]
 pub struct DraftSide {
@@ -71,6 +53,8 @@ pub struct DraftSide {
     pub prefill_per_request: Seconds,
     pub fit: Option<Reject>,
     pub usage: Option<crate::memory::MemoryUsage>,
+    /// Most sequences one replica of a separate draft pool holds.
+    pub max_seqs: u64,
     pub parallelism: Parallelism,
 }
 
@@ -94,18 +78,10 @@ pub fn draft_side(
     };
     let (chips_pool, par) = match (pool, setup.speculation.draft) {
         (Some(p), _) => (p, p.parallelism),
-        (None, Draft::Mtp) => {
-            let t = target.parallelism;
-            let par = Parallelism {
-                pp: 1,
-                dp: t.dp * t.pp,
-                ..t
-            };
-            (target, par)
-        }
+        (None, Draft::Mtp) => (target, mtp_layout(target.parallelism)),
         (None, Draft::Model { .. }) => (
             target,
-            draft_layout(draft_ir, target.parallelism.tp, target.chips()),
+            colocated_draft_layout(draft_ir, target.parallelism.tp, target.chips()),
         ),
     };
     let pool_cfg = PoolConfig {
@@ -151,6 +127,7 @@ pub fn draft_side(
             prefill_per_request: prefill.busy + prefill.exposed_comm,
             fit: None,
             usage: None,
+            max_seqs: 0,
             parallelism: par,
         }
     } else {
@@ -160,6 +137,7 @@ pub fn draft_side(
             prefill_per_request: Seconds::ZERO,
             fit: memory_fit.map(|_| Reject::DraftDoesNotFit),
             usage: Some(memory),
+            max_seqs: placed.plan.max_seqs(),
             parallelism: par,
         }
     })
@@ -169,10 +147,10 @@ pub fn draft_side(
 #[derive(Clone, Copy, Debug)]
 pub struct TargetSide<'a> {
     pub(crate) placed: Placed<'a>,
-    pub verify: Seconds,
-    pub prefill_per_request: Seconds,
-    pub prefill_batch: f64,
-    pub pp_overlap: f64,
+    pub verify: StepCost,
+    pub prefill: StepCost,
+    /// The target's prefill in its round, before the draft's share is added.
+    pub round_prefill: RoundPrefill,
     pub time: TimeBreakdown,
     pub bottleneck: Bottleneck,
 }
@@ -197,12 +175,11 @@ pub(crate) fn verify_step<'a>(
         seqs,
         colocated_bytes,
     )?;
-    let micro = (par.pp as f64).min(seqs).max(1.0);
     let verify = step_cost(
         &placed.placement,
         StepShape {
             new_tokens: k + 1.0,
-            ..StepShape::decode(seqs / micro, w.mean_decode_context())
+            ..w.decode_shape(par, seqs)
         },
     );
     Ok((placed, verify))
@@ -215,23 +192,29 @@ pub fn target_side<'a>(
     colocated_bytes: Bytes,
 ) -> std::result::Result<TargetSide<'a>, Reject> {
     let (placed, verify) = verify_step(setup, target, batch, colocated_bytes)?;
+    let w = setup.workload;
+    let a = &setup.assumptions;
+    let par = target.parallelism;
     let seqs = placed.seqs;
-    let prefill_batch = setup
-        .workload
-        .prompts_per_chunk(setup.assumptions.prefill_chunk_tokens, seqs);
+    let prompts = w.prompts_per_chunk(a.prefill_chunk_tokens, seqs);
+    // Replicas of one expert group wait for each other's prefills, as in the
+    // aggregated round, over the round's `OSL / E` cycles.
+    let group = GroupPrefill::of_round(
+        seqs / prompts,
+        w.osl as f64 / setup.speculation.expected_tokens(),
+        par.replicas_per_expert_group(),
+        a.aligned_group_prefill,
+    );
     let prefill = step_cost(
         &placed.placement,
-        setup.workload.prefill_shape(prefill_batch),
+        w.prefill_shape(prompts).from_replicas(group.replicas),
     );
     let time = TimeBreakdown::of(&verify);
     Ok(TargetSide {
         placed,
-        verify: verify.total,
-        prefill_per_request: prefill.total / prefill_batch,
-        prefill_batch,
-        pp_overlap: (target.parallelism.pp as f64)
-            .min(seqs / prefill_batch)
-            .max(1.0),
+        verify,
+        prefill,
+        round_prefill: RoundPrefill::of(prefill.total, prompts, seqs, par, &group),
         time,
         bottleneck: time.bottleneck(),
     })
@@ -256,36 +239,59 @@ pub fn combine(
     t: &TargetSide,
     d: &DraftSide,
 ) -> Figures {
-    let k = setup.speculation.draft_tokens as f64;
-    let expected = setup.speculation.expected_tokens();
     let transfer = crossing(setup, target, draft, batch);
-    let drafting = d.step * k;
-    let cycle = drafting + t.verify + transfer;
-    let osl = setup.workload.osl as f64;
-    let seqs = t.placed.seqs;
-    let prefill_req = t.prefill_per_request + d.prefill_per_request;
-    let prefill = prefill_req * (seqs / t.pp_overlap);
-    let round = cycle * (osl / expected) + prefill;
+    let round = round(setup, target, draft, batch, t, d);
     let mut pools = vec![(target.chip, target.chips())];
     pools.extend(draft.map(|p| (p.chip, p.chips())));
     Figures::new(
         Core {
             batch,
-            ttft: cycle + prefill_req * ((seqs + 1.0) / 2.0).max(t.prefill_batch),
-            tpot: round / osl,
-            output_tok_s: batch as f64 * osl / round.0,
-            input_tok_s: batch as f64 * setup.workload.isl as f64 / round.0,
+            running: batch,
+            ttft: round.ttft(),
+            tpot: round.tpot(),
+            output_tok_s: round.output_tok_s(batch),
+            input_tok_s: batch as f64 * setup.workload.isl as f64 / round.duration().0,
             transfer,
             bottleneck: t.bottleneck,
-            limiter: if drafting > t.verify {
+            limiter: if drafting(setup, d) > t.verify.total {
                 Limiter::Drafting
             } else {
                 Limiter::Verification
             },
-            prefill_share: (prefill / round).clamp(0.0, 1.0),
+            prefill_share: round.prefill_share(),
         },
         &pools,
     )
+}
+
+/// The `K` draft steps of one cycle.
+fn drafting(setup: &Setup, d: &DraftSide) -> Seconds {
+    d.step * setup.speculation.draft_tokens as f64
+}
+
+/// The target's round: `OSL / E` cycles of drafting, verification and link crossings,
+/// and the prefill chunks of the new prompts, each prompt also prefilled by a draft
+/// that shares the target's chips.
+fn round(
+    setup: &Setup,
+    target: PoolConfig,
+    draft: Option<PoolConfig>,
+    batch: u32,
+    t: &TargetSide,
+    d: &DraftSide,
+) -> Round {
+    let cycle = drafting(setup, d) + t.verify.total + crossing(setup, target, draft, batch);
+    let prefill = t.round_prefill;
+    Round {
+        iteration: cycle,
+        tokens_per_iteration: setup.speculation.expected_tokens(),
+        seqs: t.placed.seqs,
+        osl: setup.workload.osl as f64,
+        prefill: Some(RoundPrefill {
+            step: prefill.step + d.prefill_per_request * prefill.prompts_per_step,
+            ..prefill
+        }),
+    }
 }
 
 pub fn evaluate(
@@ -335,10 +341,8 @@ pub fn evaluate(
             "draft pool does not fit: the draft model and its KV exceed its chips' memory".into(),
         );
     }
-    let cycle_share = |x: Seconds| {
-        let cycle = d.step * setup.speculation.draft_tokens as f64 + t.verify + figures.transfer;
-        (x / cycle).min(1.0)
-    };
+    let cycle = round(setup, target, draft, batch, &t, &d).iteration;
+    let cycle_share = |x: Seconds| (x / cycle).min(1.0);
     let mut pools = vec![PoolReport {
         role: PoolRole::Target,
         chip: target.chip.id.clone(),
@@ -346,9 +350,10 @@ pub fn evaluate(
         chips: target.chips(),
         parallelism: target.parallelism,
         seqs_per_replica: t.placed.seqs,
-        step: t.verify,
+        max_seqs_per_replica: t.placed.plan.max_seqs(),
+        step: t.verify.total,
         utilisation: if draft.is_some() {
-            cycle_share(t.verify)
+            cycle_share(t.verify.total)
         } else {
             1.0
         },
@@ -357,6 +362,11 @@ pub fn evaluate(
         memory: t.placed.usage,
         time: t.time,
         bottleneck: t.bottleneck,
+        costs: StepCosts {
+            generation: Some(t.verify),
+            prefill: Some(t.prefill),
+            prompts_per_prefill: t.round_prefill.prompts_per_step,
+        },
     }];
     if let (Some(p), Some(usage)) = (draft, d.usage) {
         pools.push(PoolReport {
@@ -366,13 +376,15 @@ pub fn evaluate(
             chips: p.chips(),
             parallelism: d.parallelism,
             seqs_per_replica: d.parallelism.seqs_per_replica(batch),
+            max_seqs_per_replica: d.max_seqs,
             step: d.step,
-            utilisation: cycle_share(d.step * setup.speculation.draft_tokens as f64),
+            utilisation: cycle_share(drafting(setup, &d)),
             input_tok_s_per_chip: 0.0,
             output_tok_s_per_chip: 0.0,
             memory: usage,
             time: TimeBreakdown::default(),
             bottleneck: Bottleneck::WeightMemory,
+            costs: StepCosts::default(),
         });
     }
     let draft_name = match setup.speculation.draft {

@@ -2,16 +2,168 @@
 
 use disagg_engine::catalogue::chip::MAX_LOW_PRECISION_RATIO;
 use disagg_engine::catalogue::model_preset::PARAM_TOLERANCE;
+use disagg_engine::disagg::plan::{plan, PoolChoice};
+use disagg_engine::disagg::{
+    evaluate, Axis, Deployment, DeploymentPoint, PoolConfig, PoolRole, Setup,
+};
+use disagg_engine::kernel::{Bottleneck, StepCost, TimeBreakdown};
+use disagg_engine::memory::MemoryUsage;
 use disagg_engine::units::{BytesPerSecond, FlopsPerSecond, Seconds};
 use disagg_engine::validation::{self, BenchmarkTable, Role};
 use disagg_engine::{
-    planner, predict, Assumptions, Batch, Catalogue, Chip, DType, Parallelism, Prediction,
-    Scenario, WeightFormat, Workload,
+    Assumptions, Catalogue, Chip, DType, EngineError, ModelIr, Parallelism, WeightFormat, Workload,
 };
 use proptest::prelude::*;
 
 fn cat() -> &'static Catalogue {
     Catalogue::builtin()
+}
+
+/// The batch of an aggregated deployment as these tests state it.
+#[derive(Clone, Copy, Debug)]
+enum Batch {
+    Fixed(u32),
+    MaxThroughput,
+}
+
+/// One aggregated deployment: the fields these tests vary, turned into the engine's
+/// [`Setup`] and colocated pool by [`Scenario::deployment`].
+#[derive(Clone, Copy, Debug)]
+struct Scenario<'a> {
+    model: &'a ModelIr,
+    chip: &'a Chip,
+    parallelism: Parallelism,
+    weights: WeightFormat,
+    kv: DType,
+    workload: Workload,
+    batch: Batch,
+    assumptions: Assumptions,
+}
+
+impl<'a> Scenario<'a> {
+    fn setup(&self) -> Setup<'a> {
+        Setup {
+            kv: self.kv,
+            assumptions: self.assumptions,
+            ..Setup::new(self.model, self.workload, self.weights)
+        }
+    }
+
+    /// Plans the colocated pool of `chips` chips: this layout, or the planner's best
+    /// when `layout` is `None`.
+    fn plan(
+        &self,
+        chips: u32,
+        layout: Option<Parallelism>,
+    ) -> Result<DeploymentPoint, EngineError> {
+        let batch = match self.batch {
+            Batch::Fixed(b) => Some(b),
+            Batch::MaxThroughput => None,
+        };
+        let pool = PoolChoice {
+            chip: self.chip,
+            chips,
+            parallelism: layout,
+        };
+        plan(
+            &self.setup(),
+            Axis::Aggregated,
+            &[(PoolRole::Colocated, pool)],
+            batch,
+            1,
+        )
+        .map(|(_, p)| p)
+    }
+}
+
+/// What these tests read off an aggregated deployment, taken from the engine's one
+/// point shape (the colocated pool's report and the figures).
+#[derive(Clone, Debug, PartialEq)]
+struct Prediction {
+    parallelism: Parallelism,
+    chips: u32,
+    batch: u32,
+    max_batch: u64,
+    fits: bool,
+    reason: Option<String>,
+    warnings: Vec<String>,
+    ttft: Seconds,
+    tpot: Seconds,
+    decode_step: Seconds,
+    prefill_step: Seconds,
+    prefill_batch: f64,
+    tok_s_user: f64,
+    output_tok_s: f64,
+    output_tok_s_per_chip: f64,
+    input_tok_s: f64,
+    memory: MemoryUsage,
+    decode_time: TimeBreakdown,
+    bottleneck: Bottleneck,
+    decode_cost: StepCost,
+    prefill_cost: StepCost,
+}
+
+impl From<DeploymentPoint> for Prediction {
+    fn from(p: DeploymentPoint) -> Prediction {
+        let pool = p
+            .pool(PoolRole::Colocated)
+            .expect("an aggregated point")
+            .clone();
+        let decode_cost = pool.costs.generation.expect("a decode step");
+        let prefill_cost = pool.costs.prefill.expect("a prefill step");
+        let f = p.figures;
+        Prediction {
+            parallelism: pool.parallelism,
+            chips: f.chips,
+            batch: f.batch,
+            max_batch: p.max_batch(),
+            fits: p.fits,
+            reason: p.reason,
+            warnings: p.warnings,
+            ttft: f.ttft,
+            tpot: f.tpot,
+            decode_step: pool.step,
+            prefill_step: prefill_cost.total,
+            prefill_batch: pool.costs.prompts_per_prefill,
+            tok_s_user: f.tok_s_user,
+            output_tok_s: f.output_tok_s,
+            output_tok_s_per_chip: f.output_tok_s_per_chip,
+            input_tok_s: f.input_tok_s,
+            memory: pool.memory,
+            decode_time: pool.time,
+            bottleneck: pool.bottleneck,
+            decode_cost,
+            prefill_cost,
+        }
+    }
+}
+
+/// The scenario with its own layout.
+fn predict(s: &Scenario) -> Result<Prediction, EngineError> {
+    match s.batch {
+        Batch::Fixed(batch) => {
+            let pool = PoolConfig {
+                chip: s.chip,
+                parallelism: s.parallelism,
+            };
+            evaluate(&s.setup(), &Deployment::Aggregated { pool, batch }).map(Prediction::from)
+        }
+        Batch::MaxThroughput => s
+            .plan(s.parallelism.chips(), Some(s.parallelism))
+            .map(Prediction::from),
+    }
+}
+
+/// The scenario on `chips` chips with the planner's best layout.
+fn best(s: &Scenario, chips: u32) -> Result<Prediction, EngineError> {
+    s.plan(chips, None).map(Prediction::from)
+}
+
+/// A benchmark point evaluated as the validation table does.
+fn predict_point(point: &validation::BenchmarkPoint) -> Prediction {
+    validation::evaluate_point(cat(), point, &Assumptions::default())
+        .unwrap()
+        .into()
 }
 
 fn scenario<'a>(
@@ -322,7 +474,8 @@ fn a_point_that_does_not_fit_says_why() {
         reason.contains("short by") && reason.contains("GB"),
         "{reason}"
     );
-    let err = planner::best(
+    // When no layout fits, the planner still answers with one, and says why.
+    let planned = best(
         &scenario(
             "llama-3.1-405b",
             chip,
@@ -334,8 +487,10 @@ fn a_point_that_does_not_fit_says_why() {
         ),
         2,
     )
-    .unwrap_err();
-    assert!(err.to_string().contains("does not fit"), "{err}");
+    .unwrap();
+    assert!(!planned.fits);
+    let reason = planned.reason.unwrap();
+    assert!(reason.contains("does not fit"), "{reason}");
 }
 
 #[test]
@@ -417,7 +572,7 @@ fn bad_values_are_errors_not_panics() {
     s.weights.bits_override = None;
     s.assumptions.bw_eff = 0.0;
     assert!(predict(&s).unwrap_err().to_string().contains("bw_eff"));
-    assert!(disagg_engine::planner::best(&s, 8).is_err());
+    assert!(best(&s, 8).is_err());
     assert!(cat()
         .chip("h100-sxx")
         .unwrap_err()
@@ -571,23 +726,30 @@ fn a_large_batch_never_pushes_weights_into_the_cold_tier() {
 
 #[test]
 fn every_prediction_number_is_finite_over_the_catalogue() {
+    // Every chip and model plans to a point, fitting or with its reason, and every
+    // number it reports is finite; most of them fit.
+    let mut fitting = 0;
+    let mut planned = 0;
     for chip in &cat().chips {
         for model in ["llama-3.1-8b", "deepseek-v3", "gpt-oss-120b", "gemma-3-27b"] {
             let s = scenario(model, chip, tp(1), DType::Fp8, 1024, 256, Batch::Fixed(8));
-            if let Ok(p) = planner::best(&s, 8) {
-                for v in [
-                    p.ttft.0,
-                    p.tpot.0,
-                    p.tok_s_user,
-                    p.output_tok_s,
-                    p.input_tok_s,
-                    p.memory.total.0,
-                ] {
-                    assert!(v.is_finite() && v >= 0.0, "{model} on {}: {v}", chip.id);
-                }
+            let p = best(&s, 8).unwrap_or_else(|e| panic!("{model} on {}: {e}", chip.id));
+            planned += 1;
+            fitting += p.fits as usize;
+            assert!(p.fits || p.reason.is_some(), "{model} on {}", chip.id);
+            for v in [
+                p.ttft.0,
+                p.tpot.0,
+                p.tok_s_user,
+                p.output_tok_s,
+                p.input_tok_s,
+                p.memory.total.0,
+            ] {
+                assert!(v.is_finite() && v >= 0.0, "{model} on {}: {v}", chip.id);
             }
         }
     }
+    assert!(fitting * 2 > planned, "{fitting} of {planned} fit");
 }
 
 #[test]
@@ -632,7 +794,7 @@ fn a_cached_prefix_is_attended_but_not_recomputed() {
     let hit = predict(&s).unwrap();
     assert_eq!((fresh.prefill_batch, hit.prefill_batch), (1.0, 1.0));
     // Matrix work scales with the tokens computed: 1024 of 4096.
-    let flops = |p: &disagg_engine::serving::Prediction, k: OpKind| p.prefill_cost.op(k).flops.0;
+    let flops = |p: &Prediction, k: OpKind| p.prefill_cost.op(k).flops.0;
     let ffn = flops(&hit, OpKind::DenseFfn) / flops(&fresh, OpKind::DenseFfn);
     assert!((ffn - 0.25).abs() < 1e-12, "{ffn}");
     // Attention: the new tokens attend over the cached prefix, sum_{t=3073}^{4096} t
@@ -679,7 +841,7 @@ fn spread_output_lengths_hold_longer_sequences_in_the_batch() {
     let spread = predict(&s).unwrap();
     // Attention reads the KV of the longer running sequences (the context and the new
     // token) and writes the new token's: (3000 + 2) / (2500 + 2) of the bytes.
-    let kv = |p: &disagg_engine::serving::Prediction| p.decode_cost.op(OpKind::AttnCore).bytes.0;
+    let kv = |p: &Prediction| p.decode_cost.op(OpKind::AttnCore).bytes.0;
     let ratio = kv(&spread) / kv(&fixed);
     assert!((ratio - 3002.0 / 2502.0).abs() < 1e-12, "{ratio}");
     // Weights and prefill do not change; each step is slower and fewer sequences fit.
@@ -738,7 +900,7 @@ fn a_point_read_at_an_interactivity_is_read_at_the_batch_that_gives_it() {
         .unwrap()
         .clone();
     let base = Assumptions::default();
-    let at_64 = validation::predict_point(cat(), &fixed, &base).unwrap();
+    let at_64 = predict_point(&fixed);
     let targeted = validation::BenchmarkPoint {
         batch: None,
         metric: validation::Metric::OutputTokSPerChip,
@@ -798,11 +960,10 @@ fn stated_and_default(
     clear: impl FnOnce(&mut validation::BenchmarkPoint),
 ) -> (validation::BenchmarkPoint, Prediction, Prediction) {
     let point = published_point(id);
-    let base = Assumptions::default();
-    let stated = validation::predict_point(cat(), &point, &base).unwrap();
+    let stated = predict_point(&point);
     let mut cleared = point.clone();
     clear(&mut cleared);
-    let default = validation::predict_point(cat(), &cleared, &base).unwrap();
+    let default = predict_point(&cleared);
     (point, stated, default)
 }
 
@@ -852,9 +1013,8 @@ fn a_harness_that_runs_one_engine_per_gpu_is_that_many_copies_of_one_gpu() {
         chips: 1,
         ..eight.clone()
     };
-    let base = Assumptions::default();
-    let system = validation::predict_point(cat(), &eight, &base).unwrap();
-    let single = validation::predict_point(cat(), &one, &base).unwrap();
+    let system = predict_point(&eight);
+    let single = predict_point(&one);
     let layout = system.parallelism;
     assert_eq!((layout.tp, layout.ep, layout.dp), (1, 1, 8));
     assert_eq!(system.batch, 8 * single.batch);
@@ -905,47 +1065,24 @@ proptest! {
         let chips = &cat().chips;
         let chip = &chips[chip_index % chips.len()];
         let n = 1u32 << doubling;
+        // The most sequences any layout of `n` chips holds.
         let cap = |n: u32| {
-            planner::plan(&scenario("llama-3.3-70b", chip, tp(1), DType::Fp8, isl, 512, Batch::Fixed(1)), n)
-                .unwrap()
-                .ranked
-                .iter()
-                .map(|p| p.max_batch)
-                .max()
-                .unwrap_or(0)
+            let s = scenario("llama-3.3-70b", chip, tp(1), DType::Fp8, isl, 512, Batch::Fixed(1));
+            disagg_engine::disagg::layouts::pool_layouts(
+                s.model,
+                PoolRole::Colocated,
+                chip,
+                n,
+                disagg_engine::disagg::layouts::Search::Exhaustive,
+            )
+            .into_iter()
+            .filter_map(|parallelism| predict(&Scenario { parallelism, ..s }).ok())
+            .map(|p| p.max_batch)
+            .max()
+            .unwrap_or(0)
         };
         prop_assert!(cap(2 * n) >= cap(n));
     }
-}
-
-#[test]
-fn group_prefill_steps_follow_their_closed_form() {
-    use disagg_engine::serving::GroupPrefill;
-    // One replica per expert group, or aligned replicas: one step per chunk.
-    assert_eq!(
-        GroupPrefill::of_round(16.0, 1024.0, 1, false),
-        GroupPrefill {
-            steps: 16.0,
-            replicas: 1.0
-        }
-    );
-    assert_eq!(
-        GroupPrefill::of_round(16.0, 1024.0, 8, true),
-        GroupPrefill {
-            steps: 16.0,
-            replicas: 8.0
-        }
-    );
-    // Eight replicas on their own schedules: 16 chunks each over 1,040 iterations.
-    let g = GroupPrefill::of_round(16.0, 1024.0, 8, false);
-    let expected = 1040.0 * (1.0 - (1.0 - 16.0 / 1040.0_f64).powi(8));
-    assert!((g.steps - expected).abs() < 1e-9, "{g:?}");
-    // Every chunk is carried once: steps times replicas per step is all the chunks.
-    assert!((g.steps * g.replicas - 8.0 * 16.0).abs() < 1e-9, "{g:?}");
-    assert!(g.steps > 16.0 && g.steps < 8.0 * 16.0 && g.replicas > 1.0);
-    // When every iteration is a chunk, the replicas' chunks coincide again.
-    let busy = GroupPrefill::of_round(1e6, 1.0, 8, false);
-    assert!(busy.replicas > 7.99, "{busy:?}");
 }
 
 /// DeepSeek-R1 in FP4 on eight B200s with attention data-parallel and EP8.
@@ -1029,8 +1166,9 @@ fn attention_dp_replicas_that_prefill_on_their_own_schedules_wait_for_each_other
     let with_alignment = |p: &validation::BenchmarkPoint, aligned: bool| {
         let mut p = p.clone();
         p.aligned_group_prefill = Some(aligned);
-        validation::predict_point(cat(), &p, &base)
+        validation::evaluate_point(cat(), &p, &base)
             .unwrap()
+            .figures
             .output_tok_s
     };
     // TensorRT-LLM's own max-throughput DeepSeek-R1 runs (no ADP balancing): costing the

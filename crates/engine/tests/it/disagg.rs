@@ -350,10 +350,10 @@ fn same_chip_splits_never_beat_aggregated_by_an_impossible_margin() {
 #[test]
 fn sweep_points_match_single_point_evaluation() {
     let s = with_draft(setup("llama-3.3-70b", 4096, 512), "llama-3.2-1b");
-    for axis in [Axis::PrefillDecode, Axis::Speculative] {
+    for axis in [Axis::Aggregated, Axis::PrefillDecode, Axis::Speculative] {
         let r = run(s, axis, &["h100-sxm", "mi300x"], 16);
         assert!(!r.throughput.all.is_empty());
-        for p in r.throughput.all.iter().chain(&r.cost.all) {
+        for p in r.points(&r.throughput.all).chain(r.points(&r.cost.all)) {
             let d = p.spec.resolve(cat()).unwrap();
             let alone = evaluate(&s, &d).unwrap();
             assert!(alone.fits, "{}", p.label);
@@ -438,7 +438,8 @@ fn objectives_agree_on_cost_ordering() {
         &["h100-sxm", "l40s"],
         8,
     );
-    for w in r.cost.all.windows(2) {
+    let frontier: Vec<_> = r.points(&r.cost.all).collect();
+    for w in frontier.windows(2) {
         // Along the cost frontier, faster points cost more.
         let (a, b) = (&w[0].figures, &w[1].figures);
         assert!(b.tok_s_user >= a.tok_s_user);

@@ -8,6 +8,16 @@
 //! on top. Everything is per chip, after sharding, for the whole model traversal (all
 //! pipeline stages), which is what one token of one sequence experiences.
 
+mod attention;
+mod breakdown;
+mod collectives;
+mod experts;
+
+pub use attention::{attended_context, mla_core_flops, MlaDims};
+pub use breakdown::{Bottleneck, TimeBreakdown};
+pub use collectives::{expert_all_to_all, group_all_reduce, ring_all_reduce, AllToAllWidths};
+pub use experts::{busiest_shard_experts, experts_touched};
+
 use crate::assumptions::{Assumptions, ChipRates};
 use crate::catalogue::Chip;
 use crate::dtype::{ComputeRate, DType, WeightFormat};
@@ -205,175 +215,6 @@ const KERNELS_ROUTED: f64 = 6.0;
 const KERNELS_LM_HEAD: f64 = 2.0;
 /// A single projection standing in for attention or an FFN (DeciLM `replace_with_linear`).
 const KERNELS_LINEAR: f64 = 1.0;
-
-/// Sum over new tokens of the context each attends to, for a window `w` (model-spec
-/// section 3): `S(c+n) - S(c)` where `S(m) = sum_{j<=m} min(j, w)`.
-pub fn attended_context(context_before: f64, new_tokens: f64, window: Option<u32>) -> f64 {
-    let s = |m: f64| match window {
-        Some(w) if m > w as f64 => {
-            let w = w as f64;
-            w * (w + 1.0) / 2.0 + (m - w) * w
-        }
-        _ => m * (m + 1.0) / 2.0,
-    };
-    s(context_before + new_tokens) - s(context_before)
-}
-
-/// The widths of a multi-head latent attention layer that set its core's cost.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct MlaDims {
-    pub kv_rank: u32,
-    pub qk_nope: u32,
-    pub qk_rope: u32,
-    pub v_head: u32,
-}
-
-/// FLOPs of an MLA core over `attended` (query, context) pairs on `heads` heads, when
-/// the sequences hold `cached_tokens` latents from earlier steps. Two forms compute the
-/// same thing, and engines run the cheaper one:
-/// - absorbed: scores and values over the latent, `2 * heads * (2 * kv_rank + rope)` per
-///   pair, nothing per cached token. Decode and speculative verify (a few queries per
-///   sequence over a long cache) run this way: FlashMLA, TensorRT-LLM's generation
-///   kernels and SGLang's target-verify all take the latent path.
-/// - decompressed: `2 * heads * (nope + rope + v)` per pair, but every cached latent
-///   must first be expanded to per-head K and V, `2 * kv_rank * heads * (nope + v)` per
-///   cached token. A fresh prompt has nothing cached, so prefill runs this way.
-///
-/// The break-even is near `kv_rank * (nope + v) / (2 * kv_rank - nope - v)`
-/// queries per sequence, about 170 for DeepSeek-V3: below it the latent path wins.
-pub fn mla_core_flops(heads: f64, d: MlaDims, attended: f64, cached_tokens: f64) -> f64 {
-    let absorbed = 2.0 * heads * (2 * d.kv_rank + d.qk_rope) as f64 * attended;
-    let decompressed = 2.0 * heads * (d.qk_nope + d.qk_rope + d.v_head) as f64 * attended
-        + 2.0 * d.kv_rank as f64 * heads * (d.qk_nope + d.v_head) as f64 * cached_tokens;
-    absorbed.min(decompressed)
-}
-
-/// Expected distinct experts touched on one shard holding `local` of `experts` experts,
-/// when `tokens` tokens each pick `top_k`: `local * (1 - (1 - k/E)^T)`.
-pub fn experts_touched(local: f64, experts: f64, top_k: f64, tokens: f64) -> f64 {
-    if tokens <= 0.0 {
-        return 0.0;
-    }
-    local * (1.0 - (1.0 - top_k / experts).powf(tokens))
-}
-
-/// Expected experts touched on the busiest of `shards` expert shards. The mean is
-/// [`experts_touched`]; the spread across shards is approximated as binomial and the
-/// expected maximum of `shards` draws as `mean + sd * sqrt(2 ln shards)`, capped by the
-/// shard's experts and the picks. At batch 1 with 8 picks over 8 shards this gives
-/// about 3 experts on the busiest shard against a mean of 1; at large batches every
-/// shard touches all its experts and the imbalance vanishes.
-pub fn busiest_shard_experts(
-    local: f64,
-    experts: f64,
-    top_k: f64,
-    tokens: f64,
-    shards: u32,
-) -> f64 {
-    let mean = experts_touched(local, experts, top_k, tokens);
-    if shards <= 1 || mean <= 0.0 {
-        return mean;
-    }
-    let p = mean / local;
-    let sd = (local * p * (1.0 - p)).sqrt();
-    let spread = sd * (2.0 * (shards as f64).ln()).sqrt();
-    (mean + spread).min(local).min(tokens * top_k)
-}
-
-/// Ring all-reduce of `msg` bytes over `n` chips: `2(n-1)/n * msg / bw + 2(n-1) * latency`.
-pub fn ring_all_reduce(msg: Bytes, n: u32, bandwidth: f64, latency: Seconds) -> (Bytes, Seconds) {
-    if n <= 1 {
-        return (Bytes::ZERO, Seconds::ZERO);
-    }
-    let n = n as f64;
-    let moved = msg * (2.0 * (n - 1.0) / n);
-    (
-        moved,
-        Seconds(moved.0 / bandwidth) + latency * (2.0 * (n - 1.0)),
-    )
-}
-
-/// All-reduce of `msg` bytes over a group of `n` chips. Inside one scale-up domain it
-/// is a ring over the scale-up link. A group spanning `m` domains of `l` chips each is
-/// reduced in two levels, as NCCL does across nodes: reduce-scatter and all-gather
-/// inside each domain (a ring of `l` over scale-up) around a ring all-reduce of the
-/// `msg / l` shards across the `m` domains (over scale-out). A flat ring over the slow
-/// link would pay its latency `2(n-1)` times instead of `2(m-1)`.
-pub fn group_all_reduce(chip: &Chip, msg: Bytes, n: u32, link_eff: f64) -> (Bytes, Seconds) {
-    let Some(domains) = chip.whole_domains(n) else {
-        let link = chip.link_for_group(n);
-        return ring_all_reduce(msg, n, link.bandwidth.0 * link_eff, link.latency);
-    };
-    let domain = n / domains;
-    let up = chip.link_for_group(domain);
-    let out = chip.network_link();
-    let (inner, t_inner) = ring_all_reduce(msg, domain, up.bandwidth.0 * link_eff, up.latency);
-    let (outer, t_outer) = ring_all_reduce(
-        msg / domain as f64,
-        domains,
-        out.bandwidth.0 * link_eff,
-        out.latency,
-    );
-    (inner + outer, t_inner + t_outer)
-}
-
-/// Bytes per element of a token's hidden state on the expert all-to-all.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct AllToAllWidths {
-    /// Dispatch (tokens to their experts): quantised before the expert matmuls when
-    /// those run in FP8 or FP4, so it travels at one byte (DeepSeek-V3 report 3.3.2).
-    pub dispatch: f64,
-    /// Combine (expert outputs back to their tokens), in the activation dtype.
-    pub combine: f64,
-}
-
-/// Dispatch and combine of `tokens` tokens (held by one chip) that each pick `top_k` of
-/// the experts spread evenly over an expert group of `group` chips; `hidden` elements
-/// per token. Returns the bytes the chip moves and the time both phases take.
-///
-/// Inside one scale-up domain every pick that lands on another chip crosses the
-/// scale-up link. A group spanning `m` domains of `l` chips goes in two levels, as
-/// DeepEP's internode kernels do: a token crosses the scale-out link once per remote
-/// domain it picks experts in (expected `(m-1)(1-(1-1/m)^k)` domains, not `k`
-/// picks), and is forwarded inside that domain over scale-up; every pick that is not
-/// on the receiving chip's own position crosses scale-up once, `k(l-1)/l` per token.
-/// The two links work at once, so the slower one sets the time.
-pub fn expert_all_to_all(
-    chip: &Chip,
-    group: u32,
-    tokens: f64,
-    top_k: f64,
-    hidden: f64,
-    widths: AllToAllWidths,
-    link_eff: f64,
-) -> (Bytes, Seconds) {
-    if group <= 1 || tokens <= 0.0 {
-        return (Bytes::ZERO, Seconds::ZERO);
-    }
-    let per_pick = hidden * (widths.dispatch + widths.combine);
-    let g = group as f64;
-    let Some(domains) = chip.whole_domains(group) else {
-        let link = chip.link_for_group(group);
-        let bytes = tokens * top_k * (g - 1.0) / g * per_pick;
-        return (
-            Bytes(bytes),
-            Seconds(bytes / (link.bandwidth.0 * link_eff)) + link.latency * 2.0,
-        );
-    };
-    let m = domains as f64;
-    let l = g / m;
-    let up = chip.link_for_group(group / domains);
-    let out = chip.network_link();
-    let remote_domains = (m - 1.0) * (1.0 - (1.0 - 1.0 / m).powf(top_k));
-    let out_bytes = tokens * remote_domains * per_pick;
-    let up_bytes = tokens * top_k * (l - 1.0) / l * per_pick;
-    let time =
-        (out_bytes / (out.bandwidth.0 * link_eff)).max(up_bytes / (up.bandwidth.0 * link_eff));
-    (
-        Bytes(out_bytes + up_bytes),
-        Seconds(time) + (out.latency + up.latency) * 2.0,
-    )
-}
 
 /// Which operators of the model a placement runs. A colocated deployment runs the
 /// whole model; an attention/expert split runs the two halves on different pools.
@@ -705,98 +546,5 @@ pub fn step_cost_of(p: &Placement, shape: StepShape, side: Side) -> StepCost {
         host,
         exposed_comm,
         total: busy + exposed_comm + overhead,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn causal_prefill_attends_half_the_square() {
-        // sum_{j=1..s} j = s(s+1)/2, so FLOPs 4*n_h*d*s(s+1)/2 ~ 2*n_h*d*s^2.
-        assert_eq!(attended_context(0.0, 1000.0, None), 500_500.0);
-        assert_eq!(attended_context(4095.0, 1.0, None), 4096.0);
-    }
-
-    #[test]
-    fn sliding_window_caps_context() {
-        assert_eq!(attended_context(10_000.0, 1.0, Some(128)), 128.0);
-        // First 128 tokens attend 1..128, the remaining 872 attend 128 each.
-        assert_eq!(
-            attended_context(0.0, 1000.0, Some(128)),
-            128.0 * 129.0 / 2.0 + 872.0 * 128.0
-        );
-    }
-
-    #[test]
-    fn mla_core_takes_the_cheaper_of_its_two_forms() {
-        // DeepSeek-V3's widths on all 128 heads.
-        let d = MlaDims {
-            kv_rank: 512,
-            qk_nope: 128,
-            qk_rope: 64,
-            v_head: 128,
-        };
-        let heads = 128.0;
-        let absorbed_per_pair = 2.0 * 128.0 * (2.0 * 512.0 + 64.0);
-        let decompressed_per_pair = 2.0 * 128.0 * (128.0 + 64.0 + 128.0);
-        let expand_per_cached = 2.0 * 512.0 * 128.0 * (128.0 + 128.0);
-        // A fresh prompt has nothing to expand: the decompressed form, per pair.
-        let s = 4096.0;
-        let pairs = attended_context(0.0, s, None);
-        assert_eq!(
-            mla_core_flops(heads, d, pairs, 0.0),
-            decompressed_per_pair * pairs
-        );
-        // Decode and a speculative verify of 5 tokens over a 4096-token cache: the latent
-        // path, whose cost grows with the queries.
-        for queries in [1.0, 5.0] {
-            let pairs = attended_context(s, queries, None);
-            assert_eq!(
-                mla_core_flops(heads, d, pairs, s),
-                absorbed_per_pair * pairs,
-                "{queries} queries"
-            );
-        }
-        // A long chunk after a cached prefix: expanding the prefix once is cheaper.
-        let pairs = attended_context(s, 2048.0, None);
-        assert_eq!(
-            mla_core_flops(heads, d, pairs, s),
-            decompressed_per_pair * pairs + expand_per_cached * s
-        );
-        // Either way the cost never falls as queries are added over the same cache.
-        let mut last = 0.0;
-        for q in 1..400 {
-            let f = mla_core_flops(heads, d, attended_context(s, q as f64, None), s);
-            assert!(f >= last, "{q} queries: {f:e} < {last:e}");
-            last = f;
-        }
-    }
-
-    #[test]
-    fn one_token_touches_top_k_experts() {
-        let touched = experts_touched(256.0, 256.0, 8.0, 1.0);
-        assert!((touched - 8.0).abs() < 1e-9);
-        // Many tokens touch all of them.
-        assert!(experts_touched(256.0, 256.0, 8.0, 4096.0) > 255.99);
-        // A shard of 32 experts sees its share.
-        assert!((experts_touched(32.0, 256.0, 8.0, 1.0) - 1.0).abs() < 1e-9);
-    }
-
-    #[test]
-    fn imbalance_matters_at_small_batches_only() {
-        let busiest = busiest_shard_experts(32.0, 256.0, 8.0, 1.0, 8);
-        assert!(busiest > 2.0 && busiest < 4.0, "{busiest}");
-        let saturated = busiest_shard_experts(32.0, 256.0, 8.0, 4096.0, 8);
-        assert!((saturated - 32.0).abs() < 1e-6);
-        assert_eq!(busiest_shard_experts(256.0, 256.0, 8.0, 1.0, 1), 8.0);
-    }
-
-    #[test]
-    fn ring_all_reduce_closed_form() {
-        let (moved, t) = ring_all_reduce(Bytes(8e6), 8, 100e9, Seconds::from_us(1.0));
-        assert_eq!(moved.0, 14e6);
-        assert!((t.us() - (140.0 + 14.0)).abs() < 1e-9);
     }
 }

@@ -1,0 +1,180 @@
+//! Which layouts are tried for each pool role: the one statement of the layout space,
+//! used by the planner ("auto" on the command line, the validation table) and by the
+//! sweep (the page's frontier).
+//!
+//! The two searches differ on purpose, and only as written here:
+//! - [`Search::Exhaustive`] (the planner): every `tp x pp x dp` factorisation of the
+//!   pool's chips and, for MoE models, every expert-parallel width that divides
+//!   `tp * dp`. One deployment is planned at a time, so it can afford them all.
+//! - [`Search::Sweep`] (the frontier): a sweep plans tens of thousands of pools, so it
+//!   keeps the layouts a serving engine would deploy: tensor parallelism inside one
+//!   scale-up domain, pipeline stages (1, 2, 4 or 8) only once tensor parallelism
+//!   fills the domain or the pool, and expert parallelism either off or across the
+//!   whole pool. A prefill pool is enumerated as one replica, which the sweep
+//!   replicates to balance the decode pool; a separate draft pool takes the widest
+//!   tensor parallelism its heads allow inside one domain.
+//!
+//! Every sweep layout is a planner layout (tested), so the frontier never shows a
+//! deployment the planner could not have chosen.
+
+use super::PoolRole;
+use crate::catalogue::Chip;
+use crate::model::ModelIr;
+use crate::parallel::{divisors, Parallelism};
+
+/// How widely to search.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Search {
+    /// Every factorisation (the planner).
+    Exhaustive,
+    /// The layouts a serving engine deploys (the sweep).
+    Sweep,
+}
+
+/// The layouts tried for a pool of `chips` chips of `chip` in `role`. `model` is what
+/// the pool runs: the target, or the draft model for a draft pool. Sweep layouts are
+/// all valid for `model`; exhaustive ones may not be, and the planner reports why.
+pub fn pool_layouts(
+    model: &ModelIr,
+    role: PoolRole,
+    chip: &Chip,
+    chips: u32,
+    search: Search,
+) -> Vec<Parallelism> {
+    match (role, search) {
+        (PoolRole::Experts, _) => vec![expert_layout(chips)],
+        (PoolRole::Attention, Search::Exhaustive) => divisors(chips)
+            .into_iter()
+            .map(|tp| attention_layout(tp, chips))
+            .collect(),
+        (PoolRole::Attention, Search::Sweep) => divisors(chips)
+            .into_iter()
+            .filter(|&tp| tp <= chip.scale_up_domain.max(1))
+            .map(|tp| attention_layout(tp, chips))
+            .collect(),
+        (PoolRole::Draft, Search::Exhaustive) => every_layout(model, chips)
+            .into_iter()
+            .filter(|p| p.ep == 1)
+            .collect(),
+        (PoolRole::Draft, Search::Sweep) => {
+            draft_pool_layout(model, chip, chips).into_iter().collect()
+        }
+        (PoolRole::Prefill, Search::Sweep) => served_layouts(model, chip, chips)
+            .into_iter()
+            .filter(|p| p.dp == 1)
+            .collect(),
+        (_, Search::Exhaustive) => every_layout(model, chips),
+        (_, Search::Sweep) => served_layouts(model, chip, chips),
+    }
+}
+
+/// Every layout of `chips` chips, valid or not.
+fn every_layout(model: &ModelIr, chips: u32) -> Vec<Parallelism> {
+    let mut out = Vec::new();
+    for tp in divisors(chips) {
+        for pp in divisors(chips / tp) {
+            let dp = chips / (tp * pp);
+            let eps: Vec<u32> = if model.is_moe() {
+                divisors(tp * dp)
+            } else {
+                vec![1]
+            };
+            for ep in eps {
+                out.push(Parallelism { tp, pp, dp, ep });
+            }
+        }
+    }
+    out
+}
+
+/// The valid layouts a serving engine deploys on `n` chips (see the module notes).
+fn served_layouts(model: &ModelIr, chip: &Chip, n: u32) -> Vec<Parallelism> {
+    let domain = chip.scale_up_domain.max(1);
+    let mut out = Vec::new();
+    for tp in divisors(n).into_iter().filter(|&t| t <= domain) {
+        for pp in [1u32, 2, 4, 8] {
+            if n % (tp * pp) != 0 || (pp > 1 && tp < n.min(domain)) {
+                continue;
+            }
+            let dp = n / (tp * pp);
+            let mut eps = vec![1];
+            if model.is_moe() && tp * dp > 1 {
+                eps.push(tp * dp);
+            }
+            for ep in eps {
+                let par = Parallelism { tp, pp, dp, ep };
+                if par.validate(model, n).is_ok() {
+                    out.push(par);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The attention pool's layout: TP inside each replica, no pipeline or expert split.
+pub fn attention_layout(tp: u32, chips: u32) -> Parallelism {
+    Parallelism {
+        tp,
+        pp: 1,
+        dp: (chips / tp.max(1)).max(1),
+        ep: 1,
+    }
+}
+
+/// The expert pool's layout: one expert shard per chip.
+pub fn expert_layout(chips: u32) -> Parallelism {
+    Parallelism {
+        tp: 1,
+        pp: 1,
+        dp: chips,
+        ep: chips,
+    }
+}
+
+/// A separate draft pool's layout in a sweep: the widest TP inside one domain that
+/// the draft's heads allow.
+fn draft_pool_layout(draft: &ModelIr, chip: &Chip, n: u32) -> Option<Parallelism> {
+    divisors(n)
+        .into_iter()
+        .rev()
+        .filter(|&t| t <= chip.scale_up_domain.max(1))
+        .map(|tp| Parallelism {
+            tp,
+            pp: 1,
+            dp: n / tp,
+            ep: 1,
+        })
+        .find(|p| p.validate(draft, n).is_ok())
+}
+
+/// A draft model on the target's own chips: the widest TP of the target's `tp` or
+/// below that the draft's heads divide into, replicated over the target's chips.
+pub fn colocated_draft_layout(draft: &ModelIr, tp: u32, chips: u32) -> Parallelism {
+    divisors(tp)
+        .into_iter()
+        .rev()
+        .map(|t| Parallelism {
+            tp: t,
+            pp: 1,
+            dp: (chips / t).max(1),
+            ep: 1,
+        })
+        .find(|p| p.validate(draft, p.chips()).is_ok())
+        .unwrap_or(Parallelism {
+            tp: 1,
+            pp: 1,
+            dp: chips,
+            ep: 1,
+        })
+}
+
+/// The target's MTP layers on its own chips: its tensor parallelism, and every
+/// pipeline stage's chips as replicas (the MTP layers sit after the last stage).
+pub fn mtp_layout(target: Parallelism) -> Parallelism {
+    Parallelism {
+        pp: 1,
+        dp: target.dp * target.pp,
+        ..target
+    }
+}

@@ -1,0 +1,152 @@
+//! Placing a model (or its part) on a pool: layout checks, memory sized for a batch,
+//! the kernel's placement, and the link between two pools.
+
+use super::{PoolConfig, PoolRole, Reject, Setup};
+use crate::catalogue::chip::Link;
+use crate::catalogue::Chip;
+use crate::error::{EngineError, Result};
+use crate::kernel::Placement;
+use crate::limits::MAX_CHIPS;
+use crate::memory::{MemoryPlan, MemoryUsage};
+use crate::model::ModelIr;
+use crate::units::{Bytes, Seconds};
+
+/// A pool holds between 1 and `MAX_CHIPS` chips.
+pub fn check_pool_chips(role: PoolRole, n: u32) -> Result<()> {
+    if n == 0 || n > MAX_CHIPS {
+        return Err(EngineError::InvalidInput(format!(
+            "{} pool: chip count {n} must be between 1 and {}",
+            role.name(),
+            MAX_CHIPS
+        )));
+    }
+    Ok(())
+}
+
+/// Per-chip bandwidth and latency of the link between two pools: scale-up when both
+/// are the same chip and fit one scale-up domain together, else the slower of the
+/// two scale-out links (or the user's override).
+pub fn inter_pool_link(setup: &Setup, a: &Chip, a_chips: u32, b: &Chip, b_chips: u32) -> Link {
+    let same_domain = a.id == b.id && a_chips + b_chips <= a.scale_up_domain;
+    let (la, lb) = if same_domain {
+        (a.link_for_group(a_chips + b_chips), b.link_for_group(1))
+    } else {
+        (a.network_link(), b.network_link())
+    };
+    let latency = la.latency.max(lb.latency);
+    let bandwidth = match setup.inter_pool_link {
+        Some(bw) => bw,
+        None if same_domain => la.bandwidth,
+        None => la.bandwidth.min(lb.bandwidth),
+    };
+    Link { bandwidth, latency }
+}
+
+/// Seconds to move `bytes` between pools whose sending side has `senders` chips and
+/// receiving side `receivers`, each driving its own link.
+pub fn link_time(setup: &Setup, link: Link, bytes: f64, senders: u32, receivers: u32) -> Seconds {
+    let lanes = senders.min(receivers).max(1) as f64;
+    Seconds(bytes / (link.bandwidth.0 * setup.assumptions.link_eff * lanes)) + link.latency
+}
+
+/// A model (or part of one) placed on a pool, its memory sized for a batch.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Placed<'a> {
+    pub placement: Placement<'a>,
+    pub plan: MemoryPlan,
+    pub usage: MemoryUsage,
+    /// Sequences per replica the memory was sized for.
+    pub seqs: f64,
+    pub fit: Option<Reject>,
+}
+
+impl Placed<'_> {
+    /// Why it does not fit, in numbers; `None` when it fits.
+    pub fn reason(&self, role: PoolRole) -> Option<String> {
+        let why = match self.fit? {
+            Reject::WeightsDoNotFit => self.plan.shortfall_reason(),
+            _ => format!(
+                "does not fit: {:.0} sequences per replica need {:.1} GB of KV per chip; at most {} fit",
+                self.seqs.ceil(),
+                self.usage.kv.gb(),
+                self.plan.max_seqs()
+            ),
+        };
+        Some(format!("{}{why}", role.pool_prefix()))
+    }
+}
+
+/// `model` on `pool` with the setup's dtypes and rates, `cold` of its weights in the
+/// cold memory tier.
+pub(crate) fn placement<'a>(
+    setup: &Setup<'a>,
+    model: &'a ModelIr,
+    pool: PoolConfig<'a>,
+    cold: f64,
+) -> Placement<'a> {
+    Placement {
+        model,
+        chip: pool.chip,
+        parallelism: pool.parallelism,
+        weights: setup.weights,
+        kv: setup.kv,
+        rates: crate::assumptions::ChipRates::for_chip(pool.chip, &setup.assumptions),
+        assumptions: setup.assumptions,
+        cold_weight_fraction: cold,
+    }
+}
+
+/// Places `model` on `pool` with memory for `seqs` sequences per replica of `context`
+/// tokens, `extra` bytes per chip held by something else (a colocated draft). Only an
+/// invalid layout is an error; not fitting is recorded in [`Placed::fit`].
+pub(crate) fn place<'a>(
+    setup: &Setup<'a>,
+    model: &'a ModelIr,
+    pool: PoolConfig<'a>,
+    context: f64,
+    seqs: f64,
+    extra: Bytes,
+) -> std::result::Result<Placed<'a>, Reject> {
+    let par = pool.parallelism;
+    if par.validate(model, par.chips()).is_err() {
+        return Err(Reject::InvalidLayout);
+    }
+    let mut plan = MemoryPlan::new(
+        model,
+        pool.chip,
+        par,
+        setup.weights,
+        setup.kv,
+        context,
+        &setup.assumptions,
+    );
+    plan.workspace += extra;
+    let usage = plan.usage(seqs.ceil());
+    let fit = if plan.max_seqs() == 0 {
+        Some(Reject::WeightsDoNotFit)
+    } else if !usage.fits {
+        Some(Reject::BatchDoesNotFit)
+    } else {
+        None
+    };
+    Ok(Placed {
+        placement: placement(setup, model, pool, usage.cold_fraction()),
+        plan,
+        usage,
+        seqs,
+        fit,
+    })
+}
+
+/// The error an invalid layout of `pool` gives, in words.
+pub(crate) fn layout_error(model: &ModelIr, role: PoolRole, pool: PoolConfig) -> EngineError {
+    let why = match pool.parallelism.validate(model, pool.chips()) {
+        Err(EngineError::InvalidParallelism(why)) => why,
+        Err(other) => return other,
+        Ok(()) => "invalid layout".to_string(),
+    };
+    EngineError::InvalidParallelism(match role {
+        PoolRole::Colocated => why,
+        _ => format!("{} pool: {why}", role.name()),
+    })
+}

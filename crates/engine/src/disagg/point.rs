@@ -1,0 +1,237 @@
+//! The one point shape every axis produces: [`Figures`] (the numbers a frontier
+//! needs) inside a [`DeploymentPoint`] (those numbers plus a report per pool, which
+//! keeps the pool's step costs).
+
+use super::{Axis, Limiter, PoolRole};
+use crate::catalogue::Chip;
+use crate::kernel::{Bottleneck, StepCost, TimeBreakdown};
+use crate::memory::MemoryUsage;
+use crate::parallel::Parallelism;
+use crate::units::Seconds;
+use serde::{Deserialize, Serialize};
+
+/// The numbers a frontier is drawn from; the same for every axis.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Figures {
+    /// Concurrent requests over the deployment (queued ones included).
+    pub batch: u32,
+    /// Sequences the engine runs at once: `batch`, or the engine's batch limit when
+    /// `batch` exceeds it and the rest queue.
+    pub running: u32,
+    /// All chips of all pools.
+    pub chips: u32,
+    #[serde(rename = "ttft_s")]
+    pub ttft: Seconds,
+    /// Mean time between a user's tokens (accepted tokens, with speculation).
+    #[serde(rename = "tpot_s")]
+    pub tpot: Seconds,
+    pub tok_s_user: f64,
+    pub output_tok_s: f64,
+    pub input_tok_s: f64,
+    /// Output tokens per second over all chips of both pools.
+    pub output_tok_s_per_chip: f64,
+    pub input_tok_s_per_chip: f64,
+    pub usd_per_hour: Option<f64>,
+    pub usd_per_mtok_output: Option<f64>,
+    pub usd_per_mtok_input: Option<f64>,
+    pub usd_per_mtok_blended: Option<f64>,
+    /// Output tokens per second per dollar-per-hour of chips.
+    pub output_tok_s_per_usd_hour: Option<f64>,
+    /// All chips at TDP: an upper bound.
+    pub watts: Option<f64>,
+    pub joules_per_output_token: Option<f64>,
+    /// Time on the inter-pool link a request or step waits for (exposed part).
+    #[serde(rename = "transfer_s")]
+    pub transfer: Seconds,
+    /// What limits the decode step of the pool that generates tokens.
+    pub bottleneck: Bottleneck,
+    pub limiter: Limiter,
+    /// Share of the token-generating chips' time spent on prefill (0 when prefill runs
+    /// elsewhere).
+    pub prefill_share: f64,
+}
+
+/// The per-axis part of [`Figures`] before chips, money and energy are applied.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Core {
+    pub batch: u32,
+    pub running: u32,
+    pub ttft: Seconds,
+    pub tpot: Seconds,
+    pub output_tok_s: f64,
+    pub input_tok_s: f64,
+    pub transfer: Seconds,
+    pub bottleneck: Bottleneck,
+    pub limiter: Limiter,
+    pub prefill_share: f64,
+}
+
+impl Figures {
+    /// Applies chip counts, prices and power of `pools` to an axis' core figures.
+    pub(crate) fn new(core: Core, pools: &[(&Chip, u32)]) -> Figures {
+        let chips: u32 = pools.iter().map(|(_, n)| n).sum();
+        let sum = |f: &dyn Fn(&Chip) -> Option<f64>| -> Option<f64> {
+            pools
+                .iter()
+                .map(|(c, n)| f(c).map(|v| v * *n as f64))
+                .sum::<Option<f64>>()
+        };
+        let usd_per_hour = sum(&|c| c.price.map(|p| p.0));
+        let watts = sum(&|c| c.tdp.map(|w| w.0));
+        let per_mtok = |tok_s: f64| {
+            usd_per_hour.and_then(|p| (tok_s > 0.0).then(|| p / (tok_s * 3600.0) * 1e6))
+        };
+        let n = chips.max(1) as f64;
+        Figures {
+            batch: core.batch,
+            running: core.running,
+            chips,
+            ttft: core.ttft,
+            tpot: core.tpot,
+            tok_s_user: if core.tpot.0 > 0.0 {
+                1.0 / core.tpot.0
+            } else {
+                0.0
+            },
+            output_tok_s: core.output_tok_s,
+            input_tok_s: core.input_tok_s,
+            output_tok_s_per_chip: core.output_tok_s / n,
+            input_tok_s_per_chip: core.input_tok_s / n,
+            usd_per_hour,
+            usd_per_mtok_output: per_mtok(core.output_tok_s),
+            usd_per_mtok_input: per_mtok(core.input_tok_s),
+            usd_per_mtok_blended: per_mtok(core.output_tok_s + core.input_tok_s),
+            output_tok_s_per_usd_hour: usd_per_hour
+                .and_then(|p| (p > 0.0).then(|| core.output_tok_s / p)),
+            watts,
+            joules_per_output_token: watts
+                .and_then(|w| (core.output_tok_s > 0.0).then(|| w / core.output_tok_s)),
+            transfer: core.transfer,
+            bottleneck: core.bottleneck,
+            limiter: core.limiter,
+            prefill_share: core.prefill_share,
+        }
+    }
+
+    /// True when every number is finite (a sweep drops points that are not).
+    pub fn is_finite(&self) -> bool {
+        [
+            self.ttft.0,
+            self.tpot.0,
+            self.tok_s_user,
+            self.output_tok_s,
+            self.input_tok_s,
+        ]
+        .iter()
+        .all(|v| v.is_finite())
+    }
+}
+
+/// One pool of an evaluated deployment, for the detail panel and `--json`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PoolReport {
+    pub role: PoolRole,
+    pub chip: String,
+    pub chip_name: String,
+    pub chips: u32,
+    #[serde(flatten)]
+    pub parallelism: Parallelism,
+    /// Sequences each replica holds (prefill: prompts per prefill step).
+    pub seqs_per_replica: f64,
+    /// Most sequences one replica's memory holds (prefill: prompts of one step).
+    pub max_seqs_per_replica: u64,
+    /// The pool's step time (decode step, prefill step, ...).
+    #[serde(rename = "step_s")]
+    pub step: Seconds,
+    /// Share of the pool's capacity the deployment uses.
+    pub utilisation: f64,
+    /// Input tokens per second per chip of this pool.
+    pub input_tok_s_per_chip: f64,
+    /// Output tokens per second per chip of this pool.
+    pub output_tok_s_per_chip: f64,
+    pub memory: MemoryUsage,
+    /// Where `step` goes.
+    #[serde(rename = "step_time_s")]
+    pub time: TimeBreakdown,
+    pub bottleneck: Bottleneck,
+    /// The step costs behind the figures, operator by operator.
+    #[serde(skip)]
+    pub costs: StepCosts,
+}
+
+/// The kernel's costs of the steps a pool runs: its generation step (a decode step, a
+/// speculative verify, or its side's share of a split step) and its prefill step,
+/// where it runs them.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct StepCosts {
+    pub generation: Option<StepCost>,
+    pub prefill: Option<StepCost>,
+    /// Prompts the prefill step carries.
+    pub prompts_per_prefill: f64,
+}
+
+/// An evaluated deployment: its figures, pools, fit and the caveats.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DeploymentPoint {
+    pub axis: Axis,
+    pub heterogeneous: bool,
+    /// "4x H100 SXM prefill TP4 + 8x MI300X decode TP8", for legends and callouts.
+    pub label: String,
+    #[serde(flatten)]
+    pub figures: Figures,
+    pub pools: Vec<PoolReport>,
+    /// Time one request's KV (or one step's hidden states) spends on the link.
+    #[serde(rename = "transfer_time_s")]
+    pub transfer_time: Seconds,
+    pub fits: bool,
+    pub reason: Option<String>,
+    pub warnings: Vec<String>,
+}
+
+/// "8x H200 TP8" style description of a pool.
+pub fn pool_label(role: PoolRole, chip: &Chip, par: Parallelism) -> String {
+    let mut layout = Vec::new();
+    if par.tp > 1 {
+        layout.push(format!("TP{}", par.tp));
+    }
+    if par.pp > 1 {
+        layout.push(format!("PP{}", par.pp));
+    }
+    if par.ep > 1 {
+        layout.push(format!("EP{}", par.ep));
+    }
+    if par.dp > 1 {
+        layout.push(format!("DP{}", par.dp));
+    }
+    let layout = if layout.is_empty() {
+        String::new()
+    } else {
+        format!(" {}", layout.join("/"))
+    };
+    let role = match role {
+        PoolRole::Colocated => String::new(),
+        r => format!(" {}", r.name()),
+    };
+    format!("{}x {}{role}{layout}", par.chips(), chip.name)
+}
+
+impl DeploymentPoint {
+    /// The pool that holds the sequences while they generate: the colocated pool, the
+    /// decode pool, the attention pool or the speculating target.
+    pub fn generating_pool(&self) -> Option<&PoolReport> {
+        self.pool(self.axis.generating_role())
+    }
+
+    /// The pool with `role`, if the deployment has one.
+    pub fn pool(&self, role: PoolRole) -> Option<&PoolReport> {
+        self.pools.iter().find(|p| p.role == role)
+    }
+
+    /// The largest concurrency the generating pool's memory holds.
+    pub fn max_batch(&self) -> u64 {
+        self.generating_pool().map_or(0, |g| {
+            g.max_seqs_per_replica
+                .saturating_mul(g.parallelism.dp as u64)
+        })
+    }
+}

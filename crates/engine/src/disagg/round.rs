@@ -1,0 +1,264 @@
+//! The continuous-batching round: the one place TTFT, TPOT, the output rate and the
+//! prefill share of a pool that both generates and prefills are computed, for every
+//! axis whose generating pool also runs prefill (aggregated, attention/expert,
+//! speculative) and, without prefill, for a prefill/decode decode pool.
+//!
+//! Per replica of `s` running sequences, one round produces `s * OSL` tokens in
+//! `R = OSL / E * t_iteration + t_prefill * steps / stages`: `OSL / E` generation
+//! iterations (a decode step yields one token, a speculation cycle `E` on average),
+//! plus the prefill chunks of the `s` new prompts that replace the finished ones.
+//! Prefill steals generation time; chunked prefill only spreads it. `steps` is the
+//! number of iterations that carry a prefill chunk (more than the replica's own
+//! chunks when attention-DP replicas of an expert group wait for each other's
+//! prefills, see [`GroupPrefill`]); `stages` pipeline stages overlap their chunks.
+//! The inter-token time a user sees is `R / OSL`. TTFT follows the closed loop that
+//! benchmarks run: with fixed lengths a replica's sequences finish and restart
+//! together, so a new request waits on average behind half of the replica's prefills,
+//! `t_prefill_per_request * max((s + 1) / 2, prompts per chunk)`, plus the iteration in
+//! flight.
+//!
+//! A fixed concurrency above the engine's batch limit does not all run: the engine
+//! runs `n` sequences and the other `C - n` requests wait in its queue. By Little's
+//! law on that queue a request waits `(C - n) / X` at request rate `X` ([`queue_wait`]).
+
+use crate::parallel::Parallelism;
+use crate::units::Seconds;
+
+/// The prefill steps of one generation round as a replica's expert group lives them.
+///
+/// Replicas that share an expert group (attention data parallelism over expert
+/// parallelism) meet at every MoE layer, so a step lasts as long as its busiest
+/// replica. Aligned, the group's replicas prefill their chunks in the same steps: `c`
+/// steps per round, each carrying every replica's chunk. Unaligned, each replica places
+/// its `c` chunk steps on its own schedule; taking the places as independent and
+/// uniform over the round's `iterations + c` steps, the group sees a chunk in
+/// `(iterations + c) * (1 - (1 - c / (iterations + c))^n)` of them, each carrying the
+/// chunks of `n * c / steps` replicas on average, and every other replica waits for them.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GroupPrefill {
+    /// Steps per round that carry a prefill chunk.
+    pub steps: f64,
+    /// Replicas whose chunks each of those steps carries, on average.
+    pub replicas: f64,
+}
+
+impl GroupPrefill {
+    /// `chunks` prefill chunks per replica and round, `iterations` generation steps
+    /// per round, `group` replicas per expert group.
+    pub fn of_round(chunks: f64, iterations: f64, group: u32, aligned: bool) -> GroupPrefill {
+        let n = group.max(1) as f64;
+        let steps = iterations.max(0.0) + chunks;
+        if n <= 1.0 || aligned || chunks <= 0.0 || steps <= 0.0 {
+            return GroupPrefill {
+                steps: chunks.max(0.0),
+                replicas: n,
+            };
+        }
+        let share = chunks / steps;
+        let with_chunk = steps * (1.0 - (1.0 - share).powf(n));
+        GroupPrefill {
+            steps: with_chunk,
+            replicas: (n * chunks / with_chunk).clamp(1.0, n),
+        }
+    }
+}
+
+/// The prefill a generating pool runs between its iterations.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RoundPrefill {
+    /// One prefill step (chunk), fixed overhead included.
+    pub step: Seconds,
+    /// Prompts one step carries.
+    pub prompts_per_step: f64,
+    /// Steps per round that carry a chunk ([`GroupPrefill::steps`]).
+    pub steps: f64,
+    /// Chunks in flight at once across pipeline stages.
+    pub overlap: f64,
+}
+
+impl RoundPrefill {
+    /// The prefill of `seqs` new prompts per round on `par`, `prompts_per_step` per
+    /// chunk of `step`: chunks overlap across pipeline stages, and the replicas of one
+    /// expert group wait for each other's chunks unless `aligned`.
+    pub fn of(
+        step: Seconds,
+        prompts_per_step: f64,
+        seqs: f64,
+        par: Parallelism,
+        group: &GroupPrefill,
+    ) -> RoundPrefill {
+        let chunks = seqs / prompts_per_step;
+        RoundPrefill {
+            step,
+            prompts_per_step,
+            steps: group.steps,
+            overlap: (par.pp as f64).min(chunks).max(1.0),
+        }
+    }
+
+    /// One prompt's share of a prefill step.
+    pub fn per_request(&self) -> Seconds {
+        self.step / self.prompts_per_step
+    }
+
+    /// Time per round the generating pool spends prefilling.
+    pub fn per_round(&self) -> Seconds {
+        self.step * (self.steps / self.overlap)
+    }
+}
+
+/// One round of one replica of a generating pool.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Round {
+    /// One generation iteration: a decode step or a speculation cycle.
+    pub iteration: Seconds,
+    /// Output tokens one iteration yields per sequence: 1, or the expected accepted
+    /// tokens of a speculation cycle.
+    pub tokens_per_iteration: f64,
+    /// Sequences per replica.
+    pub seqs: f64,
+    /// Mean output tokens per request.
+    pub osl: f64,
+    /// `None` where prefill runs on other chips (a prefill/decode decode pool).
+    pub prefill: Option<RoundPrefill>,
+}
+
+impl Round {
+    /// Generation iterations per round.
+    pub fn iterations(&self) -> f64 {
+        self.osl / self.tokens_per_iteration
+    }
+
+    /// The round's length `R`.
+    pub fn duration(&self) -> Seconds {
+        let generating = self.iteration * self.iterations();
+        match &self.prefill {
+            Some(p) => generating + p.per_round(),
+            None => generating,
+        }
+    }
+
+    /// Mean time between a user's tokens, prefill interruptions included.
+    pub fn tpot(&self) -> Seconds {
+        match &self.prefill {
+            Some(_) => self.duration() / self.osl,
+            None => self.iteration / self.tokens_per_iteration,
+        }
+    }
+
+    /// Output tokens per second of `running` sequences over all replicas.
+    pub fn output_tok_s(&self, running: u32) -> f64 {
+        running as f64 * self.osl / self.duration().0
+    }
+
+    /// Requests per second `running` sequences finish: each spends `OSL * TPOT`.
+    pub fn request_rate(&self, running: u32) -> f64 {
+        running as f64 / (self.tpot().0 * self.osl)
+    }
+
+    /// Time to first token inside the engine (queueing aside).
+    pub fn ttft(&self) -> Seconds {
+        match &self.prefill {
+            Some(p) => {
+                self.iteration + p.per_request() * ((self.seqs + 1.0) / 2.0).max(p.prompts_per_step)
+            }
+            None => self.iteration,
+        }
+    }
+
+    /// Share of the round spent prefilling.
+    pub fn prefill_share(&self) -> f64 {
+        match &self.prefill {
+            Some(p) => (p.per_round() / self.duration()).clamp(0.0, 1.0),
+            None => 0.0,
+        }
+    }
+}
+
+/// How long a request waits for a slot when `concurrency` requests share an engine
+/// that runs `running` at once and finishes `request_rate` per second: Little's law on
+/// the `concurrency - running` waiting.
+pub fn queue_wait(concurrency: u32, running: u32, request_rate: f64) -> Seconds {
+    let waiting = concurrency.saturating_sub(running) as f64;
+    if waiting > 0.0 && request_rate > 0.0 {
+        Seconds(waiting / request_rate)
+    } else {
+        Seconds::ZERO
+    }
+}
+
+/// Says that part of a fixed concurrency waits in the engine's queue.
+pub fn queue_warning(concurrency: u32, running: u32, per_replica: f64) -> String {
+    format!(
+        "the engine runs at most {per_replica:.0} sequences per replica: {running} of {concurrency} requests run and {} wait in the queue, which TTFT includes",
+        concurrency - running
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn prefill(step: f64, prompts: f64, steps: f64) -> RoundPrefill {
+        RoundPrefill {
+            step: Seconds(step),
+            prompts_per_step: prompts,
+            steps,
+            overlap: 1.0,
+        }
+    }
+
+    #[test]
+    fn a_round_is_its_iterations_plus_its_prefill_chunks() {
+        // 8 sequences, 100 output tokens, a 10 ms decode step, prefill chunks of 2
+        // prompts taking 40 ms: R = 100 * 10 + 4 * 40 = 1160 ms.
+        let r = Round {
+            iteration: Seconds(0.010),
+            tokens_per_iteration: 1.0,
+            seqs: 8.0,
+            osl: 100.0,
+            prefill: Some(prefill(0.040, 2.0, 4.0)),
+        };
+        assert!((r.duration().0 - 1.160).abs() < 1e-12);
+        assert!((r.tpot().0 - 0.0116).abs() < 1e-12);
+        assert!((r.output_tok_s(8) - 800.0 / 1.160).abs() < 1e-9);
+        // TTFT: the step in flight plus 20 ms per prompt over (8 + 1) / 2 prompts.
+        assert!((r.ttft().0 - (0.010 + 0.020 * 4.5)).abs() < 1e-12);
+        assert!((r.prefill_share() - 0.160 / 1.160).abs() < 1e-12);
+    }
+
+    #[test]
+    fn speculation_divides_the_iterations_by_the_tokens_each_yields() {
+        let r = Round {
+            iteration: Seconds(0.030),
+            tokens_per_iteration: 2.5,
+            seqs: 1.0,
+            osl: 100.0,
+            prefill: None,
+        };
+        assert!((r.duration().0 - 40.0 * 0.030).abs() < 1e-12);
+        assert_eq!(r.ttft(), Seconds(0.030));
+        assert_eq!(r.prefill_share(), 0.0);
+    }
+
+    #[test]
+    fn group_prefill_steps_follow_their_closed_form() {
+        // One replica, or aligned replicas: only the replica's own chunks.
+        let own = GroupPrefill::of_round(4.0, 100.0, 1, false);
+        assert_eq!((own.steps, own.replicas), (4.0, 1.0));
+        let aligned = GroupPrefill::of_round(4.0, 100.0, 8, true);
+        assert_eq!((aligned.steps, aligned.replicas), (4.0, 8.0));
+        // Eight unaligned replicas: 104 * (1 - (100/104)^8) steps carry a chunk.
+        let spread = GroupPrefill::of_round(4.0, 100.0, 8, false);
+        let steps = 104.0 * (1.0 - (100.0f64 / 104.0).powi(8));
+        assert!((spread.steps - steps).abs() < 1e-9);
+        assert!((spread.replicas - 32.0 / steps).abs() < 1e-9);
+    }
+
+    #[test]
+    fn queued_requests_wait_by_littles_law() {
+        assert_eq!(queue_wait(10, 10, 5.0), Seconds::ZERO);
+        assert_eq!(queue_wait(30, 10, 5.0), Seconds(4.0));
+        assert_eq!(queue_wait(30, 10, 0.0), Seconds::ZERO);
+    }
+}

@@ -1,0 +1,136 @@
+//! Everything about a deployment that is not its chips: model, workload, dtypes,
+//! modelling assumptions, the inter-pool link and the speculation inputs.
+
+use crate::assumptions::Assumptions;
+use crate::dtype::{DType, WeightFormat};
+use crate::error::{EngineError, Result};
+use crate::limits::{BITS_PER_WEIGHT, MAX_DRAFT_TOKENS};
+use crate::model::ModelIr;
+use crate::units::BytesPerSecond;
+use crate::workload::Workload;
+
+/// What drafts tokens for speculative decoding.
+#[derive(Clone, Copy, Debug)]
+pub enum Draft<'a> {
+    /// The target's own multi-token-prediction layers, run on the target's chips.
+    Mtp,
+    /// A separate (smaller) model.
+    Model { id: &'a str, ir: &'a ModelIr },
+}
+
+/// Speculative-decoding inputs: per-token acceptance `a` and `K` drafted tokens.
+#[derive(Clone, Copy, Debug)]
+pub struct Speculation<'a> {
+    pub draft: Draft<'a>,
+    pub acceptance: f64,
+    pub draft_tokens: u32,
+}
+
+/// Expected tokens per verify cycle when `draft_tokens` drafted tokens are each accepted
+/// with probability `acceptance`: `(1 - a^(K+1)) / (1 - a)` (`K + 1` at `a = 1`).
+pub fn expected_tokens(acceptance: f64, draft_tokens: u32) -> f64 {
+    let a = acceptance;
+    let k = draft_tokens as f64;
+    if (1.0 - a).abs() < 1e-12 {
+        k + 1.0
+    } else {
+        (1.0 - a.powf(k + 1.0)) / (1.0 - a)
+    }
+}
+
+impl Speculation<'_> {
+    /// Expected tokens per verify cycle (see [`expected_tokens`]).
+    pub fn expected_tokens(&self) -> f64 {
+        expected_tokens(self.acceptance, self.draft_tokens)
+    }
+
+    pub fn validate(&self) -> Result<()> {
+        if !(self.acceptance.is_finite() && (0.0..=1.0).contains(&self.acceptance)) {
+            return Err(EngineError::InvalidInput(format!(
+                "acceptance rate {} must lie between 0 and 1",
+                self.acceptance
+            )));
+        }
+        if !(1..=MAX_DRAFT_TOKENS).contains(&self.draft_tokens) {
+            return Err(EngineError::InvalidInput(format!(
+                "drafted tokens {} must lie between 1 and {MAX_DRAFT_TOKENS}",
+                self.draft_tokens
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// Everything about a deployment that is not its chips: model, workload, dtypes,
+/// modelling assumptions and the axis-specific inputs.
+#[derive(Clone, Copy, Debug)]
+pub struct Setup<'a> {
+    pub model: &'a ModelIr,
+    pub workload: Workload,
+    pub weights: WeightFormat,
+    pub kv: DType,
+    pub assumptions: Assumptions,
+    /// Per-chip bandwidth of the link between two pools; `None` uses the catalogue
+    /// (scale-up when both pools fit one scale-up domain of the same chip, else
+    /// scale-out).
+    pub inter_pool_link: Option<BytesPerSecond>,
+    /// Ship the KV cache layer by layer while prefill still runs (prefill/decode).
+    pub kv_streaming: bool,
+    pub speculation: Speculation<'a>,
+    /// Prefill/decode: the decode pool speculates with `speculation`, its draft (MTP
+    /// layers or a draft model) colocated on the decode chips.
+    pub speculative_decode: bool,
+}
+
+impl<'a> Setup<'a> {
+    /// A setup with the defaults the CLI and page start from: FP8 KV cache, the default
+    /// assumptions, the catalogue's links, layer-wise KV streaming, and MTP drafting at
+    /// acceptance 0.8 with 4 drafted tokens.
+    pub fn new(model: &'a ModelIr, workload: Workload, weights: WeightFormat) -> Setup<'a> {
+        Setup {
+            model,
+            workload,
+            weights,
+            kv: DType::Fp8,
+            assumptions: Assumptions::default(),
+            inter_pool_link: None,
+            kv_streaming: true,
+            speculation: Speculation {
+                draft: Draft::Mtp,
+                acceptance: 0.8,
+                draft_tokens: 4,
+            },
+            speculative_decode: false,
+        }
+    }
+
+    pub fn validate(&self) -> Result<()> {
+        self.workload.validate()?;
+        self.assumptions.validate()?;
+        if let Some(bits) = self.weights.bits_override {
+            if !(bits.is_finite() && BITS_PER_WEIGHT.contains(&bits)) {
+                return Err(EngineError::InvalidInput(format!(
+                    "bits per weight {bits} must lie between {} and {}",
+                    BITS_PER_WEIGHT.start(),
+                    BITS_PER_WEIGHT.end()
+                )));
+            }
+        }
+        if let Some(bw) = self.inter_pool_link {
+            if !(bw.0.is_finite() && bw.0 > 0.0) {
+                return Err(EngineError::InvalidInput(
+                    "the inter-pool link bandwidth must be a positive number".into(),
+                ));
+            }
+        }
+        if self.speculative_decode
+            && matches!(self.speculation.draft, Draft::Mtp)
+            && self.model.mtp_layers == 0
+        {
+            return Err(EngineError::InvalidInput(
+                "the decode pool cannot speculate with MTP: this model ships no multi-token-prediction layers (num_nextn_predict_layers); choose a draft model".into(),
+            ));
+        }
+        self.speculation.validate()
+    }
+}

@@ -1,0 +1,26 @@
+//! Every bound the engine puts on its inputs, in one place. The engine checks them
+//! before it does any work; the CLI and the page read the same constants, so a value
+//! one of them accepts is a value the engine accepts, and the messages agree.
+
+/// Longest prompt, and longest output, a request may have (tokens). The page's
+/// length fields and the CLI's flags stop here; a request's whole context is bounded
+/// by [`MAX_CONTEXT`].
+pub const MAX_LENGTH: u32 = 1_000_000;
+/// Longest context the engine accepts (prompt plus output, tokens).
+pub const MAX_CONTEXT: u64 = 2 * MAX_LENGTH as u64;
+/// Largest output-length spread (standard deviation over mean).
+pub const MAX_OUTPUT_CV: f64 = 10.0;
+/// Largest concurrency (sequences in flight) the engine accepts.
+pub const MAX_BATCH: u32 = 10_000_000;
+/// Most chips one pool may hold.
+pub const MAX_CHIPS: u32 = 1_000_000;
+/// Bits per weight a weight-format override may state (GGUF-like formats).
+pub const BITS_PER_WEIGHT: std::ops::RangeInclusive<f64> = 1.0..=32.0;
+/// Tokens a speculation cycle may draft.
+pub const MAX_DRAFT_TOKENS: u32 = 16;
+/// Attention/expert ping-pong depth.
+pub const MAX_MICRO_BATCHES: u32 = 8;
+/// Largest chip budget a sweep accepts.
+pub const MAX_SWEEP_CHIPS: u32 = 4096;
+/// The chip budget a sweep uses when none is given.
+pub const DEFAULT_SWEEP_CHIPS: u32 = 64;

@@ -1,0 +1,278 @@
+//! The callout: the best mixed against the best single-kind deployment at the target
+//! interactivity, read off the frontiers, and the verdict in words.
+
+use super::{Frontiers, SweepPoint};
+use crate::disagg::{Axis, Limiter};
+use crate::frontier::{point_at, value_at, Objective};
+use crate::kernel::Bottleneck;
+use serde::{Deserialize, Serialize};
+
+/// Advantages smaller than this either way are a tie: the model's own error is far
+/// larger (`audit/AUDIT.md`, "Validation").
+pub const ON_PAR: f64 = 0.005;
+
+/// What the comparison at the target says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    /// The mixed deployment is better by at least [`ON_PAR`].
+    MixedWins,
+    /// Within [`ON_PAR`] of each other.
+    OnPar,
+    /// The single-kind deployment is better by at least [`ON_PAR`].
+    MixedLoses,
+    /// One side reaches no point at the target, or the axis has no mixed deployments.
+    NoComparison,
+}
+
+impl Verdict {
+    pub fn of(advantage: Option<f64>) -> Verdict {
+        match advantage {
+            Some(a) if a >= ON_PAR => Verdict::MixedWins,
+            Some(a) if a > -ON_PAR => Verdict::OnPar,
+            Some(_) => Verdict::MixedLoses,
+            None => Verdict::NoComparison,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Callout {
+    pub objective: Objective,
+    pub target_tok_s_user: f64,
+    /// The best mixed point fast enough for the target.
+    pub heterogeneous: Option<SweepPoint>,
+    /// The best single-chip-kind point fast enough for the target.
+    pub homogeneous: Option<SweepPoint>,
+    /// Each frontier read at the target by interpolation.
+    pub heterogeneous_value: Option<f64>,
+    pub homogeneous_value: Option<f64>,
+    /// How much better the mixed frontier is at the target (0.38 = 38% more tok/s per
+    /// chip, or 38% lower $/Mtok); negative when it is worse.
+    pub advantage: Option<f64>,
+    /// The verdict `advantage` gives: the one place a win is decided.
+    pub verdict: Verdict,
+    pub headline: String,
+    pub why: String,
+}
+
+/// The geometric middle of the interactivity range both the mixed and the
+/// single-kind frontiers reach (of the whole frontier when one is empty).
+pub(super) fn default_target(cloud: &[SweepPoint], f: &Frontiers) -> f64 {
+    let range = |idx: &[usize]| {
+        let lo = cloud.get(*idx.first()?)?.figures.tok_s_user;
+        let hi = cloud.get(*idx.last()?)?.figures.tok_s_user;
+        Some((lo, hi))
+    };
+    let both = match (range(&f.heterogeneous), range(&f.homogeneous)) {
+        (Some((a0, a1)), Some((b0, b1))) if a0.max(b0) < a1.min(b1) => {
+            Some((a0.max(b0), a1.min(b1)))
+        }
+        _ => None,
+    };
+    match both.or_else(|| range(&f.all)) {
+        Some((lo, hi)) if lo > 0.0 => (lo * hi).sqrt(),
+        _ => 10.0,
+    }
+}
+
+fn read(
+    cloud: &[SweepPoint],
+    frontier: &[usize],
+    objective: Objective,
+    target: f64,
+) -> (Option<SweepPoint>, Option<f64>) {
+    let points: Vec<&SweepPoint> = frontier.iter().filter_map(|&i| cloud.get(i)).collect();
+    let xy: Vec<(f64, f64)> = points
+        .iter()
+        .filter_map(|p| Some((p.figures.tok_s_user, objective.value(&p.figures)?)))
+        .collect();
+    let xs: Vec<f64> = xy.iter().map(|p| p.0).collect();
+    let best = point_at(&xs, target).map(|i| points[i].clone());
+    (best, value_at(&xy, target))
+}
+
+fn fmt_value(objective: Objective, v: f64) -> String {
+    match objective {
+        Objective::ThroughputPerChip => format!("{} tok/s per chip", fmt_num(v)),
+        Objective::CostPerMtok => format!("${:.3}/Mtok", v),
+    }
+}
+
+/// A number with sensible significant digits for prose.
+pub fn fmt_num(v: f64) -> String {
+    if !v.is_finite() {
+        return "n/a".into();
+    }
+    let a = v.abs();
+    if a >= 100.0 {
+        format!("{v:.0}")
+    } else if a >= 10.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.2}")
+    }
+}
+
+pub(super) fn callout(
+    axis: Axis,
+    cloud: &[SweepPoint],
+    f: &Frontiers,
+    objective: Objective,
+    target: f64,
+) -> Callout {
+    let (het, het_v) = read(cloud, &f.heterogeneous, objective, target);
+    let (hom, hom_v) = read(cloud, &f.homogeneous, objective, target);
+    let advantage = match (het_v, hom_v) {
+        (Some(a), Some(b)) if b > 0.0 && a > 0.0 => Some(if objective.higher_is_better() {
+            a / b - 1.0
+        } else {
+            1.0 - a / b
+        }),
+        _ => None,
+    };
+    let verdict = Verdict::of(advantage);
+    let at = format!("{} tok/s/user", fmt_num(target));
+    let (headline, why) = match (&het, &hom, advantage) {
+        (_, _, _) if axis == Axis::Aggregated => match &hom {
+            Some(h) => (
+                format!(
+                    "Aggregated axis: the best deployment at {at} is {}: {}.",
+                    h.label,
+                    fmt_value(objective, objective.value(&h.figures).unwrap_or(0.0))
+                ),
+                format!(
+                    "Mixed deployments need a disaggregation axis. {}",
+                    explain_point(h)
+                ),
+            ),
+            None => (
+                format!("No deployment reaches {at}."),
+                "Lower the target interactivity or add faster chips.".into(),
+            ),
+        },
+        (Some(h), Some(s), Some(adv)) if verdict == Verdict::MixedWins => (
+            format!(
+                "{}: {} {} than the best homogeneous deployment ({}) at {at}.",
+                capitalise(&h.phrase),
+                pct(adv),
+                if objective.higher_is_better() {
+                    format!("more {}", objective.name())
+                } else {
+                    format!("lower {}", objective.name())
+                },
+                s.label
+            ),
+            format!(
+                "Homogeneous: {} Mixed: {}",
+                explain_point(s),
+                explain_point(h)
+            ),
+        ),
+        (Some(h), Some(s), Some(adv)) => (
+            format!(
+                "No mixed deployment beats the best homogeneous one at {at}: {} gives {}; the best mixed ({}) is {}.",
+                s.label,
+                fmt_value(objective, objective.value(&s.figures).unwrap_or(0.0)),
+                h.phrase,
+                if verdict == Verdict::OnPar {
+                    format!("on par (within {})", pct(ON_PAR))
+                } else {
+                    format!("{} behind", pct(-adv))
+                }
+            ),
+            format!(
+                "Homogeneous: {} Mixed: {}",
+                explain_point(s),
+                explain_point(h)
+            ),
+        ),
+        (None, Some(s), _) => (
+            format!(
+                "Only homogeneous deployments (one chip kind) reach {at}; the best is {}: {}.",
+                s.label,
+                fmt_value(objective, objective.value(&s.figures).unwrap_or(0.0))
+            ),
+            explain_point(s),
+        ),
+        (Some(h), None, _) => (
+            format!(
+                "Only mixed deployments reach {at}; the best is {}: {}.",
+                h.label,
+                fmt_value(objective, objective.value(&h.figures).unwrap_or(0.0))
+            ),
+            explain_point(h),
+        ),
+        _ => (
+            if objective == Objective::CostPerMtok && f.all.is_empty() {
+                "No priced deployment: $/Mtok needs chips with a public price.".into()
+            } else {
+                format!("No deployment reaches {at}.")
+            },
+            "Lower the target interactivity, raise the chip budget or add faster chips.".into(),
+        ),
+    };
+    Callout {
+        objective,
+        target_tok_s_user: target,
+        heterogeneous: het,
+        homogeneous: hom,
+        heterogeneous_value: het_v,
+        homogeneous_value: hom_v,
+        advantage,
+        verdict,
+        headline,
+        why,
+    }
+}
+
+/// A percentage for prose: whole percents, and one decimal below one percent.
+fn pct(x: f64) -> String {
+    if x.abs() < 0.01 {
+        format!("{:.1}%", x * 100.0)
+    } else {
+        format!("{:.0}%", x * 100.0)
+    }
+}
+
+fn capitalise(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().collect::<String>() + c.as_str(),
+        None => String::new(),
+    }
+}
+
+/// What holds a point back, in one sentence.
+pub fn explain_point(p: &SweepPoint) -> String {
+    let f = &p.figures;
+    let mut s = format!(
+        "{} decodes {}-bound",
+        p.label,
+        match f.bottleneck {
+            Bottleneck::Compute => "compute",
+            Bottleneck::WeightMemory => "weight-read",
+            Bottleneck::KvMemory => "KV-read",
+            Bottleneck::Communication => "communication",
+            Bottleneck::Overhead => "overhead",
+        }
+    );
+    if f.prefill_share > 0.005 {
+        s.push_str(&format!(
+            ", with {:.0}% of its time lost to prefill",
+            f.prefill_share * 100.0
+        ));
+    }
+    match f.limiter {
+        Limiter::Colocated => {}
+        l => s.push_str(&format!("; the {l} sets the pace")),
+    }
+    if f.transfer.0 > 0.0 {
+        s.push_str(&format!(
+            " ({:.2} ms on the inter-pool link)",
+            f.transfer.ms()
+        ));
+    }
+    s.push('.');
+    s
+}

@@ -1,0 +1,211 @@
+//! Sweeps: every homogeneous and heterogeneous split of a chip list along one axis,
+//! the frontiers they draw, and the callout (`docs/MODEL.md`, "Sweeps").
+//!
+//! A sweep costs each *side* of a deployment once (a decode pool at a batch, a prefill
+//! unit, an attention pool, an expert pool, a draft) and then combines sides pair by
+//! pair with the same `combine` functions the single-point path uses, so that a point
+//! of a sweep and the same deployment predicted alone agree to the last digit. Within
+//! each chip pairing only the points on that pairing's frontiers are kept; the global
+//! frontiers are drawn from those.
+//!
+//! What is enumerated (see `audit/AUDIT.md`, "Sweep space"):
+//! - pool sizes: powers of two up to the chip budget ([`space`]);
+//! - layouts: the sweep's search of `disagg::layouts` (TP within one scale-up
+//!   domain, pipeline stages only once TP fills the domain or the pool, EP either off
+//!   or across the whole pool for MoE models);
+//! - batches: powers of two up to the largest that fits (and the serving engine's
+//!   per-replica limit), plus that largest batch;
+//! - prefill/decode: prefill units of one replica, replicated to balance the decode
+//!   pool's request rate (half, balanced, one more, double);
+//! - attention/expert: 1, 2 or 3 micro-batches, expert pools whose size divides the
+//!   expert count;
+//! - speculative: the draft on the target's chips, or on a separate pool of 1-8 chips.
+//!
+//! The files: [`space`] (sizes and batches), `collect` (keeping each pairing's
+//! frontier), one file per axis' enumeration, `frontiers` (the result) and
+//! [`callout`] (the verdict in words).
+
+mod aggregated;
+mod attention_expert;
+pub mod callout;
+mod collect;
+mod frontiers;
+mod prefill_decode;
+pub mod space;
+mod speculative;
+
+pub use callout::{explain_point, fmt_num, Callout, Verdict};
+
+use crate::catalogue::Chip;
+use crate::disagg::{Axis, DeploymentSpec, Draft, Figures, Reject, Setup};
+use crate::error::{EngineError, Result};
+use crate::frontier::Objective;
+use crate::limits::MAX_SWEEP_CHIPS;
+use collect::Collector;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug)]
+pub struct SweepRequest<'a> {
+    pub setup: Setup<'a>,
+    pub axis: Axis,
+    pub chips: Vec<&'a Chip>,
+    /// Most chips of all pools together.
+    pub max_chips: u32,
+    /// Interactivity the callout compares at; `None` picks the middle of the range
+    /// both kinds of deployment reach.
+    pub target_tok_s_user: Option<f64>,
+}
+
+/// Where a point comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Class {
+    /// Aggregated, one chip kind: the engine-core baseline.
+    Baseline,
+    /// Split along the axis, one chip kind.
+    Homogeneous,
+    /// Split along the axis, different chips in the pools.
+    Heterogeneous,
+}
+
+impl Class {
+    pub fn name(self) -> &'static str {
+        match self {
+            Class::Baseline => "aggregated baseline",
+            Class::Homogeneous => "homogeneous",
+            Class::Heterogeneous => "heterogeneous",
+        }
+    }
+}
+
+/// A point of a sweep: its configuration (with chip ids), a label and its figures.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SweepPoint {
+    #[serde(rename = "config")]
+    pub spec: DeploymentSpec,
+    pub label: String,
+    /// "prefill on H100 SXM, decode on MI300X" or "all H200".
+    pub phrase: String,
+    pub class: Class,
+    #[serde(flatten)]
+    pub figures: Figures,
+}
+
+/// Frontiers of one objective, overall and per class, as indices into the sweep's
+/// cloud ([`SweepResult::points`]); each ordered by tok/s/user.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Frontiers {
+    pub all: Vec<usize>,
+    pub baseline: Vec<usize>,
+    /// Single-chip-kind deployments, the aggregated baseline included.
+    pub homogeneous: Vec<usize>,
+    pub heterogeneous: Vec<usize>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RejectCount {
+    pub reason: Reject,
+    pub name: String,
+    pub count: u64,
+}
+
+/// The comparison at the target interactivity.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SweepResult {
+    pub axis: Axis,
+    /// Sides costed plus pairings combined.
+    pub evaluated: u64,
+    /// Pairings that fit and gave finite figures.
+    pub feasible: u64,
+    pub rejected: Vec<RejectCount>,
+    pub throughput: Frontiers,
+    pub cost: Frontiers,
+    /// The points on each chip pairing's own frontiers: what a scatter shows.
+    pub cloud: Vec<SweepPoint>,
+    pub target_tok_s_user: f64,
+    pub callouts: Vec<Callout>,
+    pub notes: Vec<String>,
+}
+
+impl SweepResult {
+    /// The frontiers of one objective.
+    pub fn frontiers_of(&self, objective: Objective) -> &Frontiers {
+        match objective {
+            Objective::ThroughputPerChip => &self.throughput,
+            Objective::CostPerMtok => &self.cost,
+        }
+    }
+
+    /// The cloud's points at `indices` (a frontier, or a callout's pick).
+    pub fn points<'a>(&'a self, indices: &'a [usize]) -> impl Iterator<Item = &'a SweepPoint> {
+        indices.iter().filter_map(|&i| self.cloud.get(i))
+    }
+}
+
+/// Runs a sweep.
+pub fn sweep(req: &SweepRequest) -> Result<SweepResult> {
+    let setup = &req.setup;
+    setup.validate()?;
+    if req.chips.is_empty() {
+        return Err(EngineError::InvalidInput(
+            "choose at least one chip to sweep".into(),
+        ));
+    }
+    if req.max_chips == 0 || req.max_chips > MAX_SWEEP_CHIPS {
+        return Err(EngineError::InvalidInput(format!(
+            "the chip budget must lie between 1 and {MAX_SWEEP_CHIPS}"
+        )));
+    }
+    if let Some(t) = req.target_tok_s_user {
+        if !(t.is_finite() && t > 0.0) {
+            return Err(EngineError::InvalidInput(
+                "the target interactivity must be a positive number of tok/s/user".into(),
+            ));
+        }
+    }
+    if req.axis == Axis::AttentionExpert {
+        crate::disagg::attention_expert::require_moe(setup.model)?;
+    }
+    if req.axis == Axis::Speculative {
+        if let Draft::Mtp = setup.speculation.draft {
+            if setup.model.mtp_layers == 0 {
+                return Err(EngineError::InvalidInput(
+                    "this model ships no multi-token-prediction layers; choose a draft model"
+                        .into(),
+                ));
+            }
+        }
+    }
+    let mut chips: Vec<&Chip> = Vec::new();
+    for c in &req.chips {
+        if !chips.iter().any(|k| k.id == c.id) {
+            chips.push(c);
+        }
+    }
+
+    let mut col = Collector::new();
+    let mut notes = Vec::new();
+    // The aggregated baseline of every chip, on every axis.
+    for chip in &chips {
+        aggregated::sweep(setup, chip, req.max_chips, &mut col);
+        col.flush();
+    }
+    match req.axis {
+        Axis::Aggregated => {}
+        Axis::PrefillDecode => prefill_decode::sweep(setup, &chips, req.max_chips, &mut col),
+        Axis::AttentionExpert => attention_expert::sweep(setup, &chips, req.max_chips, &mut col),
+        Axis::Speculative => speculative::sweep(setup, &chips, req.max_chips, &mut col),
+    }
+    if chips.iter().all(|c| c.price.is_none()) {
+        notes.push(
+            "no chip in the pool has a public price: the $/Mtok frontier is empty".to_string(),
+        );
+    }
+    if col.feasible == 0 {
+        notes.push(format!(
+            "nothing fits within {} chips: raise the chip budget or choose a narrower weight dtype",
+            req.max_chips
+        ));
+    }
+    Ok(frontiers::finish(req, col, notes))
+}

@@ -1,0 +1,47 @@
+//! The sizes a sweep tries: pool sizes, batches and the per-axis choices. The layouts
+//! of each pool come from `disagg::layouts` (its sweep search).
+
+use crate::disagg::Setup;
+use crate::limits::MAX_BATCH;
+
+/// Micro-batch depths tried on the attention/expert axis.
+pub const MICRO_BATCHES: [u32; 3] = [1, 2, 3];
+/// Separate draft pools tried on the speculative axis.
+pub const DRAFT_POOL_SIZES: [u32; 4] = [1, 2, 4, 8];
+
+/// Pool sizes: powers of two up to `max`.
+pub fn pool_sizes(max: u32) -> Vec<u32> {
+    std::iter::successors(Some(1u32), |n| n.checked_mul(2))
+        .take_while(|&n| n <= max)
+        .collect()
+}
+
+/// Batches: powers of two up to `max`, and `max` itself.
+pub fn batches(max: u64) -> Vec<u32> {
+    let max = max.min(MAX_BATCH as u64) as u32;
+    let mut out: Vec<u32> = pool_sizes(max);
+    if out.last() != Some(&max) && max > 0 {
+        out.push(max);
+    }
+    out
+}
+
+/// Largest batch a pool of `dp` replicas takes: memory, then the engine's limit.
+pub fn batch_limit(setup: &Setup<'_>, max_seqs_per_replica: u64, dp: u32) -> u64 {
+    max_seqs_per_replica
+        .saturating_mul(dp as u64)
+        .min(setup.assumptions.engine_batch_limit(dp))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn batches_are_powers_of_two_and_the_largest() {
+        assert_eq!(batches(12), vec![1, 2, 4, 8, 12]);
+        assert_eq!(batches(8), vec![1, 2, 4, 8]);
+        assert!(batches(0).is_empty());
+        assert_eq!(pool_sizes(5), vec![1, 2, 4]);
+    }
+}

@@ -1,0 +1,147 @@
+//! The requests a deployment serves: prompt and output lengths, their spread, the
+//! cached prefix, and the step shapes every axis costs from them.
+
+use crate::error::{EngineError, Result};
+use crate::kernel::StepShape;
+use crate::limits::{MAX_CONTEXT, MAX_LENGTH, MAX_OUTPUT_CV};
+use crate::parallel::Parallelism;
+use serde::{Deserialize, Serialize};
+
+/// Prompt and output lengths in tokens.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Workload {
+    pub isl: u32,
+    /// Mean output length.
+    pub osl: u32,
+    /// Leading prompt tokens whose KV is already cached (a prefix-cache hit, resident
+    /// in memory): prefill computes only the rest, attending over the whole prompt.
+    /// Cached tokens still count as input tokens served.
+    #[serde(default)]
+    pub cached: u32,
+    /// Spread of the output lengths: their standard deviation over their mean (0: every
+    /// request generates `osl` tokens). A long request stays in the batch for longer,
+    /// so the sequences running at any moment are longer than the mean request: a
+    /// running sequence's whole output averages `osl * (1 + cv^2)` tokens
+    /// (length-biased sampling), which is what its KV cache and attention see.
+    #[serde(default)]
+    pub output_cv: f64,
+}
+
+impl Workload {
+    /// A workload without prefix-cache hits.
+    pub fn new(isl: u32, osl: u32) -> Workload {
+        Workload {
+            isl,
+            osl,
+            cached: 0,
+            output_cv: 0.0,
+        }
+    }
+
+    /// This workload with output lengths spread by `cv` (standard deviation over mean).
+    pub fn with_output_cv(self, cv: f64) -> Workload {
+        Workload {
+            output_cv: cv,
+            ..self
+        }
+    }
+
+    pub fn validate(&self) -> Result<()> {
+        if self.isl == 0 || self.osl == 0 {
+            return Err(EngineError::InvalidInput(
+                "input and output lengths must be at least 1 token".into(),
+            ));
+        }
+        if self.cached >= self.isl {
+            return Err(EngineError::InvalidInput(format!(
+                "cached prompt tokens ({}) must be fewer than the prompt ({}): prefill computes at least one",
+                self.cached, self.isl
+            )));
+        }
+        if !(self.output_cv.is_finite() && (0.0..=MAX_OUTPUT_CV).contains(&self.output_cv)) {
+            return Err(EngineError::InvalidInput(format!(
+                "output-length spread {} must be a coefficient of variation from 0 to {MAX_OUTPUT_CV}",
+                self.output_cv
+            )));
+        }
+        for (name, length) in [("input", self.isl), ("output", self.osl)] {
+            if length > MAX_LENGTH {
+                return Err(EngineError::InvalidInput(format!(
+                    "{name} length {length} exceeds {MAX_LENGTH} tokens"
+                )));
+            }
+        }
+        if self.isl as u64 + self.osl as u64 > MAX_CONTEXT {
+            return Err(EngineError::InvalidInput(format!(
+                "input + output length {} exceeds {MAX_CONTEXT} tokens",
+                self.isl as u64 + self.osl as u64
+            )));
+        }
+        Ok(())
+    }
+
+    /// Prompt plus mean output: the context of the mean request.
+    pub fn request_context(&self) -> f64 {
+        self.isl as f64 + self.osl as f64
+    }
+
+    /// Mean whole output of a running sequence: `osl * (1 + cv^2)`, the mean output
+    /// when every request has the same length.
+    pub fn running_output(&self) -> f64 {
+        self.osl as f64 * (1.0 + self.output_cv * self.output_cv)
+    }
+
+    /// Context a running sequence reaches at the end of its generation, which sizes
+    /// the KV cache.
+    pub fn max_context(&self) -> f64 {
+        self.isl as f64 + self.running_output()
+    }
+
+    /// Mean context over the decode phase: a running sequence is on average halfway
+    /// through its output.
+    pub fn mean_decode_context(&self) -> f64 {
+        self.isl as f64 + self.running_output() / 2.0
+    }
+
+    /// This workload with `share` of each prompt (0 to 1) served from the prefix cache,
+    /// rounded to whole tokens and leaving at least one to compute.
+    pub fn with_cached_share(self, share: f64) -> Workload {
+        let share = if share.is_finite() {
+            share.clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        Workload {
+            cached: ((share * self.isl as f64).round() as u32).min(self.isl.saturating_sub(1)),
+            ..self
+        }
+    }
+
+    /// Prompt tokens prefill computes: the prompt less its cached prefix.
+    pub fn computed_prompt(&self) -> f64 {
+        self.isl.saturating_sub(self.cached).max(1) as f64
+    }
+
+    /// One prefill step over `prompts` prompts: the uncached tokens of each, after
+    /// the cached prefix.
+    pub fn prefill_shape(&self, prompts: f64) -> StepShape {
+        let computed = self.computed_prompt();
+        StepShape::prefill(prompts, computed, self.isl as f64 - computed)
+    }
+
+    /// One decode step of `seqs` sequences per replica on `par`: pipeline stages split
+    /// the batch into micro-batches that keep the stages busy, and a token still
+    /// crosses every stage, so the step is one full traversal of a micro-batch.
+    pub fn decode_shape(&self, par: Parallelism, seqs: f64) -> StepShape {
+        let micro_batches = (par.pp as f64).min(seqs).max(1.0);
+        StepShape::decode(seqs / micro_batches, self.mean_decode_context())
+    }
+
+    /// Prompts one prefill step takes: the chunk budget's worth of computed tokens,
+    /// at least one, at most `limit`.
+    pub fn prompts_per_chunk(&self, chunk_tokens: f64, limit: f64) -> f64 {
+        (chunk_tokens / self.computed_prompt())
+            .floor()
+            .clamp(1.0, limit.max(1.0))
+    }
+}
