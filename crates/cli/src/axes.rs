@@ -420,9 +420,8 @@ fn print_point(model: &str, p: &DeploymentPoint) {
     out!("  TTFT             {:.1} ms", f.ttft.ms());
     match p.generating_pool() {
         Some(g) => out!(
-            "  TPOT             {:.2} ms ({} step {:.2} ms)",
+            "  TPOT             {:.2} ms (decode step {:.2} ms)",
             f.tpot.ms(),
-            g.role.name(),
             g.step.ms()
         ),
         None => out!("  TPOT             {:.2} ms", f.tpot.ms()),
@@ -442,13 +441,17 @@ fn print_point(model: &str, p: &DeploymentPoint) {
     if let Some(g) = p.generating_pool() {
         let m = &g.memory;
         out!(
-            "  memory per chip  {:.1} GB: weights {:.1}, KV {:.1}, workspace {:.1} (of {:.1}), {} pool",
+            "  memory per chip  {:.1} GB: weights {:.1}, KV {:.1}, workspace {:.1} (of {:.1}){}",
             m.total.gb(),
             m.weights.gb(),
             m.kv.gb(),
             m.workspace.gb(),
             (m.fast_capacity + m.cold_capacity).gb(),
-            g.role.name()
+            if p.pools.len() > 1 {
+                format!(", {} pool", g.role.name())
+            } else {
+                String::new()
+            }
         );
         let t = &g.time;
         out!(

@@ -1,21 +1,6 @@
 //! The `disagg` binary as a user runs it.
 
-use std::process::{Command, Output};
-
-fn disagg(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_disagg"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+use super::{disagg, stderr, stdout};
 
 #[test]
 fn predict_json_has_the_documented_keys() {

@@ -1,0 +1,22 @@
+//! The CLI's integration tests, one binary: the binary as a user runs it, and the
+//! snapshots of its output.
+
+mod cli;
+mod snapshots;
+
+use std::process::{Command, Output};
+
+pub fn disagg(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_disagg"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
