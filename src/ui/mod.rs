@@ -191,7 +191,7 @@ pub fn App() -> impl IntoView {
         </main>
         <footer class="footer">
             "All numbers are computed in your browser from public data; each chip's sources are under its grade badge. "
-            "Model: "<code>"shared/design/model-spec.md"</code>", evidence: "<code>"audit/AUDIT.md"</code>"."
+            "Equations: "<code>"audit/MODEL.md"</code>", evidence and measured error: "<code>"audit/AUDIT.md"</code>" (in the project's repository)."
         </footer>
     }
 }

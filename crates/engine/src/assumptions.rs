@@ -14,9 +14,9 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Assumptions {
-    /// Sustained fraction of the dense peak a matmul reaches (model-spec 0.50).
+    /// Sustained fraction of the dense peak a matmul reaches.
     pub mfu: f64,
-    /// Sustained fraction of peak memory bandwidth (model-spec 0.70).
+    /// Sustained fraction of peak memory bandwidth.
     pub bw_eff: f64,
     /// Fixed cost of one kernel (launch, ramp, tail), added per kernel.
     pub kernel_overhead: Seconds,

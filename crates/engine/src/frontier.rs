@@ -1,6 +1,6 @@
 //! Pareto frontiers over interactivity and an objective, reading a frontier at a
 //! target interactivity, and the callout that compares mixed and single-chip
-//! deployments there (model-spec section 7).
+//! deployments there (`audit/MODEL.md` section 8).
 
 use crate::disagg::Figures;
 use serde::{Deserialize, Serialize};

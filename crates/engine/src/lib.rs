@@ -9,7 +9,7 @@
 //! The engine does no I/O and knows nothing of the browser or the terminal: it takes
 //! plain data and returns plain data or an [`EngineError`]. The same code runs natively
 //! (the `disagg` CLI, tests, benchmarks) and as WebAssembly (the explorer page).
-//! Every equation is written out in the repository's `docs/MODEL.md`, so a reviewer
+//! Every equation is written out in the repository's `audit/MODEL.md`, so a reviewer
 //! can check any number with a spreadsheet; `audit/AUDIT.md` explains the choices.
 //!
 //! The public boundary the CLI and the page use: [`Catalogue`], [`ModelIr`] (and

@@ -1,5 +1,5 @@
 //! Memory per chip: weight shard, KV cache, workspace, and how many sequences fit
-//! (model-spec section 4). Weights that do not fit the fast tier spill into the cold
+//! (`audit/MODEL.md` section 4). Weights that do not fit the fast tier spill into the cold
 //! tier where the chip has one; the KV cache and workspace always stay in the fast tier.
 //!
 //! Weights are placed first, as a serving engine loads them before it sizes its KV

@@ -2,7 +2,7 @@
 //! attention pool holds attention weights, dense layers, the LM head and the KV cache;
 //! an expert pool holds the experts, one shard per chip (EP = expert chips). Every MoE
 //! layer ships hidden states to the experts (dispatch) and back (combine) over the
-//! inter-pool link (model-spec section 6).
+//! inter-pool link (`audit/MODEL.md` section 6.4).
 //!
 //! With `m` micro-batches in ping-pong, one MoE layer of a decode step takes
 //! `max(S, m * max(t_attn, t_ffn, t_comm))` where `S = t_attn + t_ffn + 2 t_comm` is one

@@ -1,5 +1,5 @@
 //! Deployments along every axis: the aggregated baseline (prefill and decode on one
-//! pool) and the three disaggregations measured against it (`docs/MODEL.md`,
+//! pool) and the three disaggregations measured against it (`audit/MODEL.md`,
 //! "Deployments").
 //!
 //! Every axis splits a deployment into at most two pools of chips and produces one

@@ -1,6 +1,6 @@
 //! Prefill/decode disaggregation: prompts run on a prefill pool (chip A), generation on
 //! a decode pool (chip B), and each request's KV cache crosses the link between them
-//! once (model-spec section 6).
+//! once (`audit/MODEL.md` section 6.3).
 //!
 //! Each pool has a request rate it can sustain:
 //! - decode: `batch / (TPOT * OSL)`, with TPOT the decode step alone (no prefill

@@ -1,6 +1,6 @@
 //! Speculative decoding: a draft (a small model, or the target's own MTP layers)
 //! proposes `K` tokens per sequence, the target verifies them in one step of `K + 1`
-//! new tokens per sequence (model-spec section 6).
+//! new tokens per sequence (`audit/MODEL.md` section 6.5).
 //!
 //! With per-token acceptance `a`, a verify cycle yields `E = (1 - a^(K+1)) / (1 - a)`
 //! tokens on average and takes `K * t_draft + t_verify` (+ two link crossings when the

@@ -1,7 +1,7 @@
 //! The attention core's closed forms: how much context new tokens attend to, and
 //! what a multi-head latent attention core costs in its cheaper form.
 
-/// Sum over new tokens of the context each attends to, for a window `w` (model-spec
+/// Sum over new tokens of the context each attends to, for a window `w` (`audit/MODEL.md`
 /// section 3): `S(c+n) - S(c)` where `S(m) = sum_{j<=m} min(j, w)`.
 pub fn attended_context(context_before: f64, new_tokens: f64, window: Option<u32>) -> f64 {
     let s = |m: f64| match window {

@@ -4,7 +4,7 @@
 //! already holds `context_before` tokens (decode: `new_tokens = 1`; prefill: the
 //! uncached prompt after a cached prefix of `context_before` tokens, 0 without one). Each operator of each layer group is costed on the roofline
 //! separately, `max(FLOPs / effective compute, bytes / effective bandwidth)`, and the
-//! times are summed (model-spec section 3); communication and fixed overheads are added
+//! times are summed (`audit/MODEL.md` section 3); communication and fixed overheads are added
 //! on top. Everything is per chip, after sharding, for the whole model traversal (all
 //! pipeline stages), which is what one token of one sequence experiences.
 

@@ -103,7 +103,7 @@ impl Attention {
 
     /// Weights of the projections: `h*(n_h*d) + 2*h*(n_kv*d) + (n_h*d)*h` for GQA, with
     /// `h*r + r*(n_h*d)` in place of `h*(n_h*d)` when the query is factorised at rank
-    /// `r`; the low-rank factors of `model-spec.md` section 2 for MLA.
+    /// `r`; the low-rank factors of `audit/MODEL.md` section 2 for MLA.
     pub fn params(&self, hidden: u32) -> f64 {
         let h = hidden as f64;
         match *self {
@@ -355,7 +355,7 @@ mod tests {
     #[test]
     fn mla_caches_576_values_per_token_and_layer() {
         assert_eq!(deepseek_mla().kv_values_per_token(), 576.0);
-        // 61 layers at BF16: about 68.6 KiB per token (model-spec.md section 2).
+        // 61 layers at BF16: about 68.6 KiB per token (`audit/MODEL.md` section 2).
         let kib: f64 = 61.0 * 576.0 * 2.0 / 1024.0;
         assert!((kib - 68.6).abs() < 0.1, "{kib}");
     }

@@ -1,5 +1,5 @@
 //! Sweeps: every homogeneous and heterogeneous split of a chip list along one axis,
-//! the frontiers they draw, and the callout (`docs/MODEL.md`, "Sweeps").
+//! the frontiers they draw, and the callout (`audit/MODEL.md`, "Sweeps").
 //!
 //! A sweep costs each *side* of a deployment once (a decode pool at a batch, a prefill
 //! unit, an attention pool, an expert pool, a draft) and then combines sides pair by

@@ -1240,3 +1240,47 @@ fn layers_without_attention_read_no_cache_and_send_no_all_reduce() {
     assert!(pruned.decode_time.kv_memory.0 < whole.decode_time.kv_memory.0);
     assert!(pruned.decode_step.0 < whole.decode_step.0);
 }
+
+#[test]
+fn nothing_in_the_repository_cites_a_file_outside_it() {
+    // The seed documents live beside the repository, not in it: a clone must stand
+    // alone. (The needles are built at run time so that this file does not match.)
+    let needles: Vec<String> = ["design", "data", "seeds"]
+        .iter()
+        .map(|d| format!("{}/{d}/", "shared"))
+        .chain([format!("..{}shared", '/')])
+        .collect();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut stack = vec![root.clone()];
+    let mut checked = 0;
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            if path.is_dir() {
+                if !name.starts_with('.')
+                    && !["target", "dist", "node_modules"].contains(&name.as_str())
+                {
+                    stack.push(path);
+                }
+                continue;
+            }
+            let text_kind = ["rs", "md", "toml", "html", "css", "sh", "json"]
+                .iter()
+                .any(|ext| name.ends_with(&format!(".{ext}")));
+            if !text_kind {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap_or_default();
+            checked += 1;
+            for needle in &needles {
+                assert!(
+                    !text.contains(needle.as_str()),
+                    "{} cites {needle}",
+                    path.strip_prefix(&root).unwrap_or(&path).display()
+                );
+            }
+        }
+    }
+    assert!(checked > 50, "only {checked} files read");
+}
