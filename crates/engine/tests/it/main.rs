@@ -1,5 +1,9 @@
 //! The engine's integration tests, one binary: each module holds one subject.
 
+mod aggregated;
+mod catalogue;
+mod common;
 mod disagg;
-mod engine;
 mod headline;
+mod kernel;
+mod validation;

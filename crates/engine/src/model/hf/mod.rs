@@ -1,0 +1,138 @@
+//! Reading a HuggingFace `config.json` into the [`ModelIr`].
+//!
+//! The parser goes by fields, not by architecture names, so that a new model in a known
+//! family works without a code change: MLA when `kv_lora_rank` is set, MoE when any
+//! expert count is set, sliding windows from `layer_types`, `sliding_window_pattern` or
+//! `sliding_window`, Llama 4's chunked attention from `attention_chunk_size`, per-layer
+//! attention and FFN from DeciLM's `block_configs` (Nemotron Super/Ultra). Multimodal
+//! configs are read through their `text_config`. The one name the parser reads is Llama 4's
+//! `model_type`: its MoE layers carry a shared expert no field states.
+//! A field the IR needs and the config lacks is an error that names the field.
+
+use super::{Ffn, LayerGroup, ModelIr};
+use crate::error::{EngineError, Result};
+use serde_json::Value;
+
+mod decilm;
+mod fields;
+#[cfg(test)]
+mod tests;
+
+use decilm::decilm_layers;
+use fields::Fields;
+
+/// Parses the text of a `config.json`.
+pub fn parse_config_str(text: &str) -> Result<ModelIr> {
+    let value: Value = serde_json::from_str(text)
+        .map_err(|e| EngineError::Config(format!("not valid JSON: {e}")))?;
+    parse_config(&value)
+}
+
+/// Parses an already-decoded `config.json`.
+pub fn parse_config(value: &Value) -> Result<ModelIr> {
+    let top = value
+        .as_object()
+        .ok_or_else(|| EngineError::Config("the config must be a JSON object".into()))?;
+    let cfg = Fields::new(top);
+    let architecture = cfg.architecture();
+    cfg.reject_unsupported(&architecture)?;
+
+    let hidden = cfg.req_u32("hidden_size")?;
+    let num_layers = cfg.req_u32("num_hidden_layers")?;
+    let vocab = cfg.req_u32("vocab_size")?;
+    if hidden == 0 || num_layers == 0 || vocab == 0 {
+        return Err(EngineError::Config(
+            "hidden_size, num_hidden_layers and vocab_size must be positive".into(),
+        ));
+    }
+    let attention = cfg.attention(hidden)?;
+    let moe = cfg.moe()?;
+    // Llama 4 names its dense layers' width `intermediate_size_mlp`; there
+    // `intermediate_size` is the experts'.
+    let dense_intermediate = cfg.first_u32(&["intermediate_size_mlp", "intermediate_size"])?;
+
+    let per_layer = match cfg.get("block_configs") {
+        Some(blocks) => decilm_layers(blocks, num_layers, hidden, attention)?,
+        None => {
+            let windows = cfg.windows(num_layers)?;
+            let mut layers = Vec::with_capacity(num_layers as usize);
+            for layer in 0..num_layers {
+                let ffn = match moe {
+                    Some(ref m) if m.is_moe_layer(layer) => m.ffn,
+                    _ => Ffn::Dense {
+                        intermediate: dense_intermediate
+                            .ok_or_else(|| missing("intermediate_size"))?,
+                    },
+                };
+                layers.push(LayerGroup {
+                    count: 1,
+                    attention,
+                    window: windows[layer as usize],
+                    ffn,
+                });
+            }
+            layers
+        }
+    };
+
+    Ok(ModelIr {
+        architecture,
+        hidden,
+        vocab,
+        tied_embeddings: cfg.opt_bool("tie_word_embeddings")?.unwrap_or(false),
+        num_layers,
+        // Step-3 spells it in the singular.
+        max_context: cfg
+            .first_u32(&["max_position_embeddings", "max_position_embedding"])?
+            .unwrap_or(4096),
+        mtp_layers: cfg.opt_u32("num_nextn_predict_layers")?.unwrap_or(0),
+        groups: group_layers(per_layer),
+    })
+}
+
+/// Merges layers of equal shape, keeping first-seen order.
+fn group_layers(layers: Vec<LayerGroup>) -> Vec<LayerGroup> {
+    let mut groups: Vec<LayerGroup> = Vec::new();
+    for layer in layers {
+        match groups.iter_mut().find(|g| {
+            g.attention == layer.attention && g.window == layer.window && g.ffn == layer.ffn
+        }) {
+            Some(g) => g.count += 1,
+            None => groups.push(layer),
+        }
+    }
+    groups
+}
+pub(super) fn missing(field: &str) -> EngineError {
+    EngineError::Config(format!(
+        "missing field '{field}' (this architecture is not understood without it)"
+    ))
+}
+
+pub(super) struct MoeLayout {
+    /// An explicit list of the MoE layers (Step-3 `moe_layers_enum`), overriding the rest.
+    moe_layers: Option<Vec<u32>>,
+    ffn: Ffn,
+    first_dense: u32,
+    every: u32,
+    step_offset_one: bool,
+    dense_layers: Vec<u32>,
+}
+
+impl MoeLayout {
+    fn is_moe_layer(&self, layer: u32) -> bool {
+        if let Some(list) = &self.moe_layers {
+            return list.contains(&layer);
+        }
+        if layer < self.first_dense || self.dense_layers.contains(&layer) {
+            return false;
+        }
+        if self.step_offset_one {
+            // Qwen-MoE `decoder_sparse_step`: layer i is sparse when (i+1) % step == 0.
+            (layer + 1) % self.every == 0
+        } else {
+            // DeepSeek `moe_layer_freq`: layer i is sparse when i % freq == 0.
+            layer % self.every == 0
+        }
+    }
+}

@@ -1,0 +1,178 @@
+//! The catalogue's rules: every id present, every number sourced and graded, dense
+//! peaks, official parameter totals, bad files refused by name; and the repository
+//! standing alone.
+
+use super::common::*;
+
+#[test]
+fn catalogue_loads_without_problems() {
+    assert!(cat().problems.is_empty(), "{:#?}", cat().problems);
+}
+
+#[test]
+fn catalogue_has_every_required_id() {
+    let chips =
+        "h100-sxm h100-pcie h200 h800 b200 b300 gb200 gb300 a100-80g l40s rtx-4090 rtx-5090 \
+        rtx-pro-6000 dgx-spark mi300x mi325x mi355x tpu-v5e tpu-v5p tpu-v6e tpu-v7 trainium2 \
+        inferentia2 gaudi3 groq-lpu cerebras-wse3 sn40l d-matrix-corsair m1-max m2-ultra m3-max \
+        m3-ultra m4-max";
+    for id in chips.split_whitespace() {
+        cat().chip(id).unwrap_or_else(|e| panic!("{e}"));
+    }
+    let models = "llama-2-7b llama-2-70b llama-3-8b llama-3.1-8b llama-3-70b llama-3.3-70b \
+        llama-3.1-405b mistral-7b mixtral-8x7b qwen3-32b qwen3-30b-a3b qwen3-235b-a22b deepseek-v3 \
+        deepseek-r1 kimi-k2 gpt-oss-20b gpt-oss-120b gemma-3-27b glm-4.5";
+    for id in models.split_whitespace() {
+        cat().model(id).unwrap_or_else(|e| panic!("{e}"));
+    }
+}
+
+#[test]
+fn every_chip_number_has_a_source_and_grade() {
+    for chip in &cat().chips {
+        for field in ["bf16_tflops", "memory", "memory_bandwidth"] {
+            let p = chip
+                .provenance
+                .get(field)
+                .unwrap_or_else(|| panic!("{} lacks {field}", chip.id));
+            assert!(!p.sources.is_empty() && p.sources.iter().all(|s| !s.trim().is_empty()));
+        }
+        assert!(
+            chip.provenance.values().all(|p| !p.sources.is_empty()),
+            "{}",
+            chip.id
+        );
+    }
+}
+
+#[test]
+fn fp8_peaks_are_dense() {
+    for chip in &cat().chips {
+        if let Some(fp8) = chip.fp8 {
+            assert!(
+                fp8.0 <= MAX_LOW_PRECISION_RATIO * chip.bf16.0,
+                "{}",
+                chip.id
+            );
+        }
+    }
+}
+
+#[test]
+fn parameter_counts_match_official_totals() {
+    for m in &cat().models {
+        let gap = (m.ir.params().total - m.official_total_params).abs() / m.official_total_params;
+        assert!(
+            gap <= PARAM_TOLERANCE || m.param_note.is_some(),
+            "{}: {:.1}%",
+            m.id,
+            gap * 100.0
+        );
+    }
+}
+
+fn chip_file(extra: &str) -> String {
+    format!(
+        r#"{{"id":"x","name":"x","vendor":"x","form":"x","sources":{{"a":"doc"}},
+        "bf16_tflops":{{"value":100,"unit":"TFLOPS","grade":"verified","source":"a"}},
+        "memory":{{"value":80,"unit":"GB","grade":"verified","source":"a"}},
+        "memory_bandwidth":{{"value":3000,"unit":"GB/s","grade":"verified","source":"a"}}{extra}}}"#
+    )
+}
+
+fn check_rejected(extra: &str, expected: &str) {
+    let json = chip_file(extra);
+    let c = Catalogue::from_json_files(&[("x.toml", &json)], &[]);
+    let msg = c
+        .problems
+        .first()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    assert!(msg.contains(expected), "'{msg}' should say '{expected}'");
+}
+
+#[test]
+fn catalogue_rules_reject_bad_fields() {
+    let ok = chip_file("");
+    assert!(Catalogue::from_json_files(&[("x.toml", &ok)], &[])
+        .problems
+        .is_empty());
+    check_rejected(
+        r#","fp8_tflops":{"value":300,"unit":"TFLOPS","grade":"verified","source":"a"}"#,
+        "sparse figure",
+    );
+    check_rejected(
+        r#","tdp":{"value":300,"unit":"horsepower","grade":"verified","source":"a"}"#,
+        "unknown unit",
+    );
+    check_rejected(
+        r#","tdp":{"value":300,"unit":"W","grade":"verified","source":""}"#,
+        "no source",
+    );
+    check_rejected(
+        r#","tdp":{"value":300,"unit":"W","grade":"verified","source":"b"}"#,
+        "not in the file's [sources]",
+    );
+    check_rejected(
+        r#","tdp":{"value":300,"unit":"W","grade":"derived","source":"a"}"#,
+        "formula",
+    );
+}
+
+#[test]
+fn model_without_reason_for_a_param_gap_is_rejected() {
+    let model = r#"{"id":"m","name":"m","hf_repo":"r","default_weight_dtype":"bf16","sources":{"a":"doc"},
+        "config_source":"a","config_grade":"verified",
+        "official_total_params":{"value":20,"unit":"B","grade":"verified","source":"a"},
+        "config":{"hidden_size":4096,"num_hidden_layers":32,"num_attention_heads":32,"intermediate_size":14336,"vocab_size":128256}}"#;
+    let c = Catalogue::from_json_files(&[], &[("m.toml", model)]);
+    assert!(
+        c.problems[0].to_string().contains("no param_note"),
+        "{:?}",
+        c.problems
+    );
+}
+
+#[test]
+fn nothing_in_the_repository_cites_a_file_outside_it() {
+    // The seed documents live beside the repository, not in it: a clone must stand
+    // alone. (The needles are built at run time so that this file does not match.)
+    let needles: Vec<String> = ["design", "data", "seeds"]
+        .iter()
+        .map(|d| format!("{}/{d}/", "shared"))
+        .chain([format!("..{}shared", '/')])
+        .collect();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut stack = vec![root.clone()];
+    let mut checked = 0;
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            if path.is_dir() {
+                if !name.starts_with('.')
+                    && !["target", "dist", "node_modules"].contains(&name.as_str())
+                {
+                    stack.push(path);
+                }
+                continue;
+            }
+            let text_kind = ["rs", "md", "toml", "html", "css", "sh", "json"]
+                .iter()
+                .any(|ext| name.ends_with(&format!(".{ext}")));
+            if !text_kind {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap_or_default();
+            checked += 1;
+            for needle in &needles {
+                assert!(
+                    !text.contains(needle.as_str()),
+                    "{} cites {needle}",
+                    path.strip_prefix(&root).unwrap_or(&path).display()
+                );
+            }
+        }
+    }
+    assert!(checked > 50, "only {checked} files read");
+}

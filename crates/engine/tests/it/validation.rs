@@ -1,0 +1,181 @@
+//! The validation table: coverage, published disaggregated points, interactivity
+//! targets and the harness settings points state.
+
+use super::common::*;
+
+#[test]
+fn validation_covers_the_required_ground() {
+    let table = BenchmarkTable::builtin().unwrap();
+    assert!(table.point.len() >= 40);
+    let report = validation::run(cat(), &table, &Assumptions::default());
+    let predicted = report.rows.iter().filter(|r| r.error.is_some()).count();
+    assert!(predicted >= 40, "{predicted} points predicted");
+    let has = |f: &dyn Fn(&validation::BenchmarkPoint) -> bool| table.point.iter().any(f);
+    assert!(has(
+        &|p| p.model.contains("deepseek") || p.model.contains("mixtral")
+    ));
+    assert!(has(&|p| p.model.starts_with("llama")));
+    assert!(has(&|p| p.chips == 1) && has(&|p| p.chips > 1));
+    for chip in ["h100-sxm", "mi300x", "m2-ultra"] {
+        assert!(has(&|p| p.chip == chip), "{chip}");
+    }
+    assert!(
+        table.point.iter().any(|p| p.role == Role::Holdout)
+            && table.point.iter().any(|p| p.role == Role::Calibration)
+    );
+    assert!(report.calibration.is_some() && report.holdout.is_some());
+}
+
+#[test]
+fn the_published_disaggregated_points_are_predicted() {
+    // Issue 3: InferenceMAX prefill/decode on GB200, GB300 and MI355X, SGLang's and
+    // DeepSeek's per-node figures, and Step-3's attention/FFN figure.
+    let table = BenchmarkTable::builtin().unwrap();
+    let report = validation::run(cat(), &table, &Assumptions::default());
+    let predicted = |f: &dyn Fn(&validation::BenchmarkPoint) -> bool| {
+        report
+            .rows
+            .iter()
+            .any(|r| f(&r.point) && r.predicted.is_some() && r.point.axis.is_some())
+    };
+    for chip in ["gb200", "gb300", "mi355x"] {
+        assert!(
+            predicted(&|p| p.id.starts_with("IMX") && p.chip == chip),
+            "{chip}"
+        );
+    }
+    for id in ["SGL-01", "SGL-02", "DS-01", "DS-02", "AFD-01"] {
+        assert!(predicted(&|p| p.id == id), "{id}");
+    }
+}
+
+#[test]
+fn a_point_read_at_an_interactivity_is_read_at_the_batch_that_gives_it() {
+    // Take a fixed-batch point, note the speed per user the model gives at its batch,
+    // then ask for that speed instead: the search must land on the same batch and
+    // read the same value.
+    let table = BenchmarkTable::builtin().unwrap();
+    let fixed = table
+        .point
+        .iter()
+        .find(|p| p.axis.is_none() && p.batch == Some(64) && p.at.is_none())
+        .unwrap()
+        .clone();
+    let base = Assumptions::default();
+    let at_64 = predict_point(&fixed);
+    let targeted = validation::BenchmarkPoint {
+        batch: None,
+        metric: validation::Metric::OutputTokSPerChip,
+        at: Some(validation::InteractivityTarget {
+            metric: validation::Metric::TokSUser,
+            value: at_64.tok_s_user,
+        }),
+        ..fixed.clone()
+    };
+    let one = |point: validation::BenchmarkPoint| {
+        validation::run(
+            cat(),
+            &BenchmarkTable {
+                point: vec![point],
+                unmapped: Vec::new(),
+            },
+            &base,
+        )
+        .rows
+        .remove(0)
+    };
+    let row = one(targeted.clone());
+    assert!((row.read_at_batch.unwrap() - 64.0).abs() < 1e-6, "{row:?}");
+    let got = row.predicted.unwrap();
+    assert!(
+        (got - at_64.output_tok_s_per_chip).abs() < 1e-9 * got,
+        "{got}"
+    );
+    // A target no batch reaches is a problem stated, not a number.
+    let row = one(validation::BenchmarkPoint {
+        at: Some(validation::InteractivityTarget {
+            metric: validation::Metric::TokSUser,
+            value: 1e9,
+        }),
+        ..targeted.clone()
+    });
+    assert!(row.predicted.is_none());
+    assert!(row.problem.unwrap().contains("short of the target"));
+    // A point may not fix its batch and ask for an interactivity at once.
+    let row = one(validation::BenchmarkPoint {
+        batch: Some(8),
+        ..targeted
+    });
+    assert!(row.predicted.is_none() && row.problem.is_some());
+}
+
+/// A published point predicted as stated and with one harness setting cleared back to
+/// the global assumption: (the point, as stated, with the default).
+fn stated_and_default(
+    id: &str,
+    clear: impl FnOnce(&mut validation::BenchmarkPoint),
+) -> (validation::BenchmarkPoint, Prediction, Prediction) {
+    let point = published_point(id);
+    let stated = predict_point(&point);
+    let mut cleared = point.clone();
+    clear(&mut cleared);
+    let default = predict_point(&cleared);
+    (point, stated, default)
+}
+
+#[test]
+fn a_published_harness_batch_limit_replaces_the_default() {
+    // MLP41-01 states NVIDIA's harness: TP2 instances batching up to 896 sequences,
+    // so the largest batch is whatever memory holds, not 256 per instance.
+    let (point, stated, default) =
+        stated_and_default("MLP41-01", |p| p.max_seqs_per_replica = None);
+    assert_eq!(point.max_seqs_per_replica, Some(896.0));
+    let replicas = stated.parallelism.dp;
+    assert_eq!(replicas, 4);
+    assert_eq!(
+        default.batch as f64,
+        Assumptions::default().max_seqs_per_replica * 4.0
+    );
+    assert!(stated.batch > default.batch);
+    assert!(stated.batch as u64 <= stated.max_batch && stated.batch <= 896 * replicas);
+}
+
+#[test]
+fn a_harness_token_budget_bounds_each_prefill_step() {
+    // TRT-07 states trtllm-bench's own max_num_tokens, 2048: a prefill step takes two
+    // whole 1,000-token prompts, where the default 8,192-token budget takes eight.
+    let (point, stated, default) = stated_and_default("TRT-07", |p| p.max_tokens_per_step = None);
+    assert_eq!(point.max_tokens_per_step, Some(2048.0));
+    assert_eq!(
+        point
+            .assumptions(&Assumptions::default())
+            .prefill_chunk_tokens,
+        2048.0
+    );
+    assert_eq!(stated.prefill_batch, 2.0);
+    assert_eq!(default.prefill_batch, 8.0);
+    // Fewer prompts share each step's weight reads and fixed costs, so each costs more.
+    let per_prompt = |p: &Prediction| p.prefill_step.0 / p.prefill_batch;
+    assert!(per_prompt(&stated) > per_prompt(&default));
+}
+
+#[test]
+fn a_harness_that_runs_one_engine_per_gpu_is_that_many_copies_of_one_gpu() {
+    // NVIDIA's v4.1 Mixtral harness runs a TP1 engine on every H100 (MLP41-11): the
+    // eight-GPU system is eight copies of one GPU, where the planner alone would split
+    // the experts across four of them.
+    let eight = published_point("MLP41-11");
+    let one = validation::BenchmarkPoint {
+        chips: 1,
+        ..eight.clone()
+    };
+    let system = predict_point(&eight);
+    let single = predict_point(&one);
+    let layout = system.parallelism;
+    assert_eq!((layout.tp, layout.ep, layout.dp), (1, 1, 8));
+    assert_eq!(system.batch, 8 * single.batch);
+    assert!(single.batch as f64 <= eight.max_seqs_per_replica.unwrap());
+    let ratio = system.output_tok_s / single.output_tok_s;
+    assert!((ratio - 8.0).abs() < 1e-9, "{ratio}");
+    assert!((system.output_tok_s_per_chip - single.output_tok_s).abs() < 1e-6);
+}
