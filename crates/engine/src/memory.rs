@@ -10,7 +10,7 @@
 use crate::assumptions::Assumptions;
 use crate::catalogue::Chip;
 use crate::dtype::{DType, WeightFormat};
-use crate::model::{Ffn, ModelIr};
+use crate::model::ModelIr;
 use crate::parallel::Parallelism;
 use crate::units::Bytes;
 use serde::{Deserialize, Serialize};
@@ -52,7 +52,68 @@ impl MemoryUsage {
     }
 }
 
+/// Which part of the model a pool holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Part {
+    /// Every layer, the embedding and the head (a colocated, prefill, decode or target
+    /// pool).
+    Whole,
+    /// Attention and its KV cache in every layer, the layers without experts, the
+    /// embedding and the head (an attention/expert split's attention pool).
+    AttentionAndDense,
+    /// The MoE layers' experts and routers only (the expert pool).
+    Experts,
+}
+
+/// What one chip holds of `part` of a model under `par`: the one walk over the model's
+/// layers that sizes weights, KV cache and activations for every pool.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LayerShare {
+    /// Weights of the layers (all pipeline stages) on one chip, embedding excluded.
+    pub layer_params: f64,
+    /// KV-cache values of one sequence of `context` tokens on one chip (all stages).
+    pub kv_values: f64,
+    /// The widest intermediate activation per token on one chip.
+    pub widest_ffn: f64,
+}
+
+impl LayerShare {
+    pub fn of(model: &ModelIr, par: Parallelism, part: Part, context: f64) -> LayerShare {
+        let tp = par.tp as f64;
+        let mut share = LayerShare {
+            layer_params: 0.0,
+            kv_values: 0.0,
+            widest_ffn: 0.0,
+        };
+        for g in &model.groups {
+            let count = g.count as f64;
+            let attention_here = part != Part::Experts;
+            let ffn_here = match part {
+                Part::Whole => true,
+                Part::AttentionAndDense => !g.ffn.is_moe(),
+                Part::Experts => g.ffn.is_moe(),
+            };
+            let mut params = 0.0;
+            if attention_here {
+                params += g.attention.params_per_rank(model.hidden, par.tp);
+                let kept = g.window.map_or(context, |w| context.min(w as f64));
+                let shard = (g.attention.kv_shardable_heads() as f64).min(tp);
+                share.kv_values += count * g.attention.kv_values_per_token() * kept / shard;
+            }
+            if ffn_here {
+                params += g.ffn.params_per_chip(model.hidden, par);
+                share.widest_ffn = share
+                    .widest_ffn
+                    .max(g.ffn.widest_activation(model.hidden, par.tp));
+            }
+            share.layer_params += count * params;
+        }
+        share
+    }
+}
+
 impl MemoryPlan {
+    /// The whole model on one chip of `par` (see [`MemoryPlan::for_part`]).
     pub fn new(
         model: &ModelIr,
         chip: &Chip,
@@ -62,53 +123,38 @@ impl MemoryPlan {
         context: f64,
         a: &Assumptions,
     ) -> MemoryPlan {
+        MemoryPlan::for_part(model, Part::Whole, chip, par, weights, kv, context, a)
+    }
+
+    /// `part` of the model on one chip of `par`, sequences of `context` tokens. The
+    /// embedding and head are vocab-split over TP; with pipeline stages they sit on the
+    /// first and last stage, so one stage holds at most one of them. The workspace is
+    /// the runtime's reserve plus the activations of one prefill chunk,
+    /// `chunk * (4h + 2 * widest FFN) * activation bytes`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn for_part(
+        model: &ModelIr,
+        part: Part,
+        chip: &Chip,
+        par: Parallelism,
+        weights: WeightFormat,
+        kv: DType,
+        context: f64,
+        a: &Assumptions,
+    ) -> MemoryPlan {
+        let share = LayerShare::of(model, par, part, context);
         let h = model.hidden as f64;
-        let tp = par.tp as f64;
         let pp = par.pp as f64;
-        let mut layer_params = 0.0;
-        let mut kv_values = 0.0;
-        let mut widest_ffn: f64 = 0.0;
-        for g in &model.groups {
-            let count = g.count as f64;
-            let ffn = match g.ffn {
-                Ffn::Dense { intermediate } => {
-                    widest_ffn = widest_ffn.max(intermediate as f64 / tp);
-                    3.0 * h * intermediate as f64 / tp
-                }
-                Ffn::Linear => {
-                    widest_ffn = widest_ffn.max(h / tp);
-                    h * h / tp
-                }
-                Ffn::Skipped => 0.0,
-                Ffn::Moe {
-                    experts,
-                    expert_intermediate,
-                    shared_intermediate,
-                    ..
-                } => {
-                    widest_ffn = widest_ffn.max(expert_intermediate as f64);
-                    let routed = experts as f64 * 3.0 * h * expert_intermediate as f64
-                        / par.expert_group() as f64;
-                    routed + 3.0 * h * shared_intermediate as f64 / tp + h * experts as f64
-                }
-            };
-            layer_params += count * (g.attention.params_per_rank(model.hidden, par.tp) + ffn);
-            let kept = g.window.map_or(context, |w| context.min(w as f64));
-            let shard = (g.attention.kv_shardable_heads() as f64).min(tp);
-            kv_values += count * g.attention.kv_values_per_token() * kept / shard;
-        }
-        // Embedding and output head are vocab-split over TP; with pipeline stages they
-        // sit on the first and last stage, so one stage holds at most one of them.
-        let table = model.vocab as f64 * h / tp;
-        let embedding = if par.pp == 1 && !model.tied_embeddings {
-            2.0 * table
-        } else {
-            table
+        let table = model.vocab as f64 * h / par.tp as f64;
+        let embedding = match part {
+            Part::Experts => 0.0,
+            _ if par.pp == 1 && !model.tied_embeddings => 2.0 * table,
+            _ => table,
         };
-        let weights = Bytes((layer_params / pp + embedding) * weights.bytes_per_weight());
-        let kv_per_seq = Bytes(kv_values / pp * kv.bytes());
+        let weights = Bytes((share.layer_params / pp + embedding) * weights.bytes_per_weight());
+        let kv_per_seq = Bytes(share.kv_values / pp * kv.bytes());
         let activations =
-            a.prefill_chunk_tokens * (4.0 * h + 2.0 * widest_ffn) * a.activation_bytes;
+            a.prefill_chunk_tokens * (4.0 * h + 2.0 * share.widest_ffn) * a.activation_bytes;
         let workspace = Bytes(chip.fast.capacity.0 * a.runtime_reserve + activations);
         MemoryPlan::of_parts(chip, weights, kv_per_seq, workspace)
     }
@@ -176,5 +222,38 @@ impl MemoryPlan {
             have.gb(),
             (need - have).max(Bytes::ZERO).gb()
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalogue::Catalogue;
+
+    #[test]
+    fn the_parts_of_a_model_add_up_to_the_whole() {
+        let m = &Catalogue::builtin().model("deepseek-v3").unwrap().ir;
+        let one = Parallelism::single();
+        // On one chip the layers hold every parameter but the embedding and head.
+        let whole = LayerShare::of(m, one, Part::Whole, 4096.0);
+        let p = m.params();
+        assert!((whole.layer_params - (p.total - p.embedding)).abs() < 1.0);
+        // Attention with the dense layers, and the experts, split the whole between them.
+        let par = Parallelism {
+            tp: 8,
+            pp: 1,
+            dp: 1,
+            ep: 8,
+        };
+        let whole = LayerShare::of(m, par, Part::Whole, 4096.0);
+        let attention = LayerShare::of(m, par, Part::AttentionAndDense, 4096.0);
+        let experts = LayerShare::of(m, par, Part::Experts, 4096.0);
+        let sum = attention.layer_params + experts.layer_params;
+        assert!((whole.layer_params - sum).abs() < 1e-6 * sum);
+        assert_eq!(whole.kv_values, attention.kv_values);
+        assert_eq!(experts.kv_values, 0.0);
+        // DeepSeek-V3's MLA caches 576 values per token and layer, shared by the heads.
+        assert_eq!(whole.kv_values, 61.0 * 576.0 * 4096.0);
+        assert_eq!(experts.widest_ffn, 2048.0);
     }
 }

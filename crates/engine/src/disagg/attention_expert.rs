@@ -23,9 +23,9 @@ use crate::error::{EngineError, Result};
 use crate::kernel::{step_cost_of, Placement, Side, StepShape};
 use crate::kernel::{Bottleneck, StepCost, TimeBreakdown};
 use crate::limits::MAX_MICRO_BATCHES;
-use crate::memory::{MemoryPlan, MemoryUsage};
+use crate::memory::{MemoryPlan, MemoryUsage, Part};
 use crate::model::{Ffn, ModelIr};
-use crate::units::{Bytes, Seconds};
+use crate::units::Seconds;
 
 fn moe_layers(model: &ModelIr) -> f64 {
     model
@@ -89,30 +89,16 @@ pub fn attention_side<'a>(
     if par.pp != 1 || par.ep != 1 || par.validate(m, par.chips()).is_err() {
         return Err(Reject::InvalidLayout);
     }
-    let h = m.hidden as f64;
-    let tp = par.tp as f64;
-    let mut params = m.vocab as f64 * h * if m.tied_embeddings { 1.0 } else { 2.0 } / tp;
-    let mut kv_values = 0.0;
-    let context = setup.workload.max_context();
-    for g in &m.groups {
-        let count = g.count as f64;
-        params += count * g.attention.params_per_rank(m.hidden, par.tp);
-        params += count * g.ffn.dense_params_per_rank(m.hidden, par.tp).unwrap_or(0.0);
-        let kept = g.window.map_or(context, |w| context.min(w as f64));
-        let shard = (g.attention.kv_shardable_heads() as f64).min(tp);
-        kv_values += count * g.attention.kv_values_per_token() * kept / shard;
-    }
-    let a = &setup.assumptions;
-    let weights = params * setup.weights.bytes_per_weight();
-    let kv_per_seq = kv_values * setup.kv.bytes();
-    let workspace = pool.chip.fast.capacity.0 * a.runtime_reserve
-        + a.prefill_chunk_tokens * 4.0 * h * a.activation_bytes;
     let seqs = par.seqs_per_replica(batch);
-    let plan = MemoryPlan::of_parts(
+    let plan = MemoryPlan::for_part(
+        m,
+        Part::AttentionAndDense,
         pool.chip,
-        Bytes(weights),
-        Bytes(kv_per_seq),
-        Bytes(workspace),
+        par,
+        setup.weights,
+        setup.kv,
+        setup.workload.max_context(),
+        &setup.assumptions,
     );
     let max_seqs = plan.max_seqs() as f64;
     let use_ = plan.usage(seqs.ceil());
@@ -161,36 +147,23 @@ pub fn expert_side<'a>(
     if experts % n != 0 {
         return Err(Reject::ExpertsDoNotDivide);
     }
-    let h = m.hidden as f64;
-    let mut params = 0.0;
-    let mut widest = 0.0f64;
-    for g in &m.groups {
-        if let Ffn::Moe {
-            experts,
-            expert_intermediate,
-            shared_intermediate,
-            ..
-        } = g.ffn
-        {
-            let e = experts as f64;
-            widest = widest.max(expert_intermediate as f64);
-            params += g.count as f64
-                * (e * 3.0 * h * expert_intermediate as f64 / n as f64
-                    + 3.0 * h * shared_intermediate as f64
-                    + h * e);
-        }
-    }
-    let a = &setup.assumptions;
-    let weights = params * setup.weights.bytes_per_weight();
-    let workspace = pool.chip.fast.capacity.0 * a.runtime_reserve
-        + a.prefill_chunk_tokens * (2.0 * h + 2.0 * widest) * a.activation_bytes;
-    let use_ =
-        MemoryPlan::of_parts(pool.chip, Bytes(weights), Bytes::ZERO, Bytes(workspace)).usage(0.0);
-    let fit = (!use_.fits).then_some(Reject::WeightsDoNotFit);
     let pool = PoolConfig {
         parallelism: expert_layout(n),
         ..pool
     };
+    // The expert pool holds no KV cache: its plan sizes weights and workspace only.
+    let use_ = MemoryPlan::for_part(
+        m,
+        Part::Experts,
+        pool.chip,
+        pool.parallelism,
+        setup.weights,
+        setup.kv,
+        0.0,
+        &setup.assumptions,
+    )
+    .usage(0.0);
+    let fit = (!use_.fits).then_some(Reject::WeightsDoNotFit);
     let p = super::placement(setup, setup.model, pool, use_.cold_fraction());
     // Each expert chip stands for one replica's share of the micro-batch, so that the
     // kernel sees the whole micro-batch meet in the expert group.

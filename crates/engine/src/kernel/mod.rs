@@ -423,11 +423,11 @@ pub fn step_cost_of(p: &Placement, shape: StepShape, side: Side) -> StepCost {
             Ffn::Moe {
                 experts,
                 top_k,
-                expert_intermediate,
                 shared_intermediate,
+                ..
             } if ffn_here => {
                 if shared_intermediate > 0 {
-                    let params = 3.0 * h * shared_intermediate as f64 / tp;
+                    let params = g.ffn.shared_and_router_params(m.hidden).0 / tp;
                     acc.add(matmul(
                         OpKind::SharedExperts,
                         count,
@@ -439,7 +439,7 @@ pub fn step_cost_of(p: &Placement, shape: StepShape, side: Side) -> StepCost {
                 }
                 let e = experts as f64;
                 let k = top_k as f64;
-                let expert_params = 3.0 * h * expert_intermediate as f64;
+                let expert_params = g.ffn.expert_params(m.hidden);
                 // Tokens of the replicas that share this expert group and bring
                 // tokens to this step (all of them in lockstep decode).
                 let group_tokens = tokens * shape.expert_group_replicas(par);

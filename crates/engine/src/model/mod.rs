@@ -7,6 +7,7 @@
 
 pub mod hf;
 
+use crate::parallel::Parallelism;
 use serde::{Deserialize, Serialize};
 
 /// Attention of one layer.
@@ -213,37 +214,79 @@ impl Attention {
 }
 
 impl Ffn {
-    pub fn total_params(&self, hidden: u32) -> f64 {
+    /// Weights of one routed expert (SwiGLU: gate, up and down): `3 * h * i_e`; 0 for
+    /// an FFN without experts.
+    pub fn expert_params(&self, hidden: u32) -> f64 {
+        match *self {
+            Ffn::Moe {
+                expert_intermediate,
+                ..
+            } => 3.0 * hidden as f64 * expert_intermediate as f64,
+            _ => 0.0,
+        }
+    }
+
+    /// Weights of the always-active shared experts, `3 * h * i_s`, and of the router,
+    /// `h * E`; 0 for an FFN without experts.
+    pub fn shared_and_router_params(&self, hidden: u32) -> (f64, f64) {
         let h = hidden as f64;
         match *self {
             Ffn::Moe {
                 experts,
-                expert_intermediate,
                 shared_intermediate,
                 ..
-            } => {
-                experts as f64 * 3.0 * h * expert_intermediate as f64
-                    + 3.0 * h * shared_intermediate as f64
-                    + h * experts as f64
+            } => (3.0 * h * shared_intermediate as f64, h * experts as f64),
+            _ => (0.0, 0.0),
+        }
+    }
+
+    pub fn total_params(&self, hidden: u32) -> f64 {
+        match *self {
+            Ffn::Moe { experts, .. } => {
+                let (shared, router) = self.shared_and_router_params(hidden);
+                experts as f64 * self.expert_params(hidden) + shared + router
             }
             _ => self.dense_params_per_rank(hidden, 1).unwrap_or(0.0),
         }
     }
 
     pub fn active_params(&self, hidden: u32) -> f64 {
-        let h = hidden as f64;
         match *self {
-            Ffn::Moe {
-                experts,
-                top_k,
-                expert_intermediate,
-                shared_intermediate,
-            } => {
-                top_k as f64 * 3.0 * h * expert_intermediate as f64
-                    + 3.0 * h * shared_intermediate as f64
-                    + h * experts as f64
+            Ffn::Moe { top_k, .. } => {
+                let (shared, router) = self.shared_and_router_params(hidden);
+                top_k as f64 * self.expert_params(hidden) + shared + router
             }
             _ => self.dense_params_per_rank(hidden, 1).unwrap_or(0.0),
+        }
+    }
+
+    /// Weights one chip holds under `par`: an FFN without experts splits over TP; an
+    /// MoE layer's routed experts split over the expert group, its shared experts over
+    /// TP, and every chip keeps the router.
+    pub fn params_per_chip(&self, hidden: u32, par: Parallelism) -> f64 {
+        match *self {
+            Ffn::Moe { experts, .. } => {
+                let (shared, router) = self.shared_and_router_params(hidden);
+                experts as f64 * self.expert_params(hidden) / par.expert_group() as f64
+                    + shared / par.tp as f64
+                    + router
+            }
+            _ => self.dense_params_per_rank(hidden, par.tp).unwrap_or(0.0),
+        }
+    }
+
+    /// The widest intermediate activation of one token on one chip: the FFN's
+    /// intermediate over TP, or one whole expert's.
+    pub fn widest_activation(&self, hidden: u32, tp: u32) -> f64 {
+        let tp = tp as f64;
+        match *self {
+            Ffn::Dense { intermediate } => intermediate as f64 / tp,
+            Ffn::Linear => hidden as f64 / tp,
+            Ffn::Skipped => 0.0,
+            Ffn::Moe {
+                expert_intermediate,
+                ..
+            } => expert_intermediate as f64,
         }
     }
 
