@@ -12,11 +12,7 @@ use std::ops::RangeInclusive;
 use std::str::FromStr;
 
 pub const SCHEMA_VERSION: u32 = 1;
-/// Highest prefix-cache hit share the page takes, in percent: some of every prompt
-/// is always computed.
-pub const MAX_PREFIX_HIT_PCT: f64 = 99.0;
-/// Most chip kinds one sweep takes: all ordered pairs of 12 kinds stay interactive.
-pub const MAX_CHIP_KINDS: usize = 12;
+pub use disagg_engine::limits::{MAX_PREFIX_HIT_PCT, MAX_SWEEP_CHIP_KINDS as MAX_CHIP_KINDS};
 
 /// What the chart's y axis shows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -225,6 +221,28 @@ impl Scenario {
             notices.push("the link has no version; read as version 1".into());
         }
         (s, notices)
+    }
+
+    /// The `chips` field with chip `id` ticked (`on`) or unticked: what the chip picker
+    /// hands to [`Scenario::apply`], so that a toggle passes the one validator. Refuses
+    /// to empty the pool or pass the page's limit of chip kinds, saying why.
+    pub fn chips_toggled(&self, id: &str, on: bool) -> Result<String, String> {
+        let has = self.chips.iter().any(|c| c == id);
+        if on && !has && self.chips.len() >= MAX_CHIP_KINDS {
+            return Err(format!(
+                "at most {MAX_CHIP_KINDS} chip kinds at once; untick one first"
+            ));
+        }
+        if !on && has && self.chips.len() == 1 {
+            return Err("keep at least one chip in the pool".into());
+        }
+        let mut chips: Vec<&str> = self.chips.iter().map(String::as_str).collect();
+        if on && !has {
+            chips.push(id);
+        } else if !on {
+            chips.retain(|c| *c != id);
+        }
+        Ok(chips.join(","))
     }
 
     /// Sets one control by its query key, as the link or the page's inputs give it.
@@ -562,5 +580,45 @@ mod tests {
             let (s, _) = Scenario::from_query(q, cat());
             assert!(!s.chips.is_empty());
         }
+    }
+    #[test]
+    fn a_chip_toggle_goes_through_apply_and_keeps_the_pool_valid() {
+        let cat = Catalogue::builtin();
+        let mut s = Scenario::default();
+        let first = s.chips[0].clone();
+        // Unticking keeps the others; ticking appends; both land through `apply`.
+        let without = s.chips_toggled(&first, false).unwrap();
+        assert!(!without.split(',').any(|c| c == first));
+        s.apply("chips", &without, cat).unwrap();
+        let with = s.chips_toggled(&first, true).unwrap();
+        assert!(with.ends_with(&first));
+        // The last chip stays, and the page's limit holds.
+        let one = Scenario {
+            chips: vec![first.clone()],
+            ..Scenario::default()
+        };
+        assert!(one
+            .chips_toggled(&first, false)
+            .unwrap_err()
+            .contains("at least one"));
+        let full = Scenario {
+            chips: cat
+                .chips
+                .iter()
+                .take(MAX_CHIP_KINDS)
+                .map(|c| c.id.clone())
+                .collect(),
+            ..Scenario::default()
+        };
+        let extra = &cat.chips[MAX_CHIP_KINDS].id;
+        assert!(full
+            .chips_toggled(extra, true)
+            .unwrap_err()
+            .contains("at most"));
+        // A toggle of a chip already in that state changes nothing.
+        assert_eq!(
+            full.chips_toggled(&full.chips[0], true).unwrap(),
+            full.chips.join(",")
+        );
     }
 }

@@ -8,35 +8,14 @@ use disagg_engine::Catalogue;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-/// Adds or removes a chip; refuses to empty the pool or pass the limit, saying why.
+/// Adds or removes a chip through `Scenario::apply`; a refusal (an empty pool, too
+/// many kinds) is shown beside the picker.
 pub fn toggle_chip(page: Page, id: &str, on: bool) {
-    let chips = page.scenario.with_untracked(|s| s.chips.clone());
-    let has = chips.iter().any(|c| c == id);
-    let refuse = |why: String| {
-        page.field_errors.update(|e| {
+    match page.scenario.with_untracked(|s| s.chips_toggled(id, on)) {
+        Ok(chips) => page.set_field("chips", &chips),
+        Err(why) => page.field_errors.update(|e| {
             e.insert("chips".into(), why);
-        })
-    };
-    if on && !has && chips.len() >= MAX_CHIP_KINDS {
-        return refuse(format!(
-            "at most {MAX_CHIP_KINDS} chip kinds at once; untick one first"
-        ));
-    }
-    if !on && has && chips.len() == 1 {
-        return refuse("keep at least one chip in the pool".into());
-    }
-    page.field_errors.update(|e| {
-        e.remove("chips");
-    });
-    if on != has {
-        let id = id.to_string();
-        page.edit(move |s| {
-            if on {
-                s.chips.push(id);
-            } else {
-                s.chips.retain(|c| *c != id);
-            }
-        });
+        }),
     }
 }
 

@@ -20,6 +20,12 @@ pub const BITS_PER_WEIGHT: std::ops::RangeInclusive<f64> = 1.0..=32.0;
 pub const MAX_DRAFT_TOKENS: u32 = 16;
 /// Attention/expert ping-pong depth.
 pub const MAX_MICRO_BATCHES: u32 = 8;
+/// Most chip kinds one sweep pairs: the pairings grow with the square of the kinds,
+/// and all ordered pairs of 12 kinds keep the page interactive.
+pub const MAX_SWEEP_CHIP_KINDS: usize = 12;
+/// Highest prefix-cache hit share the page takes, in percent: some of every prompt is
+/// always computed (the engine leaves at least one token to prefill).
+pub const MAX_PREFIX_HIT_PCT: f64 = 99.0;
 /// Largest chip budget a sweep accepts.
 pub const MAX_SWEEP_CHIPS: u32 = 4096;
 /// The chip budget a sweep uses when none is given.

@@ -40,7 +40,7 @@ use crate::catalogue::Chip;
 use crate::disagg::{Axis, DeploymentSpec, Draft, Figures, Reject, Setup};
 use crate::error::{EngineError, Result};
 use crate::frontier::Objective;
-use crate::limits::MAX_SWEEP_CHIPS;
+use crate::limits::{MAX_SWEEP_CHIPS, MAX_SWEEP_CHIP_KINDS};
 use collect::Collector;
 use serde::{Deserialize, Serialize};
 
@@ -181,6 +181,12 @@ pub fn sweep(req: &SweepRequest) -> Result<SweepResult> {
         if !chips.iter().any(|k| k.id == c.id) {
             chips.push(c);
         }
+    }
+    if chips.len() > MAX_SWEEP_CHIP_KINDS {
+        return Err(EngineError::InvalidInput(format!(
+            "a sweep pairs at most {MAX_SWEEP_CHIP_KINDS} chip kinds; {} were given",
+            chips.len()
+        )));
     }
 
     let mut col = Collector::new();

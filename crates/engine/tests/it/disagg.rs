@@ -428,6 +428,11 @@ fn sweep_rejects_bad_requests() {
         .unwrap_err()
         .to_string()
         .contains("max_seqs_per_replica"));
+    // Work is bounded before it starts: more chip kinds than a sweep pairs is refused.
+    req.setup.assumptions = Default::default();
+    req.chips = cat().chips.iter().take(13).collect();
+    let why = sweep(&req).unwrap_err().to_string();
+    assert!(why.contains("at most 12 chip kinds"), "{why}");
 }
 
 #[test]
