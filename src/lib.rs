@@ -6,6 +6,10 @@
 //! ([`format`]). [`ui`] holds thin Leptos components over them and [`web`] the few
 //! browser calls (URL, clipboard, timing).
 
+#![forbid(unsafe_code)]
+#![deny(unused_must_use)]
+#![warn(clippy::dbg_macro, clippy::todo, clippy::print_stdout)]
+
 pub use disagg_engine as engine;
 
 pub mod chart;

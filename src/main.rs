@@ -1,6 +1,10 @@
 //! Mounts the explorer page (built by Trunk for wasm32). A native build has no page to
 //! mount and says where to look instead.
 
+#![forbid(unsafe_code)]
+#![deny(unused_must_use)]
+#![warn(clippy::dbg_macro, clippy::todo)]
+
 #[cfg(target_arch = "wasm32")]
 fn main() {
     console_error_panic_hook::set_once();

@@ -3,6 +3,10 @@
 //! All modelling lives in `disagg-engine`; this file only parses arguments, reads a
 //! config file when given a path, and formats results.
 
+#![forbid(unsafe_code)]
+#![deny(unused_must_use)]
+#![warn(clippy::dbg_macro, clippy::todo)]
+
 /// Prints a line to stdout. A closed pipe (`disagg list models | head`) ends the
 /// program quietly, as Unix tools do, instead of panicking as `println!` would.
 macro_rules! out {

@@ -349,8 +349,14 @@ fn same_chip_splits_never_beat_aggregated_by_an_impossible_margin() {
 
 #[test]
 fn sweep_points_match_single_point_evaluation() {
-    let s = with_draft(setup("llama-3.3-70b", 4096, 512), "llama-3.2-1b");
-    for axis in [Axis::Aggregated, Axis::PrefillDecode, Axis::Speculative] {
+    let dense = with_draft(setup("llama-3.3-70b", 4096, 512), "llama-3.2-1b");
+    let moe = setup("qwen3-30b-a3b", 2048, 256);
+    for (s, axis) in [
+        (dense, Axis::Aggregated),
+        (dense, Axis::PrefillDecode),
+        (dense, Axis::Speculative),
+        (moe, Axis::AttentionExpert),
+    ] {
         let r = run(s, axis, &["h100-sxm", "mi300x"], 16);
         assert!(!r.throughput.all.is_empty());
         for p in r.points(&r.throughput.all).chain(r.points(&r.cost.all)) {
