@@ -178,3 +178,61 @@ pub fn mtp_layout(target: Parallelism) -> Parallelism {
         ..target
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalogue::Catalogue;
+
+    #[test]
+    fn every_sweep_layout_is_one_the_planner_could_choose() {
+        let cat = Catalogue::builtin();
+        let roles = [
+            PoolRole::Colocated,
+            PoolRole::Prefill,
+            PoolRole::Decode,
+            PoolRole::Target,
+            PoolRole::Attention,
+            PoolRole::Experts,
+            PoolRole::Draft,
+        ];
+        let mut compared = 0;
+        for model in ["llama-3.3-70b", "deepseek-v3", "qwen3-30b-a3b", "llama-3.2-1b"] {
+            let ir = &cat.model(model).unwrap().ir;
+            for chip in ["h100-sxm", "mi300x", "gb200", "l40s"] {
+                let chip = cat.chip(chip).unwrap();
+                for n in [1, 2, 4, 8, 16, 64, 256] {
+                    for role in roles {
+                        let all = pool_layouts(ir, role, chip, n, Search::Exhaustive);
+                        for par in pool_layouts(ir, role, chip, n, Search::Sweep) {
+                            assert!(all.contains(&par), "{model} {role:?} {n}: {par}");
+                            compared += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(compared > 500, "{compared}");
+    }
+
+    #[test]
+    fn the_sweep_searches_less_and_says_how() {
+        let cat = Catalogue::builtin();
+        let ir = &cat.model("deepseek-v3").unwrap().ir;
+        let chip = cat.chip("h200").unwrap();
+        let all = pool_layouts(ir, PoolRole::Colocated, chip, 16, Search::Exhaustive);
+        let swept = pool_layouts(ir, PoolRole::Colocated, chip, 16, Search::Sweep);
+        assert!(swept.len() < all.len());
+        // Tensor parallelism stays inside one 8-chip domain; pipelines only at full TP;
+        // experts off or across the pool.
+        for p in &swept {
+            assert!(p.tp <= 8);
+            assert!(p.pp == 1 || p.tp == 8);
+            assert!(p.ep == 1 || p.ep == p.tp * p.dp);
+        }
+        // A prefill unit is one replica.
+        for p in pool_layouts(ir, PoolRole::Prefill, chip, 16, Search::Sweep) {
+            assert_eq!(p.dp, 1);
+        }
+    }
+}

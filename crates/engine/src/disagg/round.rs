@@ -253,6 +253,12 @@ mod tests {
         let steps = 104.0 * (1.0 - (100.0f64 / 104.0).powi(8));
         assert!((spread.steps - steps).abs() < 1e-9);
         assert!((spread.replicas - 32.0 / steps).abs() < 1e-9);
+        // Every chunk is carried once: steps times replicas per step is all the chunks.
+        assert!((spread.steps * spread.replicas - 8.0 * 4.0).abs() < 1e-9);
+        assert!(spread.steps > 4.0 && spread.steps < 8.0 * 4.0 && spread.replicas > 1.0);
+        // When every iteration is a chunk, the replicas' chunks coincide again.
+        let busy = GroupPrefill::of_round(1e6, 1.0, 8, false);
+        assert!(busy.replicas > 7.99, "{busy:?}");
     }
 
     #[test]
