@@ -108,6 +108,18 @@ quantity!(
     /// Money.
     Usd
 );
+quantity!(
+    /// A token rate (output or input tokens per second).
+    TokensPerSecond
+);
+quantity!(
+    /// A request rate.
+    RequestsPerSecond
+);
+quantity!(
+    /// A price per million tokens.
+    UsdPerMtok
+);
 
 const GIGA: f64 = 1e9;
 const TERA: f64 = 1e12;
@@ -191,6 +203,35 @@ impl Mul<Seconds> for UsdPerHour {
     }
 }
 
+impl TokensPerSecond {
+    /// `tokens` tokens over `time`.
+    pub fn over(tokens: f64, time: Seconds) -> TokensPerSecond {
+        TokensPerSecond(tokens / time.0)
+    }
+}
+
+impl RequestsPerSecond {
+    /// The token rate of requests that carry `tokens` tokens each.
+    pub fn tokens(self, tokens_per_request: f64) -> TokensPerSecond {
+        TokensPerSecond(self.0 * tokens_per_request)
+    }
+}
+
+impl UsdPerHour {
+    /// What a million tokens cost at `rate`; `None` when nothing is produced.
+    pub fn per_mtok(self, rate: TokensPerSecond) -> Option<UsdPerMtok> {
+        (rate.0 > 0.0).then(|| UsdPerMtok(self.0 / (rate.0 * 3600.0) * 1e6))
+    }
+}
+
+/// Energy per token: power over a token rate.
+impl Div<TokensPerSecond> for Watts {
+    type Output = Joules;
+    fn div(self, rhs: TokensPerSecond) -> Joules {
+        Joules(self.0 / rhs.0)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -210,6 +251,19 @@ mod tests {
     #[test]
     fn gigabits_are_an_eighth_of_gigabytes() {
         assert_eq!(BytesPerSecond::from_gbit_per_s(400.0).gb_per_s(), 50.0);
+    }
+
+    #[test]
+    fn prices_per_million_tokens_and_energy_per_token() {
+        // $3.60 an hour at 1,000 tok/s: 3.6 million tokens an hour, $1 per million.
+        let p = UsdPerHour(3.6).per_mtok(TokensPerSecond(1000.0)).unwrap();
+        assert!((p.0 - 1.0).abs() < 1e-12);
+        assert!(UsdPerHour(3.6).per_mtok(TokensPerSecond(0.0)).is_none());
+        assert_eq!(Watts(700.0) / TokensPerSecond(100.0), Joules(7.0));
+        assert_eq!(
+            RequestsPerSecond(2.0).tokens(500.0),
+            TokensPerSecond(1000.0)
+        );
     }
 
     #[test]

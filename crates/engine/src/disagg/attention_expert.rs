@@ -49,8 +49,6 @@ pub struct AttentionSide<'a> {
     pub dense: Seconds,
     pub time: TimeBreakdown,
     pub seqs_per_replica: f64,
-    /// The MoE layers' attention for one micro-batch.
-    pub cost: StepCost,
 }
 
 /// The expert pool for one micro-batch.
@@ -62,7 +60,6 @@ pub struct ExpertSide<'a> {
     pub per_layer: Seconds,
     pub time: TimeBreakdown,
     pub max_seqs: u64,
-    pub cost: StepCost,
 }
 
 /// Checks the model is MoE; the error names the model's FFN.
@@ -110,8 +107,7 @@ pub fn attention_side<'a>(
         None
     };
     let p = super::placement(setup, setup.model, pool, use_.cold_fraction());
-    let mb = micro_batches.max(1) as f64;
-    let attn = step_cost_of(&p, shape_of(seqs / mb), Side::MoeAttention);
+    let attn = moe_attention_step(&p, seqs, micro_batches, &shape_of);
     let dense = step_cost_of(&p, shape_of(seqs), Side::DenseAndHead);
     let mut time = TimeBreakdown::of(&attn);
     let dense_time = TimeBreakdown::of(&dense);
@@ -128,7 +124,6 @@ pub fn attention_side<'a>(
         dense: dense.without_host_overhead(),
         time,
         seqs_per_replica: seqs,
-        cost: attn,
     })
 }
 
@@ -165,10 +160,7 @@ pub fn expert_side<'a>(
     .usage(0.0);
     let fit = (!use_.fits).then_some(Reject::WeightsDoNotFit);
     let p = super::placement(setup, setup.model, pool, use_.cold_fraction());
-    // Each expert chip stands for one replica's share of the micro-batch, so that the
-    // kernel sees the whole micro-batch meet in the expert group.
-    let per_chip = batch as f64 / micro_batches.max(1) as f64 / n as f64;
-    let cost = step_cost_of(&p, shape_of(per_chip), Side::MoeExperts);
+    let cost = experts_step(&p, batch, micro_batches, shape_of);
     Ok(ExpertSide {
         placement: p,
         usage: use_,
@@ -176,7 +168,6 @@ pub fn expert_side<'a>(
         per_layer: cost.without_host_overhead() / moe_layers(m).max(1.0),
         time: TimeBreakdown::of(&cost),
         max_seqs: 0,
-        cost,
     })
 }
 
@@ -394,6 +385,32 @@ fn figures(
     )
 }
 
+/// The attention pool's MoE-layer attention for one of `micro_batches` micro-batches
+/// of a replica's `seqs` sequences.
+fn moe_attention_step(
+    p: &Placement<'_>,
+    seqs: f64,
+    micro_batches: u32,
+    shape_of: impl Fn(f64) -> StepShape,
+) -> StepCost {
+    let mb = micro_batches.max(1) as f64;
+    step_cost_of(p, shape_of(seqs / mb), Side::MoeAttention)
+}
+
+/// The expert pool's step for one of `micro_batches` micro-batches of `batch`
+/// sequences. Each expert chip stands for one replica's share of the micro-batch, so
+/// that the kernel sees the whole micro-batch meet in the expert group.
+fn experts_step(
+    p: &Placement<'_>,
+    batch: u32,
+    micro_batches: u32,
+    shape_of: impl Fn(f64) -> StepShape,
+) -> StepCost {
+    let chips = p.parallelism.chips().max(1) as f64;
+    let per_chip = batch as f64 / micro_batches.max(1) as f64 / chips;
+    step_cost_of(p, shape_of(per_chip), Side::MoeExperts)
+}
+
 pub fn evaluate(
     setup: &Setup,
     attention: PoolConfig,
@@ -445,6 +462,12 @@ pub fn evaluate(
         ));
     }
     let rate_share = |t: Seconds| (t.0 * micro_batches as f64 / step.0).min(1.0);
+    // The step costs behind the pools' reports, costed again here so that the sides a
+    // sweep copies thousands of times stay small.
+    let w = setup.workload;
+    let context = w.mean_decode_context();
+    let decode = |seqs: f64| StepShape::decode(seqs, context);
+    let prefill = |seqs: f64| w.prefill_shape(seqs);
     let layers = moe_layers(setup.model);
     let pools = vec![
         PoolReport {
@@ -463,8 +486,18 @@ pub fn evaluate(
             time: s.attention.time,
             bottleneck: s.attention.time.bottleneck(),
             costs: StepCosts {
-                generation: Some(s.attention.cost),
-                prefill: Some(s.prefill_attention.cost),
+                generation: Some(moe_attention_step(
+                    &s.attention.placement,
+                    s.attention.seqs_per_replica,
+                    micro_batches,
+                    decode,
+                )),
+                prefill: Some(moe_attention_step(
+                    &s.prefill_attention.placement,
+                    s.prefill_attention.seqs_per_replica,
+                    1,
+                    prefill,
+                )),
                 prompts_per_prefill: s.prompts_per_prefill,
             },
         },
@@ -484,8 +517,18 @@ pub fn evaluate(
             time: s.experts.time,
             bottleneck: s.experts.time.bottleneck(),
             costs: StepCosts {
-                generation: Some(s.experts.cost),
-                prefill: Some(s.prefill_experts.cost),
+                generation: Some(experts_step(
+                    &s.experts.placement,
+                    batch,
+                    micro_batches,
+                    decode,
+                )),
+                prefill: Some(experts_step(
+                    &s.prefill_experts.placement,
+                    s.prompts_per_prefill.ceil() as u32,
+                    1,
+                    prefill,
+                )),
                 prompts_per_prefill: s.prompts_per_prefill,
             },
         },

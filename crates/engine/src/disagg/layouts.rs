@@ -197,7 +197,12 @@ mod tests {
             PoolRole::Draft,
         ];
         let mut compared = 0;
-        for model in ["llama-3.3-70b", "deepseek-v3", "qwen3-30b-a3b", "llama-3.2-1b"] {
+        for model in [
+            "llama-3.3-70b",
+            "deepseek-v3",
+            "qwen3-30b-a3b",
+            "llama-3.2-1b",
+        ] {
             let ir = &cat.model(model).unwrap().ir;
             for chip in ["h100-sxm", "mi300x", "gb200", "l40s"] {
                 let chip = cat.chip(chip).unwrap();
