@@ -1,5 +1,8 @@
 //! Numbers as the page shows them. Nothing non-finite ever reaches the screen: a
-//! missing or broken value reads as an em dash.
+//! missing or broken value reads as an em dash. Quantities come in typed
+//! (`disagg_engine::units`) and leave with their unit.
+
+use disagg_engine::units::{Bytes, Joules, Seconds, TokensPerSecond, UsdPerMtok};
 
 pub const MISSING: &str = "—";
 
@@ -54,19 +57,27 @@ pub fn with_unit(v: f64, unit: &str) -> String {
     }
 }
 
-pub fn optional(v: Option<f64>, unit: &str) -> String {
-    v.map_or_else(|| MISSING.into(), |v| with_unit(v, unit))
+/// A token rate, without its unit (the column or label names it).
+pub fn rate(v: TokensPerSecond) -> String {
+    sig3(v.0)
 }
 
-pub fn usd(v: Option<f64>) -> String {
+/// Energy per token, or the dash where a chip has no published power.
+pub fn joules(v: Option<Joules>) -> String {
+    v.map_or_else(|| MISSING.into(), |v| with_unit(v.0, "J"))
+}
+
+/// A price per million tokens, or the dash where a chip has no public price.
+pub fn usd_per_mtok(v: Option<UsdPerMtok>) -> String {
     match v {
-        Some(v) if v.is_finite() => format!("${}", sig3(v)),
+        Some(v) if v.is_finite() => format!("${}", sig3(v.0)),
         _ => MISSING.into(),
     }
 }
 
 /// Seconds as ms below ten seconds, else seconds.
-pub fn duration(s: f64) -> String {
+pub fn duration(t: Seconds) -> String {
+    let s = t.0;
     if !s.is_finite() {
         MISSING.into()
     } else if s < 10.0 {
@@ -76,7 +87,8 @@ pub fn duration(s: f64) -> String {
     }
 }
 
-pub fn bytes(b: f64) -> String {
+pub fn bytes(b: Bytes) -> String {
+    let b = b.0;
     if !b.is_finite() {
         return MISSING.into();
     }
@@ -119,23 +131,28 @@ mod tests {
             for s in [
                 sig3(v),
                 with_unit(v, "ms"),
-                usd(Some(v)),
-                duration(v),
-                bytes(v),
+                usd_per_mtok(Some(UsdPerMtok(v))),
+                duration(Seconds(v)),
+                bytes(Bytes(v)),
+                rate(TokensPerSecond(v)),
+                joules(Some(Joules(v))),
                 percent(v),
             ] {
                 assert_eq!(s, MISSING);
             }
         }
-        assert_eq!(optional(None, "W"), MISSING);
+        assert_eq!(joules(None), MISSING);
+        assert_eq!(usd_per_mtok(None), MISSING);
     }
 
     #[test]
     fn units_scale() {
-        assert_eq!(duration(0.0123), "12.3 ms");
-        assert_eq!(duration(42.0), "42.0 s");
-        assert_eq!(bytes(80e9), "80.0 GB");
-        assert_eq!(bytes(1.5e12), "1.50 TB");
+        assert_eq!(duration(Seconds(0.0123)), "12.3 ms");
+        assert_eq!(duration(Seconds(42.0)), "42.0 s");
+        assert_eq!(bytes(Bytes(80e9)), "80.0 GB");
+        assert_eq!(bytes(Bytes(1.5e12)), "1.50 TB");
+        assert_eq!(usd_per_mtok(Some(UsdPerMtok(1.234))), "$1.23");
+        assert_eq!(joules(Some(Joules(4.5))), "4.50 J");
         assert_eq!(percent(0.384), "38%");
         assert_eq!(count(28), "28");
         assert_eq!(count(1_234_567), "1,234,567");

@@ -215,7 +215,7 @@ pub struct ChartModel {
 
 pub fn y_value(y: YAxis, f: &Figures) -> Option<f64> {
     let v = match y {
-        YAxis::TokSPerChip => Some(f.output_tok_s_per_chip),
+        YAxis::TokSPerChip => Some(f.output_tok_s_per_chip.0),
         YAxis::TokSPerUsdHour => f.output_tok_s_per_usd_hour,
     }?;
     (v.is_finite() && v > 0.0).then_some(v)
@@ -229,7 +229,9 @@ pub fn y_label(y: YAxis) -> &'static str {
 }
 
 fn usd(f: &Figures) -> Option<f64> {
-    f.usd_per_mtok_output.filter(|v| v.is_finite() && *v > 0.0)
+    f.usd_per_mtok_output
+        .map(|v| v.0)
+        .filter(|v| v.is_finite() && *v > 0.0)
 }
 
 /// Draw order: the baseline under the splits, mixed deployments on top.
@@ -258,7 +260,7 @@ impl ChartModel {
             if !every_point && !on_frontier[i] {
                 continue;
             }
-            let x = p.figures.tok_s_user;
+            let x = p.figures.tok_s_user.0;
             match y_value(y, &p.figures) {
                 Some(yv) if x.is_finite() && x > 0.0 => points.push(PlotPoint {
                     x,
@@ -275,7 +277,7 @@ impl ChartModel {
             line,
             points: result
                 .points(pts)
-                .filter_map(|p| Some((p.figures.tok_s_user, y_value(y, &p.figures)?)))
+                .filter_map(|p| Some((p.figures.tok_s_user.0, y_value(y, &p.figures)?)))
                 .collect(),
         };
         let frontiers = vec![

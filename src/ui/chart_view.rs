@@ -4,9 +4,10 @@
 use super::Page;
 use crate::chart::draw::{draw, Look};
 use crate::chart::{nearest, ChartModel};
-use crate::format::{self, sig3};
+use crate::format;
 use crate::perf::Redraw;
 use crate::web;
+use disagg_engine::units::Seconds;
 use leptos::html::Canvas;
 use leptos::prelude::*;
 use plotters_canvas::CanvasBackend;
@@ -143,9 +144,9 @@ pub fn ChartView() -> impl IntoView {
                     <div>
                         {format!(
                             "{} tok/s/user · {} tok/s per chip · {}/Mtok",
-                            sig3(f.tok_s_user),
-                            sig3(f.output_tok_s_per_chip),
-                            format::usd(f.usd_per_mtok_output)
+                            format::rate(f.tok_s_user),
+                            format::rate(f.output_tok_s_per_chip),
+                            format::usd_per_mtok(f.usd_per_mtok_output)
                         )}
                     </div>
                     <div class="hint">"click for details"</div>
@@ -211,10 +212,10 @@ pub fn Status() -> impl IntoView {
         let l = page.latencies.get();
         Some(format!(
             "input to redrawn chart {} (sweep {}, draw {}); p95 {} over {} changes",
-            format::duration(r.total_ms / 1e3),
-            format::duration(r.sweep_ms / 1e3),
-            format::duration(r.draw_ms / 1e3),
-            format::duration(l.quantile(0.95).unwrap_or(f64::NAN) / 1e3),
+            format::duration(Seconds::from_ms(r.total_ms)),
+            format::duration(Seconds::from_ms(r.sweep_ms)),
+            format::duration(Seconds::from_ms(r.draw_ms)),
+            format::duration(Seconds::from_ms(l.quantile(0.95).unwrap_or(f64::NAN))),
             l.len()
         ))
     };
@@ -276,10 +277,10 @@ pub fn FrontierTable() -> impl IntoView {
                         let f = &p.figures;
                         view! {
                             <tr class=format!("class-{}", serde_json::to_value(p.class).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default())>
-                                <td>{sig3(f.tok_s_user)}</td>
-                                <td>{sig3(f.output_tok_s_per_chip)}</td>
-                                <td>{format::usd(f.usd_per_mtok_output)}</td>
-                                <td>{format::duration(f.ttft.0)}</td>
+                                <td>{format::rate(f.tok_s_user)}</td>
+                                <td>{format::rate(f.output_tok_s_per_chip)}</td>
+                                <td>{format::usd_per_mtok(f.usd_per_mtok_output)}</td>
+                                <td>{format::duration(f.ttft)}</td>
                                 <td>{p.class.name()}</td>
                                 <td>
                                     <button

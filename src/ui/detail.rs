@@ -23,16 +23,16 @@ fn pools(d: &DeploymentPoint) -> impl IntoView {
                     <td>{format!("{}x {}", p.chips, p.chip_name)}</td>
                     <td>{p.parallelism.to_string()}</td>
                     <td>{sig3(p.seqs_per_replica)}</td>
-                    <td>{format::duration(p.step.0)}</td>
+                    <td>{format::duration(p.step)}</td>
                     <td>{format::percent(p.utilisation)}</td>
                     <td>
                         {format!(
                             "{} of {} (weights {}, KV {}, workspace {})",
-                            format::bytes(m.total.0),
-                            format::bytes(m.fast_capacity.0 + m.cold_capacity.0),
-                            format::bytes(m.weights.0),
-                            format::bytes(m.kv.0),
-                            format::bytes(m.workspace.0)
+                            format::bytes(m.total),
+                            format::bytes(m.fast_capacity + m.cold_capacity),
+                            format::bytes(m.weights),
+                            format::bytes(m.kv),
+                            format::bytes(m.workspace)
                         )}
                     </td>
                     <td>
@@ -57,18 +57,24 @@ fn summary(d: &DeploymentPoint) -> impl IntoView {
     let rows = [
         ("batch (concurrent requests)", sig3(f.batch as f64)),
         ("chips (all pools)", sig3(f.chips as f64)),
-        ("TTFT", format::duration(f.ttft.0)),
-        ("TPOT", format::duration(f.tpot.0)),
-        ("tok/s per user", sig3(f.tok_s_user)),
-        ("output tok/s per chip", sig3(f.output_tok_s_per_chip)),
-        ("input tok/s per chip", sig3(f.input_tok_s_per_chip)),
-        ("$/Mtok output", format::usd(f.usd_per_mtok_output)),
-        ("$/Mtok blended", format::usd(f.usd_per_mtok_blended)),
+        ("TTFT", format::duration(f.ttft)),
+        ("TPOT", format::duration(f.tpot)),
+        ("tok/s per user", format::rate(f.tok_s_user)),
+        (
+            "output tok/s per chip",
+            format::rate(f.output_tok_s_per_chip),
+        ),
+        ("input tok/s per chip", format::rate(f.input_tok_s_per_chip)),
+        ("$/Mtok output", format::usd_per_mtok(f.usd_per_mtok_output)),
+        (
+            "$/Mtok blended",
+            format::usd_per_mtok(f.usd_per_mtok_blended),
+        ),
         (
             "J per output token (TDP bound)",
-            format::optional(f.joules_per_output_token, "J"),
+            format::joules(f.joules_per_output_token),
         ),
-        ("transfer per request", format::duration(d.transfer_time.0)),
+        ("transfer per request", format::duration(d.transfer_time)),
         ("limited by", d.figures.limiter.name().to_string()),
         ("decode bottleneck", d.figures.bottleneck.name().to_string()),
     ];

@@ -22,8 +22,8 @@ impl Objective {
     /// price (cost) or is not finite.
     pub fn value(self, f: &Figures) -> Option<f64> {
         let v = match self {
-            Objective::ThroughputPerChip => Some(f.output_tok_s_per_chip),
-            Objective::CostPerMtok => f.usd_per_mtok_output,
+            Objective::ThroughputPerChip => Some(f.output_tok_s_per_chip.0),
+            Objective::CostPerMtok => f.usd_per_mtok_output.map(|u| u.0),
         }?;
         (v.is_finite() && v > 0.0).then_some(v)
     }

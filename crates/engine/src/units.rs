@@ -27,6 +27,17 @@ macro_rules! quantity {
             pub fn is_finite(self) -> bool {
                 self.0.is_finite()
             }
+            /// The total order of the underlying numbers (`f64::total_cmp`).
+            pub fn total_cmp(&self, other: &$name) -> std::cmp::Ordering {
+                self.0.total_cmp(&other.0)
+            }
+        }
+        /// The number in the quantity's base unit, formatted like an `f64` (precision
+        /// and width apply); the caller names the unit.
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                std::fmt::Display::fmt(&self.0, f)
+            }
         }
         impl Add for $name {
             type Output = $name;
@@ -207,6 +218,13 @@ impl TokensPerSecond {
     /// `tokens` tokens over `time`.
     pub fn over(tokens: f64, time: Seconds) -> TokensPerSecond {
         TokensPerSecond(tokens / time.0)
+    }
+}
+
+impl TokensPerSecond {
+    /// The request rate of requests that carry `tokens_per_request` tokens each.
+    pub fn per_request(self, tokens_per_request: f64) -> RequestsPerSecond {
+        RequestsPerSecond(self.0 / tokens_per_request)
     }
 }
 

@@ -78,11 +78,11 @@ impl Metric {
             Some(x.costs.prompts_per_prefill * isl / step)
         };
         match self {
-            Metric::OutputTokS => Some(f.output_tok_s),
-            Metric::OutputTokSPerChip => Some(f.output_tok_s_per_chip),
-            Metric::InputTokSPerChip => Some(f.input_tok_s_per_chip),
-            Metric::TotalTokSPerChip => Some(f.output_tok_s_per_chip + f.input_tok_s_per_chip),
-            Metric::TokSUser => Some(f.tok_s_user),
+            Metric::OutputTokS => Some(f.output_tok_s.0),
+            Metric::OutputTokSPerChip => Some(f.output_tok_s_per_chip.0),
+            Metric::InputTokSPerChip => Some(f.input_tok_s_per_chip.0),
+            Metric::TotalTokSPerChip => Some((f.output_tok_s_per_chip + f.input_tok_s_per_chip).0),
+            Metric::TokSUser => Some(f.tok_s_user.0),
             Metric::TpotMs => Some(f.tpot.ms()),
             Metric::TtftMs => Some(f.ttft.ms()),
             Metric::DecodeTokS => shared_decode_step().map(|step| 1.0 / step),
@@ -92,14 +92,18 @@ impl Metric {
             Metric::PrefillTokS => colocated_prefill(),
             Metric::PrefillPoolInputTokSPerChip => {
                 let x = pool(PoolRole::Prefill)?;
-                capacity(x.input_tok_s_per_chip, x.utilisation)
+                capacity(x.input_tok_s_per_chip.0, x.utilisation)
             }
             Metric::DecodePoolOutputTokSPerChip => {
                 let x = pool(PoolRole::Decode)?;
-                capacity(x.output_tok_s_per_chip, x.utilisation)
+                capacity(x.output_tok_s_per_chip.0, x.utilisation)
             }
-            Metric::OutputTokSPerDecodeChip => Some(pool(PoolRole::Decode)?.output_tok_s_per_chip),
-            Metric::InputTokSPerPrefillChip => Some(pool(PoolRole::Prefill)?.input_tok_s_per_chip),
+            Metric::OutputTokSPerDecodeChip => {
+                Some(pool(PoolRole::Decode)?.output_tok_s_per_chip.0)
+            }
+            Metric::InputTokSPerPrefillChip => {
+                Some(pool(PoolRole::Prefill)?.input_tok_s_per_chip.0)
+            }
         }
     }
 }

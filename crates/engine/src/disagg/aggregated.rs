@@ -68,7 +68,7 @@ pub fn combine(setup: &Setup, pool: PoolConfig, running: u32, s: &ColocatedSide)
             ttft: s.round.ttft(),
             tpot: s.round.tpot(),
             output_tok_s,
-            input_tok_s: running as f64 * setup.workload.isl as f64 / s.round.duration().0,
+            input_tok_s: s.round.input_tok_s(running, setup.workload.isl),
             transfer: Seconds::ZERO,
             bottleneck: s.decode.time_breakdown().bottleneck(),
             limiter: Limiter::Colocated,

@@ -25,7 +25,7 @@ use crate::kernel::{Bottleneck, StepCost, TimeBreakdown};
 use crate::limits::MAX_MICRO_BATCHES;
 use crate::memory::{MemoryPlan, MemoryUsage, Part};
 use crate::model::{Ffn, ModelIr};
-use crate::units::Seconds;
+use crate::units::{Seconds, TokensPerSecond};
 
 fn moe_layers(model: &ModelIr) -> f64 {
     model
@@ -372,7 +372,7 @@ fn figures(
             ttft: round.ttft(),
             tpot: round.tpot(),
             output_tok_s: round.output_tok_s(batch),
-            input_tok_s: batch as f64 * setup.workload.isl as f64 / round.duration().0,
+            input_tok_s: round.input_tok_s(batch, setup.workload.isl),
             transfer: t.exchange * 2.0 * moe_layers(setup.model),
             bottleneck,
             limiter,
@@ -511,7 +511,7 @@ pub fn evaluate(
             max_seqs_per_replica: s.experts.max_seqs,
             step,
             utilisation: rate_share(s.experts.per_layer * layers),
-            input_tok_s_per_chip: 0.0,
+            input_tok_s_per_chip: TokensPerSecond::ZERO,
             output_tok_s_per_chip: figures.output_tok_s / experts.chips() as f64,
             memory: s.experts.usage,
             time: s.experts.time,

@@ -61,7 +61,7 @@ pub fn evaluate(setup: &Setup, deployment: &Deployment) -> Result<DeploymentPoin
     let mut point = evaluate_running(setup, &deployment.with_batch(running))?;
     if running < concurrency {
         let f = &mut point.figures;
-        let request_rate = f.output_tok_s / setup.workload.osl as f64;
+        let request_rate = f.output_tok_s.per_request(setup.workload.osl as f64);
         f.ttft += queue_wait(concurrency, running, request_rate);
         f.batch = concurrency;
         point.warnings.insert(

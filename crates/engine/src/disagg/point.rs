@@ -7,7 +7,7 @@ use crate::catalogue::Chip;
 use crate::kernel::{Bottleneck, StepCost, TimeBreakdown};
 use crate::memory::MemoryUsage;
 use crate::parallel::Parallelism;
-use crate::units::Seconds;
+use crate::units::{Joules, Seconds, TokensPerSecond, UsdPerHour, UsdPerMtok, Watts};
 use serde::{Deserialize, Serialize};
 
 /// The numbers a frontier is drawn from; the same for every axis.
@@ -25,21 +25,25 @@ pub struct Figures {
     /// Mean time between a user's tokens (accepted tokens, with speculation).
     #[serde(rename = "tpot_s")]
     pub tpot: Seconds,
-    pub tok_s_user: f64,
-    pub output_tok_s: f64,
-    pub input_tok_s: f64,
+    /// One user's token rate, `1 / TPOT`.
+    pub tok_s_user: TokensPerSecond,
+    pub output_tok_s: TokensPerSecond,
+    pub input_tok_s: TokensPerSecond,
     /// Output tokens per second over all chips of both pools.
-    pub output_tok_s_per_chip: f64,
-    pub input_tok_s_per_chip: f64,
-    pub usd_per_hour: Option<f64>,
-    pub usd_per_mtok_output: Option<f64>,
-    pub usd_per_mtok_input: Option<f64>,
-    pub usd_per_mtok_blended: Option<f64>,
-    /// Output tokens per second per dollar-per-hour of chips.
+    pub output_tok_s_per_chip: TokensPerSecond,
+    pub input_tok_s_per_chip: TokensPerSecond,
+    /// The chips of every pool, where each has a public price.
+    pub usd_per_hour: Option<UsdPerHour>,
+    pub usd_per_mtok_output: Option<UsdPerMtok>,
+    pub usd_per_mtok_input: Option<UsdPerMtok>,
+    /// Per million tokens of either kind.
+    pub usd_per_mtok_blended: Option<UsdPerMtok>,
+    /// Output tokens per second per dollar-per-hour of chips (a ratio of the two).
     pub output_tok_s_per_usd_hour: Option<f64>,
     /// All chips at TDP: an upper bound.
-    pub watts: Option<f64>,
-    pub joules_per_output_token: Option<f64>,
+    pub watts: Option<Watts>,
+    /// Energy per output token at TDP.
+    pub joules_per_output_token: Option<Joules>,
     /// Time on the inter-pool link a request or step waits for (exposed part).
     #[serde(rename = "transfer_s")]
     pub transfer: Seconds,
@@ -58,8 +62,8 @@ pub(crate) struct Core {
     pub running: u32,
     pub ttft: Seconds,
     pub tpot: Seconds,
-    pub output_tok_s: f64,
-    pub input_tok_s: f64,
+    pub output_tok_s: TokensPerSecond,
+    pub input_tok_s: TokensPerSecond,
     pub transfer: Seconds,
     pub bottleneck: Bottleneck,
     pub limiter: Limiter,
@@ -76,12 +80,11 @@ impl Figures {
                 .map(|(c, n)| f(c).map(|v| v * *n as f64))
                 .sum::<Option<f64>>()
         };
-        let usd_per_hour = sum(&|c| c.price.map(|p| p.0));
-        let watts = sum(&|c| c.tdp.map(|w| w.0));
-        let per_mtok = |tok_s: f64| {
-            usd_per_hour.and_then(|p| (tok_s > 0.0).then(|| p / (tok_s * 3600.0) * 1e6))
-        };
+        let usd_per_hour = sum(&|c| c.price.map(|p| p.0)).map(UsdPerHour);
+        let watts = sum(&|c| c.tdp.map(|w| w.0)).map(Watts);
+        let per_mtok = |rate: TokensPerSecond| usd_per_hour.and_then(|p| p.per_mtok(rate));
         let n = chips.max(1) as f64;
+        let output = core.output_tok_s;
         Figures {
             batch: core.batch,
             running: core.running,
@@ -89,23 +92,22 @@ impl Figures {
             ttft: core.ttft,
             tpot: core.tpot,
             tok_s_user: if core.tpot.0 > 0.0 {
-                1.0 / core.tpot.0
+                TokensPerSecond::over(1.0, core.tpot)
             } else {
-                0.0
+                TokensPerSecond::ZERO
             },
-            output_tok_s: core.output_tok_s,
+            output_tok_s: output,
             input_tok_s: core.input_tok_s,
-            output_tok_s_per_chip: core.output_tok_s / n,
+            output_tok_s_per_chip: output / n,
             input_tok_s_per_chip: core.input_tok_s / n,
             usd_per_hour,
-            usd_per_mtok_output: per_mtok(core.output_tok_s),
+            usd_per_mtok_output: per_mtok(output),
             usd_per_mtok_input: per_mtok(core.input_tok_s),
-            usd_per_mtok_blended: per_mtok(core.output_tok_s + core.input_tok_s),
+            usd_per_mtok_blended: per_mtok(output + core.input_tok_s),
             output_tok_s_per_usd_hour: usd_per_hour
-                .and_then(|p| (p > 0.0).then(|| core.output_tok_s / p)),
+                .and_then(|p| (p.0 > 0.0).then(|| output.0 / p.0)),
             watts,
-            joules_per_output_token: watts
-                .and_then(|w| (core.output_tok_s > 0.0).then(|| w / core.output_tok_s)),
+            joules_per_output_token: watts.and_then(|w| (output.0 > 0.0).then(|| w / output)),
             transfer: core.transfer,
             bottleneck: core.bottleneck,
             limiter: core.limiter,
@@ -118,9 +120,9 @@ impl Figures {
         [
             self.ttft.0,
             self.tpot.0,
-            self.tok_s_user,
-            self.output_tok_s,
-            self.input_tok_s,
+            self.tok_s_user.0,
+            self.output_tok_s.0,
+            self.input_tok_s.0,
         ]
         .iter()
         .all(|v| v.is_finite())
@@ -146,9 +148,9 @@ pub struct PoolReport {
     /// Share of the pool's capacity the deployment uses.
     pub utilisation: f64,
     /// Input tokens per second per chip of this pool.
-    pub input_tok_s_per_chip: f64,
+    pub input_tok_s_per_chip: TokensPerSecond,
     /// Output tokens per second per chip of this pool.
-    pub output_tok_s_per_chip: f64,
+    pub output_tok_s_per_chip: TokensPerSecond,
     pub memory: MemoryUsage,
     /// Where `step` goes.
     #[serde(rename = "step_time_s")]

@@ -30,7 +30,7 @@ use super::{
 };
 use crate::error::Result;
 use crate::kernel::{step_cost, Bottleneck, StepCost, TimeBreakdown};
-use crate::units::{Bytes, Seconds};
+use crate::units::{Bytes, RequestsPerSecond, Seconds, TokensPerSecond};
 
 /// The decode pool at a batch.
 #[derive(Clone, Copy, Debug)]
@@ -42,7 +42,7 @@ pub struct DecodeSide<'a> {
     /// The decode (or verify) step's cost.
     pub cost: StepCost,
     /// Requests per second the pool can finish.
-    pub request_rate: f64,
+    pub request_rate: RequestsPerSecond,
     pub time: TimeBreakdown,
     pub bottleneck: Bottleneck,
 }
@@ -54,7 +54,7 @@ pub struct PrefillSide<'a> {
     pub step: Seconds,
     pub cost: StepCost,
     pub prompts_per_step: f64,
-    pub request_rate: f64,
+    pub request_rate: RequestsPerSecond,
     pub time: TimeBreakdown,
     pub bottleneck: Bottleneck,
 }
@@ -67,7 +67,7 @@ pub struct KvTransfer {
     /// The part TTFT waits for.
     pub exposed: Seconds,
     /// Requests per second the link can carry.
-    pub request_rate: f64,
+    pub request_rate: RequestsPerSecond,
 }
 
 impl PrefillSide<'_> {
@@ -168,7 +168,7 @@ pub fn prefill_side<'a>(
         step: cost.total,
         cost,
         prompts_per_step: prompts,
-        request_rate: in_flight / cost.total.0,
+        request_rate: RequestsPerSecond(in_flight / cost.total.0),
         time,
         bottleneck: time.bottleneck(),
     })
@@ -203,7 +203,9 @@ pub fn kv_transfer(
         bytes: Bytes(bytes),
         time,
         exposed,
-        request_rate: lanes * link.bandwidth.0 * setup.assumptions.link_eff / bytes.max(1.0),
+        request_rate: RequestsPerSecond(
+            lanes * link.bandwidth.0 * setup.assumptions.link_eff / bytes.max(1.0),
+        ),
     }
 }
 
@@ -223,28 +225,31 @@ pub fn combine(
         (t.request_rate, Limiter::InterPoolLink),
     ]
     .into_iter()
-    .fold((f64::MAX, Limiter::DecodePool), |best, (r, l)| {
-        if r < best.0 {
-            (r, l)
-        } else {
-            best
-        }
-    });
+    .fold(
+        (RequestsPerSecond(f64::MAX), Limiter::DecodePool),
+        |best, (r, l)| {
+            if r < best.0 {
+                (r, l)
+            } else {
+                best
+            }
+        },
+    );
     let prefill_utilisation = (rate / p.request_rate).min(1.0);
     let osl = setup.workload.osl as f64;
     let open_loop = p.step * (1.0 + prefill_utilisation / 2.0) + t.exposed + d.step;
     // Closed loop (Little's law): `batch` requests in flight at `rate` each spend
     // `batch / rate` in the system, of which `OSL * TPOT` decoding; the rest is TTFT.
     // It exceeds the open-loop figure when a pool other than decode limits the rate.
-    let closed_loop = Seconds(batch as f64 / rate) - d.step * osl;
+    let closed_loop = Seconds(batch as f64 / rate.0) - d.step * osl;
     Figures::new(
         Core {
             batch,
             running: batch,
             ttft: open_loop.max(closed_loop),
             tpot: d.step,
-            output_tok_s: rate * osl,
-            input_tok_s: rate * setup.workload.isl as f64,
+            output_tok_s: rate.tokens(osl),
+            input_tok_s: rate.tokens(setup.workload.isl as f64),
             transfer: t.exposed,
             bottleneck: d.bottleneck,
             limiter,
@@ -269,7 +274,7 @@ pub fn evaluate(
         .map_err(|_| layout_error(setup.model, PoolRole::Decode, decode))?;
     let t = kv_transfer(setup, prefill, decode, p.step);
     let figures = combine(setup, prefill, decode, batch, &p, &d, &t);
-    let rate = figures.output_tok_s / setup.workload.osl as f64;
+    let rate = figures.output_tok_s.per_request(setup.workload.osl as f64);
     let reasons: Vec<String> = [
         p.placed.reason(PoolRole::Prefill),
         d.placed.reason(PoolRole::Decode),
@@ -282,7 +287,7 @@ pub fn evaluate(
         warnings.push(format!(
             "the {} caps the request rate: the decode pool runs at {:.0}% of batch {batch}; a smaller batch or a larger {} balances it",
             figures.limiter,
-            100.0 * rate / d.request_rate,
+            100.0 * (rate / d.request_rate),
             figures.limiter
         ));
     }
@@ -297,8 +302,8 @@ pub fn evaluate(
             max_seqs_per_replica: p.placed.plan.max_seqs(),
             step: p.step,
             utilisation: rate / p.request_rate,
-            input_tok_s_per_chip: rate * setup.workload.isl as f64 / prefill.chips() as f64,
-            output_tok_s_per_chip: 0.0,
+            input_tok_s_per_chip: rate.tokens(setup.workload.isl as f64) / prefill.chips() as f64,
+            output_tok_s_per_chip: TokensPerSecond::ZERO,
             memory: p.placed.usage,
             time: p.time,
             bottleneck: p.bottleneck,
@@ -318,7 +323,7 @@ pub fn evaluate(
             max_seqs_per_replica: d.placed.plan.max_seqs(),
             step: d.step,
             utilisation: rate / d.request_rate,
-            input_tok_s_per_chip: 0.0,
+            input_tok_s_per_chip: TokensPerSecond::ZERO,
             output_tok_s_per_chip: figures.output_tok_s / decode.chips() as f64,
             memory: d.placed.usage,
             time: d.time,

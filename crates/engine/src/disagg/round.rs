@@ -22,7 +22,7 @@
 //! law on that queue a request waits `(C - n) / X` at request rate `X` ([`queue_wait`]).
 
 use crate::parallel::Parallelism;
-use crate::units::Seconds;
+use crate::units::{RequestsPerSecond, Seconds, TokensPerSecond};
 
 /// The prefill steps of one generation round as a replica's expert group lives them.
 ///
@@ -147,13 +147,18 @@ impl Round {
     }
 
     /// Output tokens per second of `running` sequences over all replicas.
-    pub fn output_tok_s(&self, running: u32) -> f64 {
-        running as f64 * self.osl / self.duration().0
+    pub fn output_tok_s(&self, running: u32) -> TokensPerSecond {
+        TokensPerSecond::over(running as f64 * self.osl, self.duration())
+    }
+
+    /// Input tokens per second of `running` sequences of `isl`-token prompts.
+    pub fn input_tok_s(&self, running: u32, isl: u32) -> TokensPerSecond {
+        TokensPerSecond::over(running as f64 * isl as f64, self.duration())
     }
 
     /// Requests per second `running` sequences finish: each spends `OSL * TPOT`.
-    pub fn request_rate(&self, running: u32) -> f64 {
-        running as f64 / (self.tpot().0 * self.osl)
+    pub fn request_rate(&self, running: u32) -> RequestsPerSecond {
+        RequestsPerSecond(running as f64 / (self.tpot().0 * self.osl))
     }
 
     /// Time to first token inside the engine (queueing aside).
@@ -178,10 +183,10 @@ impl Round {
 /// How long a request waits for a slot when `concurrency` requests share an engine
 /// that runs `running` at once and finishes `request_rate` per second: Little's law on
 /// the `concurrency - running` waiting.
-pub fn queue_wait(concurrency: u32, running: u32, request_rate: f64) -> Seconds {
+pub fn queue_wait(concurrency: u32, running: u32, request_rate: RequestsPerSecond) -> Seconds {
     let waiting = concurrency.saturating_sub(running) as f64;
-    if waiting > 0.0 && request_rate > 0.0 {
-        Seconds(waiting / request_rate)
+    if waiting > 0.0 && request_rate.0 > 0.0 {
+        Seconds(waiting / request_rate.0)
     } else {
         Seconds::ZERO
     }
@@ -221,7 +226,7 @@ mod tests {
         };
         assert!((r.duration().0 - 1.160).abs() < 1e-12);
         assert!((r.tpot().0 - 0.0116).abs() < 1e-12);
-        assert!((r.output_tok_s(8) - 800.0 / 1.160).abs() < 1e-9);
+        assert!((r.output_tok_s(8).0 - 800.0 / 1.160).abs() < 1e-9);
         // TTFT: the step in flight plus 20 ms per prompt over (8 + 1) / 2 prompts.
         assert!((r.ttft().0 - (0.010 + 0.020 * 4.5)).abs() < 1e-12);
         assert!((r.prefill_share() - 0.160 / 1.160).abs() < 1e-12);
@@ -263,8 +268,9 @@ mod tests {
 
     #[test]
     fn queued_requests_wait_by_littles_law() {
-        assert_eq!(queue_wait(10, 10, 5.0), Seconds::ZERO);
-        assert_eq!(queue_wait(30, 10, 5.0), Seconds(4.0));
-        assert_eq!(queue_wait(30, 10, 0.0), Seconds::ZERO);
+        let rate = RequestsPerSecond(5.0);
+        assert_eq!(queue_wait(10, 10, rate), Seconds::ZERO);
+        assert_eq!(queue_wait(30, 10, rate), Seconds(4.0));
+        assert_eq!(queue_wait(30, 10, RequestsPerSecond::ZERO), Seconds::ZERO);
     }
 }

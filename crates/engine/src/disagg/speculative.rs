@@ -25,7 +25,7 @@ use crate::error::{EngineError, Result};
 use crate::kernel::{step_cost, Bottleneck, StepCost, StepShape, TimeBreakdown};
 use crate::model::ModelIr;
 use crate::parallel::Parallelism;
-use crate::units::{Bytes, Seconds};
+use crate::units::{Bytes, Seconds, TokensPerSecond};
 
 /// The MTP layers as a model of their own: the target's last layer shape, repeated
 /// `mtp_layers` times, sharing the target's embedding and LM head.
@@ -250,7 +250,7 @@ pub fn combine(
             ttft: round.ttft(),
             tpot: round.tpot(),
             output_tok_s: round.output_tok_s(batch),
-            input_tok_s: batch as f64 * setup.workload.isl as f64 / round.duration().0,
+            input_tok_s: round.input_tok_s(batch, setup.workload.isl),
             transfer,
             bottleneck: t.bottleneck,
             limiter: if drafting(setup, d) > t.verify.total {
@@ -379,8 +379,8 @@ pub fn evaluate(
             max_seqs_per_replica: d.max_seqs,
             step: d.step,
             utilisation: cycle_share(drafting(setup, &d)),
-            input_tok_s_per_chip: 0.0,
-            output_tok_s_per_chip: 0.0,
+            input_tok_s_per_chip: TokensPerSecond::ZERO,
+            output_tok_s_per_chip: TokensPerSecond::ZERO,
             memory: usage,
             time: TimeBreakdown::default(),
             bottleneck: Bottleneck::WeightMemory,

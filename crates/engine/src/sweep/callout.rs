@@ -60,8 +60,8 @@ pub struct Callout {
 /// single-kind frontiers reach (of the whole frontier when one is empty).
 pub(super) fn default_target(cloud: &[SweepPoint], f: &Frontiers) -> f64 {
     let range = |idx: &[usize]| {
-        let lo = cloud.get(*idx.first()?)?.figures.tok_s_user;
-        let hi = cloud.get(*idx.last()?)?.figures.tok_s_user;
+        let lo = cloud.get(*idx.first()?)?.figures.tok_s_user.0;
+        let hi = cloud.get(*idx.last()?)?.figures.tok_s_user.0;
         Some((lo, hi))
     };
     let both = match (range(&f.heterogeneous), range(&f.homogeneous)) {
@@ -85,7 +85,7 @@ fn read(
     let points: Vec<&SweepPoint> = frontier.iter().filter_map(|&i| cloud.get(i)).collect();
     let xy: Vec<(f64, f64)> = points
         .iter()
-        .filter_map(|p| Some((p.figures.tok_s_user, objective.value(&p.figures)?)))
+        .filter_map(|p| Some((p.figures.tok_s_user.0, objective.value(&p.figures)?)))
         .collect();
     let xs: Vec<f64> = xy.iter().map(|p| p.0).collect();
     let best = point_at(&xs, target).map(|i| points[i].clone());

@@ -37,7 +37,7 @@ impl<'a> Collector<'a> {
 
     pub(super) fn push(&mut self, d: Deployment<'a>, f: Figures) {
         self.evaluated += 1;
-        if f.is_finite() && f.output_tok_s > 0.0 {
+        if f.is_finite() && f.output_tok_s.0 > 0.0 {
             self.feasible += 1;
             self.group.push((d, f));
         }
@@ -50,7 +50,7 @@ impl<'a> Collector<'a> {
             let xy: Vec<(f64, f64)> = self
                 .group
                 .iter()
-                .map(|(_, f)| (f.tok_s_user, objective.score(f).unwrap_or(f64::NAN)))
+                .map(|(_, f)| (f.tok_s_user.0, objective.score(f).unwrap_or(f64::NAN)))
                 .collect();
             for i in pareto(&xy) {
                 keep[i] = true;

@@ -17,7 +17,7 @@ fn frontier_of(points: &[SweepPoint], objective: Objective, class: Option<&[Clas
         .iter()
         .map(|&i| {
             let f = &points[i].figures;
-            (f.tok_s_user, objective.score(f).unwrap_or(f64::NAN))
+            (f.tok_s_user.0, objective.score(f).unwrap_or(f64::NAN))
         })
         .collect();
     pareto(&xy).into_iter().map(|k| chosen[k]).collect()

@@ -62,7 +62,7 @@ fn at(r: &SweepResult, classes: &[Class], target: f64) -> Option<f64> {
         .cloud
         .iter()
         .filter(|p| classes.contains(&p.class))
-        .map(|p| (p.figures.tok_s_user, p.figures.output_tok_s_per_chip))
+        .map(|p| (p.figures.tok_s_user.0, p.figures.output_tok_s_per_chip.0))
         .collect();
     let f: Vec<(f64, f64)> = pareto(&xy).into_iter().map(|i| xy[i]).collect();
     value_at(&f, target)
@@ -287,8 +287,18 @@ fn per_chip_figures_divide_by_both_pools() {
         let p = evaluate(&s, &d).unwrap();
         let f = p.figures;
         assert_eq!(f.chips, d.chips());
-        assert!((f.output_tok_s_per_chip * f.chips as f64 - f.output_tok_s).abs() < 1e-6);
-        assert!((f.input_tok_s_per_chip * f.chips as f64 - f.input_tok_s).abs() < 1e-6);
+        assert!(
+            (f.output_tok_s_per_chip * f.chips as f64 - f.output_tok_s)
+                .0
+                .abs()
+                < 1e-6
+        );
+        assert!(
+            (f.input_tok_s_per_chip * f.chips as f64 - f.input_tok_s)
+                .0
+                .abs()
+                < 1e-6
+        );
         let total: u32 = p.pools.iter().map(|pool| pool.chips).sum();
         assert_eq!(total, f.chips);
         // Dollars per hour add up over both pools.
@@ -297,7 +307,7 @@ fn per_chip_figures_divide_by_both_pools() {
             .iter()
             .map(|(_, pool)| pool.chip.price.unwrap().0 * pool.chips() as f64)
             .sum();
-        assert!((f.usd_per_hour.unwrap() - price).abs() < 1e-9);
+        assert!((f.usd_per_hour.unwrap().0 - price).abs() < 1e-9);
     }
     let af = evaluate(
         &setup("deepseek-v3", 1024, 1024),
@@ -318,7 +328,12 @@ fn per_chip_figures_divide_by_both_pools() {
     )
     .unwrap();
     assert_eq!(af.figures.chips, 24);
-    assert!((af.figures.output_tok_s_per_chip * 24.0 - af.figures.output_tok_s).abs() < 1e-6);
+    assert!(
+        (af.figures.output_tok_s_per_chip * 24.0 - af.figures.output_tok_s)
+            .0
+            .abs()
+            < 1e-6
+    );
 }
 
 #[test]
@@ -338,7 +353,7 @@ fn same_chip_splits_never_beat_aggregated_by_an_impossible_margin() {
                 r.cloud
                     .iter()
                     .filter(|p| p.class == class)
-                    .map(|p| p.figures.output_tok_s_per_chip)
+                    .map(|p| p.figures.output_tok_s_per_chip.0)
                     .fold(0.0, f64::max)
             };
             let ratio = peak(Class::Homogeneous) / peak(Class::Baseline);
@@ -365,8 +380,8 @@ fn sweep_points_match_single_point_evaluation() {
             assert!(alone.fits, "{}", p.label);
             let (a, b) = (alone.figures, p.figures);
             for (x, y) in [
-                (a.tok_s_user, b.tok_s_user),
-                (a.output_tok_s, b.output_tok_s),
+                (a.tok_s_user.0, b.tok_s_user.0),
+                (a.output_tok_s.0, b.output_tok_s.0),
                 (a.ttft.0, b.ttft.0),
             ] {
                 assert!(
@@ -555,9 +570,9 @@ fn concurrency_beyond_the_engine_limit_waits_in_the_queue() {
         let over = at(4 * limit);
         let (f, g) = (full.figures, over.figures);
         assert_eq!(g.batch, 4 * limit);
-        assert!((g.output_tok_s - f.output_tok_s).abs() < 1e-9 * f.output_tok_s);
+        assert!((g.output_tok_s - f.output_tok_s).0.abs() < 1e-9 * f.output_tok_s.0);
         assert!((g.tpot.0 - f.tpot.0).abs() < 1e-12);
-        let rate = f.output_tok_s / 1024.0;
+        let rate = f.output_tok_s.0 / 1024.0;
         let wait = (3 * limit) as f64 / rate;
         assert!(
             (g.ttft.0 - (f.ttft.0 + wait)).abs() < 1e-9 * g.ttft.0,

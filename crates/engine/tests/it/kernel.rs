@@ -155,6 +155,7 @@ fn attention_dp_replicas_that_prefill_on_their_own_schedules_wait_for_each_other
             .unwrap()
             .figures
             .output_tok_s
+            .0
     };
     // TensorRT-LLM's own max-throughput DeepSeek-R1 runs (no ADP balancing): costing the
     // replicas' prefills one at a time lands near the measurement, where costing them
