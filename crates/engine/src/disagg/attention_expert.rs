@@ -25,7 +25,7 @@ use crate::kernel::{Bottleneck, StepCost, TimeBreakdown};
 use crate::limits::MAX_MICRO_BATCHES;
 use crate::memory::{MemoryPlan, MemoryUsage, Part};
 use crate::model::{Ffn, ModelIr};
-use crate::units::{Seconds, TokensPerSecond};
+use crate::units::{Bytes, Seconds, TokensPerSecond};
 
 fn moe_layers(model: &ModelIr) -> f64 {
     model
@@ -198,7 +198,13 @@ pub fn exchange_time(
         experts.chip,
         experts.chips(),
     );
-    link_time(setup, link, bytes, attention.chips(), experts.chips())
+    link_time(
+        setup,
+        link,
+        Bytes(bytes),
+        attention.chips(),
+        experts.chips(),
+    )
 }
 
 /// One pass of the model through the two pools: `(time, limiter)`.

@@ -42,11 +42,17 @@ pub fn inter_pool_link(setup: &Setup, a: &Chip, a_chips: u32, b: &Chip, b_chips:
     Link { bandwidth, latency }
 }
 
-/// Seconds to move `bytes` between pools whose sending side has `senders` chips and
+/// Time to move `bytes` between pools whose sending side has `senders` chips and
 /// receiving side `receivers`, each driving its own link.
-pub fn link_time(setup: &Setup, link: Link, bytes: f64, senders: u32, receivers: u32) -> Seconds {
+pub fn link_time(
+    setup: &Setup<'_>,
+    link: Link,
+    bytes: Bytes,
+    senders: u32,
+    receivers: u32,
+) -> Seconds {
     let lanes = senders.min(receivers).max(1) as f64;
-    Seconds(bytes / (link.bandwidth.0 * setup.assumptions.link_eff * lanes)) + link.latency
+    bytes / (link.bandwidth * setup.assumptions.link_eff * lanes) + link.latency
 }
 
 /// A model (or part of one) placed on a pool, its memory sized for a batch.

@@ -191,7 +191,7 @@ pub fn kv_transfer(
     let pp = prefill.parallelism;
     let dp = decode.parallelism;
     // One replica sends to one replica, each chip over its own link.
-    let time = link_time(setup, link, bytes, pp.tp * pp.pp, dp.tp * dp.pp);
+    let time = link_time(setup, link, Bytes(bytes), pp.tp * pp.pp, dp.tp * dp.pp);
     let layers = setup.model.num_layers.max(1) as f64;
     let exposed = if setup.kv_streaming {
         (time / layers).max(time - prefill_step * ((layers - 1.0) / layers))

@@ -228,7 +228,7 @@ fn crossing(setup: &Setup, target: PoolConfig, draft: Option<PoolConfig>, batch:
     let link = inter_pool_link(setup, d.chip, d.chips(), target.chip, target.chips());
     // Drafted token ids one way, the accepted prefix back: 4 bytes per token.
     let bytes = batch as f64 * (setup.speculation.draft_tokens as f64 + 1.0) * 4.0;
-    link_time(setup, link, bytes, d.chips(), target.chips()) * 2.0
+    link_time(setup, link, Bytes(bytes), d.chips(), target.chips()) * 2.0
 }
 
 pub fn combine(

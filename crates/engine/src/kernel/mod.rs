@@ -237,13 +237,28 @@ pub enum Side {
 struct Row {
     kind: OpKind,
     count: f64,
-    flops: f64,
-    bytes: f64,
-    /// Seconds if compute bound.
-    compute: f64,
-    /// Seconds if memory (or link) bound.
-    memory: f64,
+    flops: Flops,
+    bytes: Bytes,
+    /// Time if compute bound.
+    compute: Seconds,
+    /// Time if memory (or link) bound.
+    memory: Seconds,
     kernels: f64,
+}
+
+impl Row {
+    /// A row that only moves bytes over a link, taking `time`.
+    fn transfer(kind: OpKind, count: f64, bytes: Bytes, time: Seconds) -> Row {
+        Row {
+            kind,
+            count,
+            flops: Flops::ZERO,
+            bytes,
+            compute: Seconds::ZERO,
+            memory: time,
+            kernels: 0.0,
+        }
+    }
 }
 
 struct Accumulator {
@@ -254,13 +269,13 @@ impl Accumulator {
     fn add(&mut self, row: Row) {
         let op = &mut self.ops[row.kind as usize];
         let time = row.compute.max(row.memory) * row.count;
-        op.flops.0 += row.flops * row.count;
-        op.bytes.0 += row.bytes * row.count;
-        op.compute_time.0 += row.compute * row.count;
-        op.memory_time.0 += row.memory * row.count;
-        op.time.0 += time;
+        op.flops += row.flops * row.count;
+        op.bytes += row.bytes * row.count;
+        op.compute_time += row.compute * row.count;
+        op.memory_time += row.memory * row.count;
+        op.time += time;
         if row.compute >= row.memory {
-            op.compute_bound_time.0 += time;
+            op.compute_bound_time += time;
         }
         op.kernels += row.kernels * row.count;
     }
@@ -284,30 +299,33 @@ pub fn step_cost_of(p: &Placement, shape: StepShape, side: Side) -> StepCost {
     let kvb = p.kv.bytes();
 
     let matmul_rate = p.weights.dtype.compute_rate();
-    let mm_flops = chip.peak(matmul_rate).0 * p.rates.mfu(matmul_rate);
-    let attn_flops = chip.peak(ComputeRate::Bf16).0 * p.rates.mfu(ComputeRate::Bf16);
-    let fast_bw = chip.fast.bandwidth.0 * p.rates.bw_eff;
-    // Seconds per weight byte, with the cold share read at the cold tier's rate.
+    let mm_flops = chip.peak(matmul_rate) * p.rates.mfu(matmul_rate);
+    let attn_flops = chip.peak(ComputeRate::Bf16) * p.rates.mfu(ComputeRate::Bf16);
+    let fast_bw = chip.fast.bandwidth * p.rates.bw_eff;
+    // Reading weights: the cold share at the cold tier's rate. Seconds per weight byte,
+    // the two tiers' reciprocal rates weighted by their shares.
     let weight_s_per_byte = match chip.cold {
         Some(cold) if p.cold_weight_fraction > 0.0 => {
-            (1.0 - p.cold_weight_fraction) / fast_bw
-                + p.cold_weight_fraction / (cold.bandwidth.0 * p.rates.bw_eff)
+            (1.0 - p.cold_weight_fraction) / fast_bw.0
+                + p.cold_weight_fraction / (cold.bandwidth * p.rates.bw_eff).0
         }
-        _ => 1.0 / fast_bw,
+        _ => 1.0 / fast_bw.0,
     };
+    let read_weights = |b: Bytes| Seconds(b.0 * weight_s_per_byte);
     // A weight matmul: FLOPs and the weight bytes it streams, plus activation traffic.
-    let matmul = |kind: OpKind, count: f64, flops: f64, wbytes: f64, act: f64, kernels: f64| Row {
-        kind,
-        count,
-        flops,
-        bytes: wbytes + act,
-        compute: flops / mm_flops,
-        memory: wbytes * weight_s_per_byte + act / fast_bw,
-        kernels,
-    };
+    let matmul =
+        |kind: OpKind, count: f64, flops: Flops, wbytes: Bytes, act: Bytes, kernels: f64| Row {
+            kind,
+            count,
+            flops,
+            bytes: wbytes + act,
+            compute: flops / mm_flops,
+            memory: read_weights(wbytes) + act / fast_bw,
+            kernels,
+        };
 
     let tokens = shape.seqs * shape.new_tokens;
-    let act_io = 2.0 * tokens * h * ab;
+    let act_io = Bytes(2.0 * tokens * h * ab);
     let mut acc = Accumulator {
         ops: [OpCost::default(); OpKind::COUNT],
     };
@@ -336,12 +354,11 @@ pub fn step_cost_of(p: &Placement, shape: StepShape, side: Side) -> StepCost {
         if attention_here && g.attention.has_weights() {
             // Attention projections (or the one linear map standing in for attention).
             let attn_params = g.attention.params_per_rank(m.hidden, par.tp);
-            let flops = 2.0 * tokens * attn_params;
             acc.add(matmul(
                 OpKind::AttnProj,
                 count,
-                flops,
-                attn_params * wb,
+                Flops(2.0 * tokens * attn_params),
+                Bytes(attn_params * wb),
                 act_io,
                 match g.attention {
                     Attention::Mla { .. } => KERNELS_ATTN_PROJ_MLA,
@@ -359,7 +376,7 @@ pub fn step_cost_of(p: &Placement, shape: StepShape, side: Side) -> StepCost {
             let cached = g
                 .window
                 .map_or(shape.context_before, |w| shape.context_before.min(w as f64));
-            let flops = match g.attention {
+            let flops = Flops(match g.attention {
                 Attention::Gqa { head_dim, .. } => 4.0 * heads * head_dim as f64 * attended,
                 Attention::Mla {
                     kv_rank,
@@ -379,7 +396,7 @@ pub fn step_cost_of(p: &Placement, shape: StepShape, side: Side) -> StepCost {
                     shape.seqs * cached,
                 ),
                 Attention::Linear | Attention::Skipped => 0.0,
-            };
+            });
             let kv_shard = (g.attention.kv_shardable_heads() as f64).min(tp);
             let kv_per_token = g.attention.kv_values_per_token() * kvb / kv_shard;
             let kept = g
@@ -387,7 +404,7 @@ pub fn step_cost_of(p: &Placement, shape: StepShape, side: Side) -> StepCost {
                 .map_or(shape.context_before + shape.new_tokens, |w| {
                     (shape.context_before + shape.new_tokens).min(w as f64)
                 });
-            let kv_bytes = shape.seqs * (kept + shape.new_tokens) * kv_per_token;
+            let kv_bytes = Bytes(shape.seqs * (kept + shape.new_tokens) * kv_per_token);
             acc.add(Row {
                 kind: OpKind::AttnCore,
                 count,
@@ -410,8 +427,8 @@ pub fn step_cost_of(p: &Placement, shape: StepShape, side: Side) -> StepCost {
                 acc.add(matmul(
                     OpKind::DenseFfn,
                     count,
-                    2.0 * tokens * params,
-                    params * wb,
+                    Flops(2.0 * tokens * params),
+                    Bytes(params * wb),
                     act_io,
                     if g.ffn == Ffn::Linear {
                         KERNELS_LINEAR
@@ -431,9 +448,9 @@ pub fn step_cost_of(p: &Placement, shape: StepShape, side: Side) -> StepCost {
                     acc.add(matmul(
                         OpKind::SharedExperts,
                         count,
-                        2.0 * tokens * params,
-                        params * wb,
-                        0.0,
+                        Flops(2.0 * tokens * params),
+                        Bytes(params * wb),
+                        Bytes::ZERO,
                         KERNELS_SHARED,
                     ));
                 }
@@ -452,9 +469,9 @@ pub fn step_cost_of(p: &Placement, shape: StepShape, side: Side) -> StepCost {
                 acc.add(matmul(
                     OpKind::RoutedExperts,
                     count,
-                    flops,
-                    wbytes,
-                    h * e * wb + act_io * k,
+                    Flops(flops),
+                    Bytes(wbytes),
+                    Bytes(h * e * wb) + act_io * k,
                     KERNELS_ROUTED,
                 ));
                 if side == Side::Whole && par.replicas_per_expert_group() > 1 {
@@ -462,15 +479,7 @@ pub fn step_cost_of(p: &Placement, shape: StepShape, side: Side) -> StepCost {
                     // experts elsewhere in the group, and receives them back.
                     let (bytes, time) =
                         expert_all_to_all(chip, group, tokens / tp, k, h, a2a_widths, a.link_eff);
-                    acc.add(Row {
-                        kind: OpKind::EpComm,
-                        count,
-                        flops: 0.0,
-                        bytes: bytes.0,
-                        compute: 0.0,
-                        memory: time.0,
-                        kernels: 0.0,
-                    });
+                    acc.add(Row::transfer(OpKind::EpComm, count, bytes, time));
                 }
             }
             _ => {}
@@ -483,15 +492,7 @@ pub fn step_cost_of(p: &Placement, shape: StepShape, side: Side) -> StepCost {
         if par.tp > 1 && all_reduces > 0 {
             let (moved, time) = tp_all_reduce;
             let n = all_reduces as f64;
-            acc.add(Row {
-                kind: OpKind::TpComm,
-                count,
-                flops: 0.0,
-                bytes: n * moved.0,
-                compute: 0.0,
-                memory: n * time.0,
-                kernels: 0.0,
-            });
+            acc.add(Row::transfer(OpKind::TpComm, count, moved * n, time * n));
         }
     }
 
@@ -501,25 +502,22 @@ pub fn step_cost_of(p: &Placement, shape: StepShape, side: Side) -> StepCost {
         acc.add(matmul(
             OpKind::LmHead,
             1.0,
-            2.0 * shape.seqs * head_params,
-            head_params * wb,
-            0.0,
+            Flops(2.0 * shape.seqs * head_params),
+            Bytes(head_params * wb),
+            Bytes::ZERO,
             KERNELS_LM_HEAD,
         ));
     }
 
     if side == Side::Whole && par.pp > 1 {
         let link = chip.link_for_group(par.tp * par.pp);
-        let msg = tokens * h * ab;
-        acc.add(Row {
-            kind: OpKind::PpComm,
-            count: (par.pp - 1) as f64,
-            flops: 0.0,
-            bytes: msg,
-            compute: 0.0,
-            memory: msg / (link.bandwidth.0 * a.link_eff) + link.latency.0,
-            kernels: 0.0,
-        });
+        let msg = Bytes(tokens * h * ab);
+        acc.add(Row::transfer(
+            OpKind::PpComm,
+            (par.pp - 1) as f64,
+            msg,
+            msg / (link.bandwidth * a.link_eff) + link.latency,
+        ));
     }
 
     let kernels: f64 = acc.ops.iter().map(|o| o.kernels).sum();
