@@ -73,12 +73,12 @@ impl ChipCard {
             .max_by_key(|g| weakness(*g))
             .unwrap_or(Grade::Estimate);
         let mut parts = vec![
-            format!("{} TFLOPS", sig3(chip.bf16.0 / 1e12)),
-            format!("{} GB", sig3(chip.fast.capacity.0 / 1e9)),
-            format!("{} TB/s", sig3(chip.fast.bandwidth.0 / 1e12)),
+            format!("{} TFLOPS", sig3(chip.bf16.value() / 1e12)),
+            format!("{} GB", sig3(chip.fast.capacity.value() / 1e9)),
+            format!("{} TB/s", sig3(chip.fast.bandwidth.value() / 1e12)),
         ];
         parts.push(match chip.price {
-            Some(p) => format!("${}/h", sig3(p.0)),
+            Some(p) => format!("${}/h", sig3(p.value())),
             None => "no public price".into(),
         });
         ChipCard {

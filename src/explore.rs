@@ -154,7 +154,7 @@ mod tests {
         let fastest = |s: &Scenario| {
             let r = explore(s, cat).unwrap();
             r.points(&r.throughput.all)
-                .map(|p| p.figures.tok_s_user.0)
+                .map(|p| p.figures.tok_s_user.value())
                 .fold(0.0, f64::max)
         };
         let (before, after) = (fastest(&plain), fastest(&speculating));
@@ -184,7 +184,7 @@ mod tests {
         let best = |s: &Scenario| {
             let r = explore(s, cat).unwrap();
             r.points(&r.throughput.all)
-                .map(|p| p.figures.output_tok_s_per_chip.0)
+                .map(|p| p.figures.output_tok_s_per_chip.value())
                 .fold(0.0, f64::max)
         };
         let moe = Scenario {

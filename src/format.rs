@@ -59,25 +59,25 @@ pub fn with_unit(v: f64, unit: &str) -> String {
 
 /// A token rate, without its unit (the column or label names it).
 pub fn rate(v: TokensPerSecond) -> String {
-    sig3(v.0)
+    sig3(v.value())
 }
 
 /// Energy per token, or the dash where a chip has no published power.
 pub fn joules(v: Option<Joules>) -> String {
-    v.map_or_else(|| MISSING.into(), |v| with_unit(v.0, "J"))
+    v.map_or_else(|| MISSING.into(), |v| with_unit(v.value(), "J"))
 }
 
 /// A price per million tokens, or the dash where a chip has no public price.
 pub fn usd_per_mtok(v: Option<UsdPerMtok>) -> String {
     match v {
-        Some(v) if v.is_finite() => format!("${}", sig3(v.0)),
+        Some(v) if v.is_finite() => format!("${}", sig3(v.value())),
         _ => MISSING.into(),
     }
 }
 
 /// Seconds as ms below ten seconds, else seconds.
 pub fn duration(t: Seconds) -> String {
-    let s = t.0;
+    let s = t.value();
     if !s.is_finite() {
         MISSING.into()
     } else if s < 10.0 {
@@ -88,7 +88,7 @@ pub fn duration(t: Seconds) -> String {
 }
 
 pub fn bytes(b: Bytes) -> String {
-    let b = b.0;
+    let b = b.value();
     if !b.is_finite() {
         return MISSING.into();
     }
@@ -131,11 +131,11 @@ mod tests {
             for s in [
                 sig3(v),
                 with_unit(v, "ms"),
-                usd_per_mtok(Some(UsdPerMtok(v))),
-                duration(Seconds(v)),
-                bytes(Bytes(v)),
-                rate(TokensPerSecond(v)),
-                joules(Some(Joules(v))),
+                usd_per_mtok(Some(UsdPerMtok::new(v))),
+                duration(Seconds::new(v)),
+                bytes(Bytes::new(v)),
+                rate(TokensPerSecond::new(v)),
+                joules(Some(Joules::new(v))),
                 percent(v),
             ] {
                 assert_eq!(s, MISSING);
@@ -147,12 +147,12 @@ mod tests {
 
     #[test]
     fn units_scale() {
-        assert_eq!(duration(Seconds(0.0123)), "12.3 ms");
-        assert_eq!(duration(Seconds(42.0)), "42.0 s");
-        assert_eq!(bytes(Bytes(80e9)), "80.0 GB");
-        assert_eq!(bytes(Bytes(1.5e12)), "1.50 TB");
-        assert_eq!(usd_per_mtok(Some(UsdPerMtok(1.234))), "$1.23");
-        assert_eq!(joules(Some(Joules(4.5))), "4.50 J");
+        assert_eq!(duration(Seconds::new(0.0123)), "12.3 ms");
+        assert_eq!(duration(Seconds::new(42.0)), "42.0 s");
+        assert_eq!(bytes(Bytes::new(80e9)), "80.0 GB");
+        assert_eq!(bytes(Bytes::new(1.5e12)), "1.50 TB");
+        assert_eq!(usd_per_mtok(Some(UsdPerMtok::new(1.234))), "$1.23");
+        assert_eq!(joules(Some(Joules::new(4.5))), "4.50 J");
         assert_eq!(percent(0.384), "38%");
         assert_eq!(count(28), "28");
         assert_eq!(count(1_234_567), "1,234,567");

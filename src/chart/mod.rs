@@ -215,7 +215,7 @@ pub struct ChartModel {
 
 pub fn y_value(y: YAxis, f: &Figures) -> Option<f64> {
     let v = match y {
-        YAxis::TokSPerChip => Some(f.output_tok_s_per_chip.0),
+        YAxis::TokSPerChip => Some(f.output_tok_s_per_chip.value()),
         YAxis::TokSPerUsdHour => f.output_tok_s_per_usd_hour,
     }?;
     (v.is_finite() && v > 0.0).then_some(v)
@@ -230,7 +230,7 @@ pub fn y_label(y: YAxis) -> &'static str {
 
 fn usd(f: &Figures) -> Option<f64> {
     f.usd_per_mtok_output
-        .map(|v| v.0)
+        .map(|v| v.value())
         .filter(|v| v.is_finite() && *v > 0.0)
 }
 
@@ -260,7 +260,7 @@ impl ChartModel {
             if !every_point && !on_frontier[i] {
                 continue;
             }
-            let x = p.figures.tok_s_user.0;
+            let x = p.figures.tok_s_user.value();
             match y_value(y, &p.figures) {
                 Some(yv) if x.is_finite() && x > 0.0 => points.push(PlotPoint {
                     x,
@@ -277,7 +277,7 @@ impl ChartModel {
             line,
             points: result
                 .points(pts)
-                .filter_map(|p| Some((p.figures.tok_s_user.0, y_value(y, &p.figures)?)))
+                .filter_map(|p| Some((p.figures.tok_s_user.value(), y_value(y, &p.figures)?)))
                 .collect(),
         };
         let frontiers = vec![

@@ -13,8 +13,11 @@ fn pools(d: &DeploymentPoint) -> impl IntoView {
         .iter()
         .map(|p| {
             let t = &p.time;
-            let total =
-                t.compute.0 + t.weight_memory.0 + t.kv_memory.0 + t.communication.0 + t.overhead.0;
+            let total = t.compute.value()
+                + t.weight_memory.value()
+                + t.kv_memory.value()
+                + t.communication.value()
+                + t.overhead.value();
             let share = |v: f64| format::percent(if total > 0.0 { v / total } else { f64::NAN });
             let m = &p.memory;
             view! {
@@ -38,11 +41,11 @@ fn pools(d: &DeploymentPoint) -> impl IntoView {
                     <td>
                         {format!(
                             "compute {}, weights {}, KV {}, comms {}, overhead {}",
-                            share(t.compute.0),
-                            share(t.weight_memory.0),
-                            share(t.kv_memory.0),
-                            share(t.communication.0),
-                            share(t.overhead.0)
+                            share(t.compute.value()),
+                            share(t.weight_memory.value()),
+                            share(t.kv_memory.value()),
+                            share(t.communication.value()),
+                            share(t.overhead.value())
                         )}
                     </td>
                     <td>{p.bottleneck.name()}</td>

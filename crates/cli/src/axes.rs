@@ -597,8 +597,8 @@ fn print_csv(r: &SweepResult) {
                 f.output_tok_s_per_chip,
                 f.usd_per_mtok_output
                     .map_or(String::new(), |v| format!("{v:.6}")),
-                f.ttft.0,
-                f.tpot.0,
+                f.ttft.value(),
+                f.tpot.value(),
                 f.bottleneck.name(),
                 f.limiter.name()
             );

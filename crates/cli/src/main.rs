@@ -209,12 +209,12 @@ fn list(what: ListWhat) -> Result<(), String> {
                     c.id,
                     truncate(&c.name, 44),
                     c.bf16.tflops(),
-                    opt(c.fp8.map(|f| f.0), 1e12, 0),
-                    opt(c.fp4.map(|f| f.0), 1e12, 0),
+                    opt(c.fp8.map(|f| f.value()), 1e12, 0),
+                    opt(c.fp4.map(|f| f.value()), 1e12, 0),
                     c.fast.capacity.gb(),
                     c.fast.bandwidth.gb_per_s(),
-                    opt(c.tdp.map(|w| w.0), 1.0, 0),
-                    opt(c.price.map(|p| p.0), 1.0, 2),
+                    opt(c.tdp.map(|w| w.value()), 1.0, 0),
+                    opt(c.price.map(|p| p.value()), 1.0, 2),
                 );
             }
         }

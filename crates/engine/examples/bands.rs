@@ -32,7 +32,7 @@ fn class_value(r: &SweepResult, classes: &[Class], target: f64) -> Option<f64> {
             .iter()
             .map(|p| {
                 (
-                    p.figures.tok_s_user.0,
+                    p.figures.tok_s_user.value(),
                     Objective::ThroughputPerChip
                         .score(&p.figures)
                         .unwrap_or(f64::NAN),
@@ -81,7 +81,7 @@ fn main() {
             r.cloud
                 .iter()
                 .filter(|p| p.class == c)
-                .map(|p| p.figures.output_tok_s_per_chip.0)
+                .map(|p| p.figures.output_tok_s_per_chip.value())
                 .fold(0.0, f64::max)
         };
         println!(

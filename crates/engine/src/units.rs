@@ -14,10 +14,18 @@ macro_rules! quantity {
         $(#[$doc])*
         #[derive(Clone, Copy, Debug, Default, PartialEq, PartialOrd, Serialize, Deserialize)]
         #[serde(transparent)]
-        pub struct $name(pub f64);
+        pub struct $name(pub(crate) f64);
 
         impl $name {
             pub const ZERO: $name = $name(0.0);
+            /// A quantity of `v` in the base SI unit (bytes, seconds, FLOP, ...).
+            pub const fn new(v: f64) -> $name {
+                $name(v)
+            }
+            /// The number in the base SI unit; display units have named accessors.
+            pub const fn value(self) -> f64 {
+                self.0
+            }
             pub fn max(self, other: $name) -> $name {
                 $name(self.0.max(other.0))
             }

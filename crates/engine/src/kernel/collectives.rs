@@ -2,19 +2,21 @@
 //! closed form of bytes moved and time taken.
 
 use crate::catalogue::Chip;
-use crate::units::{Bytes, Seconds};
+use crate::units::{Bytes, BytesPerSecond, Seconds};
 
 /// Ring all-reduce of `msg` bytes over `n` chips: `2(n-1)/n * msg / bw + 2(n-1) * latency`.
-pub fn ring_all_reduce(msg: Bytes, n: u32, bandwidth: f64, latency: Seconds) -> (Bytes, Seconds) {
+pub fn ring_all_reduce(
+    msg: Bytes,
+    n: u32,
+    bandwidth: BytesPerSecond,
+    latency: Seconds,
+) -> (Bytes, Seconds) {
     if n <= 1 {
         return (Bytes::ZERO, Seconds::ZERO);
     }
     let n = n as f64;
     let moved = msg * (2.0 * (n - 1.0) / n);
-    (
-        moved,
-        Seconds(moved.0 / bandwidth) + latency * (2.0 * (n - 1.0)),
-    )
+    (moved, moved / bandwidth + latency * (2.0 * (n - 1.0)))
 }
 
 /// All-reduce of `msg` bytes over a group of `n` chips. Inside one scale-up domain it
@@ -26,16 +28,16 @@ pub fn ring_all_reduce(msg: Bytes, n: u32, bandwidth: f64, latency: Seconds) -> 
 pub fn group_all_reduce(chip: &Chip, msg: Bytes, n: u32, link_eff: f64) -> (Bytes, Seconds) {
     let Some(domains) = chip.whole_domains(n) else {
         let link = chip.link_for_group(n);
-        return ring_all_reduce(msg, n, link.bandwidth.0 * link_eff, link.latency);
+        return ring_all_reduce(msg, n, link.bandwidth * link_eff, link.latency);
     };
     let domain = n / domains;
     let up = chip.link_for_group(domain);
     let out = chip.network_link();
-    let (inner, t_inner) = ring_all_reduce(msg, domain, up.bandwidth.0 * link_eff, up.latency);
+    let (inner, t_inner) = ring_all_reduce(msg, domain, up.bandwidth * link_eff, up.latency);
     let (outer, t_outer) = ring_all_reduce(
         msg / domain as f64,
         domains,
-        out.bandwidth.0 * link_eff,
+        out.bandwidth * link_eff,
         out.latency,
     );
     (inner + outer, t_inner + t_outer)
@@ -81,7 +83,7 @@ pub fn expert_all_to_all(
         let bytes = tokens * top_k * (g - 1.0) / g * per_pick;
         return (
             Bytes(bytes),
-            Seconds(bytes / (link.bandwidth.0 * link_eff)) + link.latency * 2.0,
+            Bytes(bytes) / (link.bandwidth * link_eff) + link.latency * 2.0,
         );
     };
     let m = domains as f64;
@@ -105,7 +107,8 @@ mod tests {
 
     #[test]
     fn ring_all_reduce_closed_form() {
-        let (moved, t) = ring_all_reduce(Bytes(8e6), 8, 100e9, Seconds::from_us(1.0));
+        let (moved, t) =
+            ring_all_reduce(Bytes(8e6), 8, BytesPerSecond(100e9), Seconds::from_us(1.0));
         assert_eq!(moved.0, 14e6);
         assert!((t.us() - (140.0 + 14.0)).abs() < 1e-9);
     }

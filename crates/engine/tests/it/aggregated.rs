@@ -23,8 +23,8 @@ fn dense_batch_one_decode_matches_bandwidth_over_weights() {
     // reads one row.
     let ir = &cat().model("llama-3.1-8b").unwrap().ir;
     let weights = (ir.params().total - ir.vocab as f64 * ir.hidden as f64) * 2.0;
-    let closed = s.assumptions.bw_eff * chip.fast.bandwidth.0 / weights;
-    let got = 1.0 / p.decode_step.0;
+    let closed = s.assumptions.bw_eff * chip.fast.bandwidth.value() / weights;
+    let got = 1.0 / p.decode_step.value();
     assert!((got / closed - 1.0).abs() < 0.03, "{got} vs {closed}");
     // With the fixed overheads it stays within a quarter of the closed form.
     let with_overheads = predict(&scenario(
@@ -37,7 +37,7 @@ fn dense_batch_one_decode_matches_bandwidth_over_weights() {
         Batch::Fixed(1),
     ))
     .unwrap();
-    assert!((1.0 / with_overheads.decode_step.0) / closed > 0.75);
+    assert!((1.0 / with_overheads.decode_step.value()) / closed > 0.75);
 }
 
 #[test]
@@ -57,8 +57,8 @@ fn long_prompt_prefill_is_compute_bound() {
         .into_iter()
         .filter(|k| !k.is_communication());
     let ops: Vec<_> = work.map(|k| *p.prefill_cost.op(k)).collect();
-    let compute: f64 = ops.iter().map(|o| o.compute_bound_time.0).sum();
-    let total: f64 = ops.iter().map(|o| o.time.0).sum();
+    let compute: f64 = ops.iter().map(|o| o.compute_bound_time.value()).sum();
+    let total: f64 = ops.iter().map(|o| o.time.value()).sum();
     assert!(compute / total > 0.8, "{compute} of {total}");
 }
 
@@ -91,7 +91,7 @@ fn deepseek_v3_batch_one_on_an_hgx_h200_is_tens_not_hundreds() {
     );
     // An MoE-blind bound: active weights once per token at the full bandwidth.
     let ir = &cat().model("deepseek-v3").unwrap().ir;
-    let blind = chip.fast.bandwidth.0 * 0.75 / (ir.params().active / 8.0);
+    let blind = chip.fast.bandwidth.value() * 0.75 / (ir.params().active / 8.0);
     assert!(blind > 600.0 && blind / p.tok_s_user > 6.0, "blind {blind}");
 }
 
@@ -128,7 +128,7 @@ fn moe_at_batch_one_reads_only_what_it_touches() {
         p.decode_cost
             .op(disagg_engine::kernel::OpKind::RoutedExperts)
             .bytes
-            .0
+            .value()
     };
     assert!(bytes(&many) / bytes(&one) > 10.0);
 }
@@ -272,7 +272,7 @@ fn cold_tier_holds_weights_that_do_not_fit_the_fast_one() {
     ))
     .unwrap();
     assert!(p.fits);
-    assert!(p.memory.cold_weights.0 > 0.0);
+    assert!(p.memory.cold_weights.value() > 0.0);
     assert!(p.warnings.iter().any(|w| w.contains("cold memory tier")));
 }
 
@@ -299,11 +299,13 @@ fn host_work_grows_with_the_sequences_in_a_step() {
         ..s
     })
     .unwrap();
-    let expected = s.assumptions.seq_overhead.0 * 32.0;
+    let expected = s.assumptions.seq_overhead.value() * 32.0;
     assert!(expected > 0.0);
-    let gap = with.decode_step.0 - without.decode_step.0;
+    let gap = with.decode_step.value() - without.decode_step.value();
     assert!((gap - expected).abs() < 1e-12, "{gap} vs {expected}");
-    assert!((with.decode_cost.host.0 - s.assumptions.host_overhead(32.0).0).abs() < 1e-12);
+    assert!(
+        (with.decode_cost.host.value() - s.assumptions.host_overhead(32.0).value()).abs() < 1e-12
+    );
 }
 
 #[test]
@@ -323,8 +325,11 @@ fn a_large_batch_never_pushes_weights_into_the_cold_tier() {
     );
     let p = predict(&s).unwrap();
     assert!(p.fits);
-    assert_eq!(p.memory.cold_weights.0, 0.0);
-    assert!(p.memory.weights.0 + p.memory.kv.0 + p.memory.workspace.0 <= chip.fast.capacity.0);
+    assert_eq!(p.memory.cold_weights.value(), 0.0);
+    assert!(
+        p.memory.weights.value() + p.memory.kv.value() + p.memory.workspace.value()
+            <= chip.fast.capacity.value()
+    );
     // One more sequence than the maximum does not fit (it would have to spill).
     let over = predict(&Scenario {
         batch: Batch::Fixed(p.batch + 1),
@@ -348,12 +353,12 @@ fn every_prediction_number_is_finite_over_the_catalogue() {
             fitting += p.fits as usize;
             assert!(p.fits || p.reason.is_some(), "{model} on {}", chip.id);
             for v in [
-                p.ttft.0,
-                p.tpot.0,
+                p.ttft.value(),
+                p.tpot.value(),
                 p.tok_s_user,
                 p.output_tok_s,
                 p.input_tok_s,
-                p.memory.total.0,
+                p.memory.total.value(),
             ] {
                 assert!(v.is_finite() && v >= 0.0, "{model} on {}: {v}", chip.id);
             }
@@ -381,7 +386,7 @@ fn a_cached_prefix_is_attended_but_not_recomputed() {
     let hit = predict(&s).unwrap();
     assert_eq!((fresh.prefill_batch, hit.prefill_batch), (1.0, 1.0));
     // Matrix work scales with the tokens computed: 1024 of 4096.
-    let flops = |p: &Prediction, k: OpKind| p.prefill_cost.op(k).flops.0;
+    let flops = |p: &Prediction, k: OpKind| p.prefill_cost.op(k).flops.value();
     let ffn = flops(&hit, OpKind::DenseFfn) / flops(&fresh, OpKind::DenseFfn);
     assert!((ffn - 0.25).abs() < 1e-12, "{ffn}");
     // Attention: the new tokens attend over the cached prefix, sum_{t=3073}^{4096} t
@@ -428,7 +433,7 @@ fn spread_output_lengths_hold_longer_sequences_in_the_batch() {
     let spread = predict(&s).unwrap();
     // Attention reads the KV of the longer running sequences (the context and the new
     // token) and writes the new token's: (3000 + 2) / (2500 + 2) of the bytes.
-    let kv = |p: &Prediction| p.decode_cost.op(OpKind::AttnCore).bytes.0;
+    let kv = |p: &Prediction| p.decode_cost.op(OpKind::AttnCore).bytes.value();
     let ratio = kv(&spread) / kv(&fixed);
     assert!((ratio - 3002.0 / 2502.0).abs() < 1e-12, "{ratio}");
     // Weights and prefill do not change; each step is slower and fewer sequences fit.
@@ -473,16 +478,16 @@ proptest! {
         let base = &chips[chip_index % chips.len()];
         let model = if chip_index % 2 == 0 { "llama-3.1-8b" } else { "qwen3-30b-a3b" };
         let before = predict(&scenario(model, base, tp(1), DType::Fp8, isl, osl, Batch::Fixed(batch))).unwrap();
-        let more_bw = with_chip(base, |c| c.fast.bandwidth = BytesPerSecond(c.fast.bandwidth.0 * scale));
+        let more_bw = with_chip(base, |c| c.fast.bandwidth = BytesPerSecond::new(c.fast.bandwidth.value() * scale));
         let more_flops = with_chip(base, |c| {
-            c.bf16 = FlopsPerSecond(c.bf16.0 * scale);
-            c.fp8 = c.fp8.map(|f| FlopsPerSecond(f.0 * scale));
-            c.fp4 = c.fp4.map(|f| FlopsPerSecond(f.0 * scale));
+            c.bf16 = FlopsPerSecond::new(c.bf16.value() * scale);
+            c.fp8 = c.fp8.map(|f| FlopsPerSecond::new(f.value() * scale));
+            c.fp4 = c.fp4.map(|f| FlopsPerSecond::new(f.value() * scale));
         });
         for faster in [more_bw, more_flops] {
             let after = predict(&scenario(model, &faster, tp(1), DType::Fp8, isl, osl, Batch::Fixed(batch))).unwrap();
-            prop_assert!(after.decode_step.0 <= before.decode_step.0 * (1.0 + 1e-12));
-            prop_assert!(after.prefill_step.0 <= before.prefill_step.0 * (1.0 + 1e-12));
+            prop_assert!(after.decode_step.value() <= before.decode_step.value() * (1.0 + 1e-12));
+            prop_assert!(after.prefill_step.value() <= before.prefill_step.value() * (1.0 + 1e-12));
         }
     }
 

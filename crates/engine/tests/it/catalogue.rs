@@ -50,7 +50,7 @@ fn fp8_peaks_are_dense() {
     for chip in &cat().chips {
         if let Some(fp8) = chip.fp8 {
             assert!(
-                fp8.0 <= MAX_LOW_PRECISION_RATIO * chip.bf16.0,
+                fp8.value() <= MAX_LOW_PRECISION_RATIO * chip.bf16.value(),
                 "{}",
                 chip.id
             );

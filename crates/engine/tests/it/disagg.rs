@@ -62,7 +62,12 @@ fn at(r: &SweepResult, classes: &[Class], target: f64) -> Option<f64> {
         .cloud
         .iter()
         .filter(|p| classes.contains(&p.class))
-        .map(|p| (p.figures.tok_s_user.0, p.figures.output_tok_s_per_chip.0))
+        .map(|p| {
+            (
+                p.figures.tok_s_user.value(),
+                p.figures.output_tok_s_per_chip.value(),
+            )
+        })
         .collect();
     let f: Vec<(f64, f64)> = pareto(&xy).into_iter().map(|i| xy[i]).collect();
     value_at(&f, target)
@@ -237,7 +242,7 @@ fn pd_tpot(batch: u32, speculate: Option<(u32, f64)>) -> f64 {
         decode: tp(chip("h200"), 8),
         batch,
     };
-    evaluate(&s, &d).unwrap().figures.tpot.0
+    evaluate(&s, &d).unwrap().figures.tpot.value()
 }
 
 #[test]
@@ -289,13 +294,13 @@ fn per_chip_figures_divide_by_both_pools() {
         assert_eq!(f.chips, d.chips());
         assert!(
             (f.output_tok_s_per_chip * f.chips as f64 - f.output_tok_s)
-                .0
+                .value()
                 .abs()
                 < 1e-6
         );
         assert!(
             (f.input_tok_s_per_chip * f.chips as f64 - f.input_tok_s)
-                .0
+                .value()
                 .abs()
                 < 1e-6
         );
@@ -305,9 +310,9 @@ fn per_chip_figures_divide_by_both_pools() {
         let price: f64 = d
             .pools()
             .iter()
-            .map(|(_, pool)| pool.chip.price.unwrap().0 * pool.chips() as f64)
+            .map(|(_, pool)| pool.chip.price.unwrap().value() * pool.chips() as f64)
             .sum();
-        assert!((f.usd_per_hour.unwrap().0 - price).abs() < 1e-9);
+        assert!((f.usd_per_hour.unwrap().value() - price).abs() < 1e-9);
     }
     let af = evaluate(
         &setup("deepseek-v3", 1024, 1024),
@@ -330,7 +335,7 @@ fn per_chip_figures_divide_by_both_pools() {
     assert_eq!(af.figures.chips, 24);
     assert!(
         (af.figures.output_tok_s_per_chip * 24.0 - af.figures.output_tok_s)
-            .0
+            .value()
             .abs()
             < 1e-6
     );
@@ -353,7 +358,7 @@ fn same_chip_splits_never_beat_aggregated_by_an_impossible_margin() {
                 r.cloud
                     .iter()
                     .filter(|p| p.class == class)
-                    .map(|p| p.figures.output_tok_s_per_chip.0)
+                    .map(|p| p.figures.output_tok_s_per_chip.value())
                     .fold(0.0, f64::max)
             };
             let ratio = peak(Class::Homogeneous) / peak(Class::Baseline);
@@ -380,9 +385,9 @@ fn sweep_points_match_single_point_evaluation() {
             assert!(alone.fits, "{}", p.label);
             let (a, b) = (alone.figures, p.figures);
             for (x, y) in [
-                (a.tok_s_user.0, b.tok_s_user.0),
-                (a.output_tok_s.0, b.output_tok_s.0),
-                (a.ttft.0, b.ttft.0),
+                (a.tok_s_user.value(), b.tok_s_user.value()),
+                (a.output_tok_s.value(), b.output_tok_s.value()),
+                (a.ttft.value(), b.ttft.value()),
             ] {
                 assert!(
                     (x - y).abs() <= 1e-9 * x.abs().max(1.0),
@@ -570,15 +575,15 @@ fn concurrency_beyond_the_engine_limit_waits_in_the_queue() {
         let over = at(4 * limit);
         let (f, g) = (full.figures, over.figures);
         assert_eq!(g.batch, 4 * limit);
-        assert!((g.output_tok_s - f.output_tok_s).0.abs() < 1e-9 * f.output_tok_s.0);
-        assert!((g.tpot.0 - f.tpot.0).abs() < 1e-12);
-        let rate = f.output_tok_s.0 / 1024.0;
+        assert!((g.output_tok_s - f.output_tok_s).value().abs() < 1e-9 * f.output_tok_s.value());
+        assert!((g.tpot.value() - f.tpot.value()).abs() < 1e-12);
+        let rate = f.output_tok_s.value() / 1024.0;
         let wait = (3 * limit) as f64 / rate;
         assert!(
-            (g.ttft.0 - (f.ttft.0 + wait)).abs() < 1e-9 * g.ttft.0,
+            (g.ttft.value() - (f.ttft.value() + wait)).abs() < 1e-9 * g.ttft.value(),
             "{axis:?}: {} vs {} + {wait}",
-            g.ttft.0,
-            f.ttft.0
+            g.ttft.value(),
+            f.ttft.value()
         );
         assert!(over
             .warnings

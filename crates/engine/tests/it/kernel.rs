@@ -9,21 +9,21 @@ fn all_reduce_across_nodes_goes_in_two_levels() {
     use disagg_engine::units::Bytes;
     let chip = cat().chip("h100-sxm").unwrap();
     let eff = 0.75;
-    let msg = Bytes(7168.0 * 2.0 * 64.0);
+    let msg = Bytes::new(7168.0 * 2.0 * 64.0);
     let up = chip.link_for_group(8);
     let out = chip.network_link();
     // Inside one 8-GPU node: the flat ring over NVLink.
-    let flat8 = ring_all_reduce(msg, 8, up.bandwidth.0 * eff, up.latency);
+    let flat8 = ring_all_reduce(msg, 8, up.bandwidth * eff, up.latency);
     assert_eq!(group_all_reduce(chip, msg, 8, eff), flat8);
     // TP16 over two nodes: the NVLink ring inside each node plus a two-node ring of the
     // eighth-size shards over the network, by hand.
-    let inter = ring_all_reduce(msg / 8.0, 2, out.bandwidth.0 * eff, out.latency);
+    let inter = ring_all_reduce(msg / 8.0, 2, out.bandwidth * eff, out.latency);
     let (moved, time) = group_all_reduce(chip, msg, 16, eff);
-    assert!((time.0 - (flat8.1 .0 + inter.1 .0)).abs() < 1e-15);
-    assert!((moved.0 - (flat8.0 .0 + inter.0 .0)).abs() < 1e-6);
+    assert!((time.value() - (flat8.1.value() + inter.1.value())).abs() < 1e-15);
+    assert!((moved.value() - (flat8.0.value() + inter.0.value())).abs() < 1e-6);
     // Cheaper than a flat ring of 16 over the network, which pays 30 network hops.
-    let flat16 = ring_all_reduce(msg, 16, out.bandwidth.0 * eff, out.latency);
-    assert!(time.0 < flat16.1 .0);
+    let flat16 = ring_all_reduce(msg, 16, out.bandwidth * eff, out.latency);
+    assert!(time.value() < flat16.1.value());
 }
 
 #[test]
@@ -42,9 +42,9 @@ fn expert_all_to_all_sends_a_token_once_per_remote_node() {
     // EP8 inside one node: 7/8 of the picks cross NVLink, by hand.
     let bytes8 = tokens * k * 7.0 / 8.0 * h * 3.0;
     let (moved, time) = expert_all_to_all(chip, 8, tokens, k, h, widths, eff);
-    assert!((moved.0 - bytes8).abs() < 1e-3);
-    let t8 = bytes8 / (up.bandwidth.0 * eff) + 2.0 * up.latency.0;
-    assert!((time.0 - t8).abs() < 1e-12);
+    assert!((moved.value() - bytes8).abs() < 1e-3);
+    let t8 = bytes8 / (up.bandwidth.value() * eff) + 2.0 * up.latency.value();
+    assert!((time.value() - t8).abs() < 1e-12);
     // EP32 over four nodes: a token crosses the network once per remote node it picks
     // experts in, 3 * (1 - (3/4)^8) = 2.70 nodes rather than 8 * 24/32 = 6 picks; the
     // NVLink forwarding (7/8 of the picks) runs alongside.
@@ -53,20 +53,25 @@ fn expert_all_to_all_sends_a_token_once_per_remote_node() {
     let out_bytes = tokens * remote * h * 3.0;
     let up_bytes = tokens * k * 7.0 / 8.0 * h * 3.0;
     let (moved, time) = expert_all_to_all(chip, 32, tokens, k, h, widths, eff);
-    assert!((moved.0 - (out_bytes + up_bytes)).abs() < 1e-3);
-    let t32 = (out_bytes / (out.bandwidth.0 * eff)).max(up_bytes / (up.bandwidth.0 * eff))
-        + 2.0 * (out.latency.0 + up.latency.0);
-    assert!((time.0 - t32).abs() < 1e-12);
+    assert!((moved.value() - (out_bytes + up_bytes)).abs() < 1e-3);
+    let t32 = (out_bytes / (out.bandwidth.value() * eff))
+        .max(up_bytes / (up.bandwidth.value() * eff))
+        + 2.0 * (out.latency.value() + up.latency.value());
+    assert!((time.value() - t32).abs() < 1e-12);
     // Far cheaper than every remote pick on its own over the network.
-    let naive = tokens * k * 24.0 / 32.0 * h * 3.0 / (out.bandwidth.0 * eff);
-    assert!(time.0 < naive / 2.0, "{} vs {}", time.0, naive);
+    let naive = tokens * k * 24.0 / 32.0 * h * 3.0 / (out.bandwidth.value() * eff);
+    assert!(time.value() < naive / 2.0, "{} vs {}", time.value(), naive);
     // One chip, or no tokens, moves nothing.
     assert_eq!(
-        expert_all_to_all(chip, 1, tokens, k, h, widths, eff).0 .0,
+        expert_all_to_all(chip, 1, tokens, k, h, widths, eff)
+            .0
+            .value(),
         0.0
     );
     assert_eq!(
-        expert_all_to_all(chip, 32, 0.0, k, h, widths, eff).1 .0,
+        expert_all_to_all(chip, 32, 0.0, k, h, widths, eff)
+            .1
+            .value(),
         0.0
     );
 }
@@ -97,7 +102,12 @@ fn a_prefill_from_one_replica_sends_fewer_tokens_to_the_experts() {
     use disagg_engine::kernel::{step_cost, OpKind, StepShape};
     let placement = deepseek_on_b200_dp8_ep8();
     let shape = StepShape::prefill(4.0, 1024.0, 0.0);
-    let flops = |s: StepShape| step_cost(&placement, s).op(OpKind::RoutedExperts).flops.0;
+    let flops = |s: StepShape| {
+        step_cost(&placement, s)
+            .op(OpKind::RoutedExperts)
+            .flops
+            .value()
+    };
     let all = flops(shape);
     let one = flops(shape.from_replicas(1.0));
     assert!(one < all / 4.0, "one replica {one:e}, all {all:e}");
@@ -106,7 +116,7 @@ fn a_prefill_from_one_replica_sends_fewer_tokens_to_the_experts() {
     assert_eq!(flops(shape.from_replicas(100.0)), all);
     assert_eq!(flops(shape.from_replicas(f64::NAN)), all);
     // The attention side is one replica's own work either way.
-    let attention = |s: StepShape| step_cost(&placement, s).op(OpKind::AttnProj).flops.0;
+    let attention = |s: StepShape| step_cost(&placement, s).op(OpKind::AttnProj).flops.value();
     assert_eq!(attention(shape), attention(shape.from_replicas(1.0)));
 }
 
@@ -128,11 +138,14 @@ fn a_speculative_verify_attends_over_the_latent_and_costs_more_than_one_decode()
     // never expanded) would have made it cheaper than one decode step.
     let pairs = |q: f64| seqs * (q * context + q * (q + 1.0) / 2.0);
     let per_pair = 2.0 * 128.0 * 1088.0 * 61.0;
-    assert!((decode.flops.0 / (per_pair * pairs(1.0)) - 1.0).abs() < 1e-12);
-    assert!((verify.flops.0 / (per_pair * pairs(4.0)) - 1.0).abs() < 1e-12);
+    assert!((decode.flops.value() / (per_pair * pairs(1.0)) - 1.0).abs() < 1e-12);
+    assert!((verify.flops.value() / (per_pair * pairs(4.0)) - 1.0).abs() < 1e-12);
     assert!(verify.time >= decode.time);
     // The same cache, read once per step either way.
-    assert!((verify.bytes.0 / decode.bytes.0 - (context + 8.0) / (context + 2.0)).abs() < 1e-12);
+    assert!(
+        (verify.bytes.value() / decode.bytes.value() - (context + 8.0) / (context + 2.0)).abs()
+            < 1e-12
+    );
     let dims = MlaDims {
         kv_rank: 512,
         qk_nope: 128,
@@ -140,7 +153,7 @@ fn a_speculative_verify_attends_over_the_latent_and_costs_more_than_one_decode()
         v_head: 128,
     };
     assert_eq!(
-        verify.flops.0,
+        verify.flops.value(),
         61.0 * mla_core_flops(128.0, dims, pairs(4.0), seqs * context)
     );
 }
@@ -155,7 +168,7 @@ fn attention_dp_replicas_that_prefill_on_their_own_schedules_wait_for_each_other
             .unwrap()
             .figures
             .output_tok_s
-            .0
+            .value()
     };
     // TensorRT-LLM's own max-throughput DeepSeek-R1 runs (no ADP balancing): costing the
     // replicas' prefills one at a time lands near the measurement, where costing them
@@ -221,8 +234,8 @@ fn layers_without_attention_read_no_cache_and_send_no_all_reduce() {
         predict(&s).unwrap()
     };
     let (pruned, whole) = (run(ir), run(&full));
-    assert!(pruned.memory.kv.0 < whole.memory.kv.0 * 49.0 / 80.0 * 1.001);
-    assert!(pruned.decode_time.communication.0 < whole.decode_time.communication.0);
-    assert!(pruned.decode_time.kv_memory.0 < whole.decode_time.kv_memory.0);
-    assert!(pruned.decode_step.0 < whole.decode_step.0);
+    assert!(pruned.memory.kv.value() < whole.memory.kv.value() * 49.0 / 80.0 * 1.001);
+    assert!(pruned.decode_time.communication.value() < whole.decode_time.communication.value());
+    assert!(pruned.decode_time.kv_memory.value() < whole.decode_time.kv_memory.value());
+    assert!(pruned.decode_step.value() < whole.decode_step.value());
 }

@@ -155,7 +155,7 @@ fn a_harness_token_budget_bounds_each_prefill_step() {
     assert_eq!(stated.prefill_batch, 2.0);
     assert_eq!(default.prefill_batch, 8.0);
     // Fewer prompts share each step's weight reads and fixed costs, so each costs more.
-    let per_prompt = |p: &Prediction| p.prefill_step.0 / p.prefill_batch;
+    let per_prompt = |p: &Prediction| p.prefill_step.value() / p.prefill_batch;
     assert!(per_prompt(&stated) > per_prompt(&default));
 }
 
