@@ -6,6 +6,7 @@ use disagg_engine::disagg::{
     evaluate, expected_tokens, Axis, DeploymentPoint, DeploymentSpec, Draft, Setup, Speculation,
 };
 use disagg_engine::sweep::{sweep, SweepRequest, SweepResult};
+use disagg_engine::units::TokensPerSecond;
 use disagg_engine::{Assumptions, Catalogue, ModelPreset, WeightFormat};
 
 /// What the page needs from the catalogue to build a [`Setup`].
@@ -86,7 +87,7 @@ pub fn explore(s: &Scenario, catalogue: &Catalogue) -> Result<SweepResult, Strin
         axis: s.axis,
         chips,
         max_chips: s.max_chips,
-        target_tok_s_user: s.target_tok_s_user,
+        target_tok_s_user: s.target_tok_s_user.map(TokensPerSecond::new),
     })
     .map_err(|e| e.to_string())
 }

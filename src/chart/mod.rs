@@ -284,7 +284,7 @@ impl ChartModel {
             line(Line::Homogeneous, &frontiers.homogeneous),
             line(Line::Heterogeneous, &frontiers.heterogeneous),
         ];
-        let target = result.target_tok_s_user;
+        let target = result.target_tok_s_user.value();
         let x = AxisRange::covering(
             points
                 .iter()

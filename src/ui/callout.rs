@@ -2,7 +2,7 @@
 //! at the target interactivity, for the chart's objective first.
 
 use super::Page;
-use crate::format::sig3;
+use crate::format;
 use disagg_engine::sweep::Verdict;
 use leptos::prelude::*;
 
@@ -15,7 +15,7 @@ pub fn Callout() -> impl IntoView {
             let first = y.objective();
             let mut callouts: Vec<_> = r.callouts.iter().collect();
             callouts.sort_by_key(|c| c.objective != first);
-            let target = sig3(r.target_tok_s_user);
+            let target = format::rate(r.target_tok_s_user);
             Some(view! {
                 <p class="callout-target">
                     "At "<strong>{target}" tok/s per user"</strong>" on the "{r.axis.name()}" axis:"

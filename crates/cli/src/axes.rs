@@ -9,7 +9,7 @@ use disagg_engine::disagg::{Axis, DeploymentPoint, Draft, PoolRole, Setup, Specu
 use disagg_engine::frontier::Objective;
 use disagg_engine::limits::DEFAULT_SWEEP_CHIPS;
 use disagg_engine::sweep::{sweep, Callout, RejectCount, SweepPoint, SweepRequest, SweepResult};
-use disagg_engine::units::BytesPerSecond;
+use disagg_engine::units::{BytesPerSecond, TokensPerSecond};
 use disagg_engine::{Catalogue, DType, ModelIr, Parallelism, WeightFormat, Workload};
 use serde::Serialize;
 
@@ -533,7 +533,7 @@ pub fn run_sweep(args: &SweepArgs) -> Result<(), String> {
         axis,
         chips,
         max_chips: args.max_chips,
-        target_tok_s_user: args.target_tok_s_user,
+        target_tok_s_user: args.target_tok_s_user.map(TokensPerSecond::new),
     })
     .map_err(|e| e.to_string())?;
     if args.json {
@@ -554,7 +554,7 @@ struct SweepReport<'a> {
     evaluated: u64,
     feasible: u64,
     rejected: &'a [RejectCount],
-    target_tok_s_user: f64,
+    target_tok_s_user: TokensPerSecond,
     frontier_throughput: Vec<&'a SweepPoint>,
     frontier_cost: Vec<&'a SweepPoint>,
     frontier_throughput_homogeneous: Vec<&'a SweepPoint>,

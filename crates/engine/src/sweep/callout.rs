@@ -5,6 +5,7 @@ use super::{Frontiers, SweepPoint};
 use crate::disagg::{Axis, Limiter};
 use crate::frontier::{point_at, value_at, Objective};
 use crate::kernel::Bottleneck;
+use crate::units::TokensPerSecond;
 use serde::{Deserialize, Serialize};
 
 /// Advantages smaller than this either way are a tie: the model's own error is far
@@ -39,7 +40,7 @@ impl Verdict {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Callout {
     pub objective: Objective,
-    pub target_tok_s_user: f64,
+    pub target_tok_s_user: TokensPerSecond,
     /// The best mixed point fast enough for the target.
     pub heterogeneous: Option<SweepPoint>,
     /// The best single-chip-kind point fast enough for the target.
@@ -58,7 +59,7 @@ pub struct Callout {
 
 /// The geometric middle of the interactivity range both the mixed and the
 /// single-kind frontiers reach (of the whole frontier when one is empty).
-pub(super) fn default_target(cloud: &[SweepPoint], f: &Frontiers) -> f64 {
+pub(super) fn default_target(cloud: &[SweepPoint], f: &Frontiers) -> TokensPerSecond {
     let range = |idx: &[usize]| {
         let lo = cloud.get(*idx.first()?)?.figures.tok_s_user.0;
         let hi = cloud.get(*idx.last()?)?.figures.tok_s_user.0;
@@ -70,17 +71,17 @@ pub(super) fn default_target(cloud: &[SweepPoint], f: &Frontiers) -> f64 {
         }
         _ => None,
     };
-    match both.or_else(|| range(&f.all)) {
+    TokensPerSecond(match both.or_else(|| range(&f.all)) {
         Some((lo, hi)) if lo > 0.0 => (lo * hi).sqrt(),
         _ => 10.0,
-    }
+    })
 }
 
 fn read(
     cloud: &[SweepPoint],
     frontier: &[usize],
     objective: Objective,
-    target: f64,
+    target: TokensPerSecond,
 ) -> (Option<SweepPoint>, Option<f64>) {
     let points: Vec<&SweepPoint> = frontier.iter().filter_map(|&i| cloud.get(i)).collect();
     let xy: Vec<(f64, f64)> = points
@@ -88,8 +89,8 @@ fn read(
         .filter_map(|p| Some((p.figures.tok_s_user.0, objective.value(&p.figures)?)))
         .collect();
     let xs: Vec<f64> = xy.iter().map(|p| p.0).collect();
-    let best = point_at(&xs, target).map(|i| points[i].clone());
-    (best, value_at(&xy, target))
+    let best = point_at(&xs, target.value()).map(|i| points[i].clone());
+    (best, value_at(&xy, target.value()))
 }
 
 fn fmt_value(objective: Objective, v: f64) -> String {
@@ -119,7 +120,7 @@ pub(super) fn callout(
     cloud: &[SweepPoint],
     f: &Frontiers,
     objective: Objective,
-    target: f64,
+    target: TokensPerSecond,
 ) -> Callout {
     let (het, het_v) = read(cloud, &f.heterogeneous, objective, target);
     let (hom, hom_v) = read(cloud, &f.homogeneous, objective, target);
@@ -132,7 +133,7 @@ pub(super) fn callout(
         _ => None,
     };
     let verdict = Verdict::of(advantage);
-    let at = format!("{} tok/s/user", fmt_num(target));
+    let at = format!("{} tok/s/user", fmt_num(target.value()));
     let (headline, why) = match (&het, &hom, advantage) {
         (_, _, _) if axis == Axis::Aggregated => match &hom {
             Some(h) => (

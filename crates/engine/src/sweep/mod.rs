@@ -41,6 +41,7 @@ use crate::disagg::{Axis, DeploymentSpec, Draft, Figures, Reject, Setup};
 use crate::error::{EngineError, Result};
 use crate::frontier::Objective;
 use crate::limits::{MAX_SWEEP_CHIPS, MAX_SWEEP_CHIP_KINDS};
+use crate::units::TokensPerSecond;
 use collect::Collector;
 use serde::{Deserialize, Serialize};
 
@@ -53,7 +54,7 @@ pub struct SweepRequest<'a> {
     pub max_chips: u32,
     /// Interactivity the callout compares at; `None` picks the middle of the range
     /// both kinds of deployment reach.
-    pub target_tok_s_user: Option<f64>,
+    pub target_tok_s_user: Option<TokensPerSecond>,
 }
 
 /// Where a point comes from.
@@ -122,7 +123,7 @@ pub struct SweepResult {
     pub cost: Frontiers,
     /// The points on each chip pairing's own frontiers: what a scatter shows.
     pub cloud: Vec<SweepPoint>,
-    pub target_tok_s_user: f64,
+    pub target_tok_s_user: TokensPerSecond,
     pub callouts: Vec<Callout>,
     pub notes: Vec<String>,
 }
@@ -157,7 +158,7 @@ pub fn sweep(req: &SweepRequest) -> Result<SweepResult> {
         )));
     }
     if let Some(t) = req.target_tok_s_user {
-        if !(t.is_finite() && t > 0.0) {
+        if !(t.is_finite() && t.value() > 0.0) {
             return Err(EngineError::InvalidInput(
                 "the target interactivity must be a positive number of tok/s/user".into(),
             ));

@@ -4,7 +4,7 @@
 use disagg_engine::disagg::{evaluate, Axis, Deployment, Draft, PoolConfig, Setup};
 use disagg_engine::frontier::{pareto, value_at, Objective};
 use disagg_engine::sweep::{sweep, Class, SweepRequest, SweepResult};
-use disagg_engine::units::BytesPerSecond;
+use disagg_engine::units::{BytesPerSecond, TokensPerSecond};
 use disagg_engine::{Catalogue, Chip, Parallelism, WeightFormat, Workload};
 use proptest::prelude::*;
 
@@ -443,7 +443,7 @@ fn sweep_rejects_bad_requests() {
     req.max_chips = 0;
     assert!(sweep(&req).is_err());
     req.max_chips = 8;
-    req.target_tok_s_user = Some(f64::NAN);
+    req.target_tok_s_user = Some(TokensPerSecond::new(f64::NAN));
     assert!(sweep(&req).is_err());
     req.target_tok_s_user = None;
     req.setup.speculation.acceptance = 1.5;
