@@ -113,19 +113,6 @@ impl LayerShare {
 }
 
 impl MemoryPlan {
-    /// The whole model on one chip of `par` (see [`MemoryPlan::for_part`]).
-    pub fn new(
-        model: &ModelIr,
-        chip: &Chip,
-        par: Parallelism,
-        weights: WeightFormat,
-        kv: DType,
-        context: f64,
-        a: &Assumptions,
-    ) -> MemoryPlan {
-        MemoryPlan::for_part(model, Part::Whole, chip, par, weights, kv, context, a)
-    }
-
     /// `part` of the model on one chip of `par`, sequences of `context` tokens. The
     /// embedding and head are vocab-split over TP; with pipeline stages they sit on the
     /// first and last stage, so one stage holds at most one of them. The workspace is

@@ -7,7 +7,7 @@ use crate::catalogue::Chip;
 use crate::error::{EngineError, Result};
 use crate::kernel::Placement;
 use crate::limits::MAX_CHIPS;
-use crate::memory::{MemoryPlan, MemoryUsage};
+use crate::memory::{MemoryPlan, MemoryUsage, Part};
 use crate::model::ModelIr;
 use crate::units::{Bytes, Seconds};
 
@@ -117,8 +117,9 @@ pub(crate) fn place<'a>(
     if par.validate(model, par.chips()).is_err() {
         return Err(Reject::InvalidLayout);
     }
-    let mut plan = MemoryPlan::new(
+    let mut plan = MemoryPlan::for_part(
         model,
+        Part::Whole,
         pool.chip,
         par,
         setup.weights,

@@ -1,7 +1,7 @@
 //! The aggregated baseline of one chip: every pool size, layout and batch.
 
 use super::collect::Collector;
-use super::space::{batch_limit, batches, pool_sizes};
+use super::space::{pool_batches, pool_sizes};
 use crate::catalogue::Chip;
 use crate::disagg::aggregated::{combine, side};
 use crate::disagg::layouts::{pool_layouts, Search};
@@ -14,16 +14,15 @@ pub(super) fn sweep<'a>(setup: &Setup<'a>, chip: &'a Chip, max: u32, col: &mut C
                 chip,
                 parallelism: par,
             };
-            let Ok(probe) = side(setup, pool, 1) else {
-                col.reject(Reject::InvalidLayout);
-                continue;
+            let probe = side(setup, pool, 1);
+            let batches = match pool_batches(setup, probe, |s| &s.placed, par.dp) {
+                Ok(b) => b,
+                Err(r) => {
+                    col.reject(r);
+                    continue;
+                }
             };
-            let per_replica = probe.placed.plan.max_seqs();
-            if per_replica == 0 {
-                col.reject(Reject::WeightsDoNotFit);
-                continue;
-            }
-            for b in batches(batch_limit(setup, per_replica, par.dp)) {
+            for b in batches {
                 match side(setup, pool, b) {
                     Ok(s) if s.placed.fit.is_none() => col.push(
                         Deployment::Aggregated { pool, batch: b },

@@ -2,7 +2,7 @@
 //! balance them, every pair of chips.
 
 use super::collect::Collector;
-use super::space::{batch_limit, batches, pool_sizes};
+use super::space::{pool_batches, pool_sizes};
 use crate::catalogue::Chip;
 use crate::disagg::layouts::{pool_layouts, Search};
 use crate::disagg::prefill_decode::{self as pd, PrefillSide};
@@ -23,16 +23,15 @@ fn decode_entries<'a>(
                 chip,
                 parallelism: par,
             };
-            let Ok(probe) = pd::decode_side(setup, pool, 1) else {
-                col.reject(Reject::InvalidLayout);
-                continue;
+            let probe = pd::decode_side(setup, pool, 1);
+            let batches = match pool_batches(setup, probe, |d| &d.placed, par.dp) {
+                Ok(b) => b,
+                Err(r) => {
+                    col.reject(r);
+                    continue;
+                }
             };
-            if probe.placed.fit.is_some() {
-                col.reject(Reject::WeightsDoNotFit);
-                continue;
-            }
-            let per_replica = probe.placed.plan.max_seqs();
-            for b in batches(batch_limit(setup, per_replica, par.dp)) {
+            for b in batches {
                 match pd::decode_side(setup, pool, b) {
                     Ok(d) if d.placed.fit.is_none() => {
                         col.costed();

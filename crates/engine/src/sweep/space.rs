@@ -1,7 +1,7 @@
 //! The sizes a sweep tries: pool sizes, batches and the per-axis choices. The layouts
 //! of each pool come from `disagg::layouts` (its sweep search).
 
-use crate::disagg::Setup;
+use crate::disagg::{Placed, Reject, Setup};
 use crate::limits::MAX_BATCH;
 
 /// Micro-batch depths tried on the attention/expert axis.
@@ -24,6 +24,23 @@ pub fn batches(max: u64) -> Vec<u32> {
         out.push(max);
     }
     out
+}
+
+/// The batches a pool that holds sequences tries, from its placement at one sequence
+/// (`probe`): up to what memory holds and the engine's limit. A layout that is invalid,
+/// or whose weights leave no room for one sequence, is the reject.
+pub(crate) fn pool_batches<T>(
+    setup: &Setup<'_>,
+    probe: std::result::Result<T, Reject>,
+    placed: impl Fn(&T) -> &Placed<'_>,
+    dp: u32,
+) -> std::result::Result<Vec<u32>, Reject> {
+    let probe = probe.map_err(|_| Reject::InvalidLayout)?;
+    let placed = placed(&probe);
+    if placed.fit.is_some() {
+        return Err(Reject::WeightsDoNotFit);
+    }
+    Ok(batches(batch_limit(setup, placed.plan.max_seqs(), dp)))
 }
 
 /// Largest batch a pool of `dp` replicas takes: memory, then the engine's limit.

@@ -2,7 +2,7 @@
 //! target's chips or on a separate pool of any chip.
 
 use super::collect::Collector;
-use super::space::{batch_limit, batches, pool_sizes, DRAFT_POOL_SIZES};
+use super::space::{pool_batches, pool_sizes, DRAFT_POOL_SIZES};
 use crate::catalogue::Chip;
 use crate::disagg::layouts::{pool_layouts, Search};
 use crate::disagg::speculative::{self as spec, DraftSide};
@@ -26,16 +26,15 @@ pub(super) fn sweep<'a>(setup: &Setup<'a>, chips: &[&'a Chip], max: u32, col: &m
                     chip: target_chip,
                     parallelism: par,
                 };
-                let Ok(probe) = spec::target_side(setup, target, 1, Bytes::ZERO) else {
-                    col.reject(Reject::InvalidLayout);
-                    continue;
+                let probe = spec::target_side(setup, target, 1, Bytes::ZERO);
+                let batches = match pool_batches(setup, probe, |t| &t.placed, par.dp) {
+                    Ok(b) => b,
+                    Err(r) => {
+                        col.reject(r);
+                        continue;
+                    }
                 };
-                if probe.placed.fit.is_some() {
-                    col.reject(Reject::WeightsDoNotFit);
-                    continue;
-                }
-                let per_replica = probe.placed.plan.max_seqs();
-                for b in batches(batch_limit(setup, per_replica, par.dp)) {
+                for b in batches {
                     // The draft on the target's own chips.
                     if let Ok(d) = spec::draft_side(setup, target, None, b) {
                         match spec::target_side(setup, target, b, d.colocated_bytes) {
