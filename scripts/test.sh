@@ -19,7 +19,7 @@ cargo clippy --target wasm32-unknown-unknown -p disagg-explorer --all-targets --
 step "native tests"
 cargo test --workspace
 step "browser component tests (headless Chromium)"
-cargo test --target wasm32-unknown-unknown -p disagg-explorer --test web
+cargo test --target wasm32-unknown-unknown -p disagg-explorer --test it
 step "release build of the page"
 trunk build --release
 for f in dist/*.wasm dist/*.js; do
@@ -27,7 +27,7 @@ for f in dist/*.wasm dist/*.js; do
 done
 step "end-to-end test of the release page (WebDriver)"
 log="$(mktemp)"
-if cargo test -p disagg-explorer --test e2e -- --ignored --nocapture >"$log" 2>&1; then
+if cargo test -p disagg-explorer --test it -- --ignored --nocapture >"$log" 2>&1; then
   grep -E "^latency|test result" "$log"
 else
   cat "$log"; exit 1

@@ -2,9 +2,8 @@
 //! the chip picker, the link round trip, the notices of a hostile link and the decode-pool
 //! speculation toggle.
 //!
-//! Run with `cargo test --target wasm32-unknown-unknown --test web` (scripts/test.sh
-//! does); natively this file is empty.
-#![cfg(target_arch = "wasm32")]
+//! Run with `cargo test --target wasm32-unknown-unknown --test it` (scripts/test.sh
+//! does); `main.rs` compiles this module for wasm32 only.
 
 use disagg_explorer::engine::Catalogue;
 use disagg_explorer::scenario::Scenario;
