@@ -35,6 +35,10 @@ pub struct Tick {
 /// Data spanning at least this ratio gets a log axis.
 pub const LOG_SPAN: f64 = 10.0;
 
+/// Most ticks a linear axis draws: about five fit the range by construction; the bound
+/// only guards degenerate ranges.
+pub const MAX_LINEAR_TICKS: usize = 12;
+
 impl AxisRange {
     /// An axis covering `values` with a little room at both ends; log when they span
     /// a decade or more. Non-finite and (for log) non-positive values are ignored.
@@ -57,7 +61,10 @@ impl AxisRange {
                 hi: hi * 1.25,
                 scale: Scale::Log,
             }
-        } else if hi == lo {
+        } else if hi - lo <= hi * 1e-9 {
+            // One value, or values a rounding error apart: a range around them, so that
+            // ticks are round numbers a step apart rather than steps below a float's
+            // resolution.
             AxisRange {
                 lo: lo / 2.0,
                 hi: hi * 2.0,
@@ -89,7 +96,8 @@ impl AxisRange {
         v.is_finite() && v >= self.lo && v <= self.hi
     }
 
-    /// Round-numbered ticks inside the range: decades (with 2 and 5 between when
+    /// Round-numbered ticks inside the range (at most [`MAX_LINEAR_TICKS`] on a linear
+    /// axis): decades (with 2 and 5 between when
     /// the range is narrow) on a log axis, steps of 1, 2 or 5 on a linear one.
     pub fn ticks(&self) -> Vec<Tick> {
         let mut values = Vec::new();
@@ -121,10 +129,15 @@ impl AxisRange {
                         .map(|m| m * mag)
                         .find(|s| *s >= raw)
                         .unwrap_or(10.0 * mag);
-                    let mut v = (self.lo / step).ceil() * step;
-                    while v <= self.hi + step * 1e-9 {
+                    // Ticks by index: a step below the values' resolution cannot stall
+                    // the loop, and there are never more than a handful.
+                    let first = (self.lo / step).ceil();
+                    for i in 0..MAX_LINEAR_TICKS {
+                        let v = (first + i as f64) * step;
+                        if v > self.hi + step * 1e-9 {
+                            break;
+                        }
                         values.push(v);
-                        v += step;
                     }
                 }
             }
@@ -396,6 +409,19 @@ mod tests {
         };
         let labels: Vec<_> = lin.ticks().into_iter().map(|t| t.label).collect();
         assert_eq!(labels, ["0", "10", "20", "30", "40"]);
+        // A range one float wide (one point and a target a rounding error above it, a
+        // link that hung the page) gives a few ticks, at once.
+        let x: f64 = 23.17654743841697;
+        let tiny = AxisRange::covering([x, f64::from_bits(x.to_bits() + 1)]);
+        assert!(tiny.hi - tiny.lo > x / 2.0, "{tiny:?}");
+        let ticks = tiny.ticks();
+        assert!(!ticks.is_empty() && ticks.len() <= MAX_LINEAR_TICKS);
+        let degenerate = AxisRange {
+            lo: x,
+            hi: f64::from_bits(x.to_bits() + 1),
+            scale: Scale::Linear,
+        };
+        assert!(degenerate.ticks().len() <= MAX_LINEAR_TICKS);
         for t in log.ticks() {
             let (a, b) = log.plot_range();
             assert!(t.at >= a && t.at <= b);
