@@ -7,7 +7,7 @@ use disagg_engine::disagg::plan::{plan, PoolChoice};
 use disagg_engine::disagg::report::PointReport;
 use disagg_engine::disagg::{Axis, DeploymentPoint, Draft, PoolRole, Setup, Speculation};
 use disagg_engine::frontier::Objective;
-use disagg_engine::limits::DEFAULT_SWEEP_CHIPS;
+use disagg_engine::limits::{DEFAULT_SWEEP_CHIPS, LINK_BYTES_PER_S};
 use disagg_engine::sweep::{sweep, Callout, RejectCount, SweepPoint, SweepRequest, SweepResult};
 use disagg_engine::units::{BytesPerSecond, TokensPerSecond};
 use disagg_engine::{Catalogue, DType, ModelIr, Parallelism, WeightFormat, Workload};
@@ -161,14 +161,20 @@ fn inputs(
     })
 }
 
+/// `--link-gbps`, inside the engine's physical bounds.
 fn link(gbps: Option<f64>) -> Result<Option<BytesPerSecond>, String> {
-    match gbps {
-        Some(g) if !(g.is_finite() && g > 0.0) => {
-            Err(format!("--link-gbps {g} must be a positive number"))
-        }
-        Some(g) => Ok(Some(BytesPerSecond::from_gbit_per_s(g))),
-        None => Ok(None),
+    let Some(g) = gbps else {
+        return Ok(None);
+    };
+    let rate = BytesPerSecond::from_gbit_per_s(g);
+    if !LINK_BYTES_PER_S.contains(&rate.value()) {
+        return Err(format!(
+            "--link-gbps {g:?} must lie between {} and {} (gigabits per second)",
+            LINK_BYTES_PER_S.start() * 8.0 / 1e9,
+            LINK_BYTES_PER_S.end() * 8.0 / 1e9
+        ));
     }
+    Ok(Some(rate))
 }
 
 /// The request lengths, shared by `predict` and `sweep`.

@@ -5,6 +5,7 @@
 use crate::catalogue::Chip;
 use crate::dtype::ComputeRate;
 use crate::error::{EngineError, Result};
+use crate::limits::MIN_EFFICIENCY;
 use crate::units::Seconds;
 use serde::{Deserialize, Serialize};
 
@@ -72,9 +73,11 @@ impl Assumptions {
     pub fn validate(&self) -> Result<()> {
         // (name, value, lower bound, whether the bound itself is allowed, upper bound)
         let ranges = [
-            ("mfu", self.mfu, 0.0, false, 1.0),
-            ("bw_eff", self.bw_eff, 0.0, false, 1.0),
-            ("link_eff", self.link_eff, 0.0, false, 1.0),
+            // Efficiencies: at least 1%, below which a rate is not a rate (a
+            // subnormal one made TTFT infinite).
+            ("mfu", self.mfu, MIN_EFFICIENCY, true, 1.0),
+            ("bw_eff", self.bw_eff, MIN_EFFICIENCY, true, 1.0),
+            ("link_eff", self.link_eff, MIN_EFFICIENCY, true, 1.0),
             // Fully hidden communication would make links free.
             ("comm_overlap", self.comm_overlap, 0.0, true, 0.99),
             // At least a tenth of the memory must remain for weights and the KV cache.
@@ -135,7 +138,7 @@ impl Assumptions {
 fn out_of_range(name: &str, v: f64, lo: f64, lo_allowed: bool, hi: f64) -> EngineError {
     let lower = if lo_allowed { "at least" } else { "above" };
     EngineError::InvalidInput(format!(
-        "assumption {name} = {v} must be {lower} {lo} and at most {hi}"
+        "assumption {name} = {v:?} must be {lower} {lo} and at most {hi}"
     ))
 }
 

@@ -14,6 +14,18 @@ pub const MAX_OUTPUT_CV: f64 = 10.0;
 pub const MAX_BATCH: u32 = 10_000_000;
 /// Most chips one pool may hold.
 pub const MAX_CHIPS: u32 = 1_000_000;
+/// Largest integer a model config's size field may hold (vocabulary, widths, head and
+/// expert counts, windows, positions): 2^24, far above any real model, small enough that
+/// products of two such fields stay exact and no allocation follows from one.
+pub const MAX_CONFIG_VALUE: u32 = 1 << 24;
+/// Most layers a model config may have, and the longest per-layer list it may carry
+/// (`layer_types`, `moe_layers_enum`, `block_configs`, ...).
+pub const MAX_LAYERS: u32 = 10_000;
+/// Lowest efficiency (share of a peak rate) an assumption may state.
+pub const MIN_EFFICIENCY: f64 = 0.01;
+/// Slowest and fastest per-chip link between pools a user may state, in bytes per
+/// second: a kilobit per second, and a petabyte per second.
+pub const LINK_BYTES_PER_S: std::ops::RangeInclusive<f64> = 125.0..=1e15;
 /// Bits per weight a weight-format override may state (GGUF-like formats).
 pub const BITS_PER_WEIGHT: std::ops::RangeInclusive<f64> = 1.0..=32.0;
 /// Tokens a speculation cycle may draft.

@@ -9,6 +9,7 @@
 //! tokens reach their experts by all-to-all.
 
 use crate::error::{EngineError, Result};
+use crate::limits::MAX_CHIPS;
 use crate::model::{Attention, ModelIr};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -31,8 +32,10 @@ impl Parallelism {
         }
     }
 
+    /// `tp x pp x dp`, saturating: a layout beyond [`MAX_CHIPS`] is refused by
+    /// [`Parallelism::validate`], never wrapped around.
     pub fn chips(&self) -> u32 {
-        self.tp * self.pp * self.dp
+        self.tp.saturating_mul(self.pp).saturating_mul(self.dp)
     }
 
     /// Chips an expert group spans.
@@ -42,7 +45,7 @@ impl Parallelism {
 
     /// Ways each expert's matrices are split inside the group.
     pub fn expert_tp(&self) -> u32 {
-        (self.tp / self.ep).max(1)
+        (self.tp / self.ep.max(1)).max(1)
     }
 
     /// Sequences each replica holds when `batch` spreads over the replicas; replicas
@@ -53,7 +56,7 @@ impl Parallelism {
 
     /// Replicas whose tokens meet in one expert group.
     pub fn replicas_per_expert_group(&self) -> u32 {
-        (self.ep / self.tp).max(1)
+        (self.ep / self.tp.max(1)).max(1)
     }
 
     /// Checks this layout against a model; the error says which rule breaks and how.
@@ -61,6 +64,12 @@ impl Parallelism {
         let bad = |msg: String| Err(EngineError::InvalidParallelism(msg));
         if self.tp == 0 || self.pp == 0 || self.dp == 0 || self.ep == 0 {
             return bad("tp, pp, dp and ep must all be at least 1".into());
+        }
+        if self.chips() > MAX_CHIPS || self.ep > MAX_CHIPS {
+            return bad(format!(
+                "tp {} x pp {} x dp {} (ep {}) exceeds {MAX_CHIPS} chips",
+                self.tp, self.pp, self.dp, self.ep
+            ));
         }
         if self.chips() != chips {
             return bad(format!(
@@ -191,5 +200,32 @@ mod tests {
             ),
             (8, 4, 1)
         );
+    }
+
+    #[test]
+    fn a_layout_beyond_the_chip_bound_is_refused_not_wrapped() {
+        // 65,536 x 65,536 wrapped to 0 chips in release builds and panicked in debug.
+        let huge = Parallelism {
+            tp: 65_536,
+            pp: 65_536,
+            dp: 1,
+            ep: 1,
+        };
+        assert_eq!(huge.chips(), u32::MAX);
+        let model = &crate::Catalogue::builtin()
+            .model("llama-3.1-8b")
+            .unwrap()
+            .ir;
+        let err = huge.validate(model, 8).unwrap_err().to_string();
+        assert!(err.contains("exceeds"), "{err}");
+        // Degenerate divisors never divide by zero.
+        let zero = Parallelism {
+            tp: 0,
+            pp: 1,
+            dp: 1,
+            ep: 0,
+        };
+        assert_eq!((zero.expert_tp(), zero.replicas_per_expert_group()), (1, 1));
+        assert!(zero.validate(model, 0).is_err());
     }
 }

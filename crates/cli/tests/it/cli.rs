@@ -477,7 +477,8 @@ fn assumptions_come_from_a_file_or_a_flag_and_bad_ones_are_named() {
     // predict, sweep and validate alike.
     for (body, expected) in [
         (r#"{"mfuu": 0.5}"#, "unknown field `mfuu`"),
-        (r#"{"bw_eff": 0}"#, "bw_eff = 0 must be above 0"),
+        (r#"{"bw_eff": 0}"#, "bw_eff = 0.0 must be at least 0.01"),
+        (r#"{"mfu": 5e-324}"#, "mfu = 5e-324 must be at least 0.01"),
         (r#"{"runtime_reserve": 0.95}"#, "runtime_reserve"),
         (r#"{"max_seqs_per_replica": 0}"#, "max_seqs_per_replica"),
         ("not json", "expected"),
@@ -565,4 +566,39 @@ fn a_closed_pipe_ends_the_output_quietly() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{:?}: {err}", out.status);
     assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn a_link_slower_than_a_kilobit_is_refused_with_its_flag() {
+    // --link-gbps 1e-320 used to pass as "positive" and print an infinite TTFT.
+    for gbps in ["1e-320", "0", "-4", "1e9"] {
+        let o = disagg(&[
+            "predict",
+            "--model",
+            "llama-3.1-8b",
+            "--axis",
+            "pd",
+            "--prefill-chip",
+            "h100-sxm",
+            "--prefill-chips",
+            "1",
+            "--decode-chip",
+            "h100-sxm",
+            "--decode-chips",
+            "1",
+            "--isl",
+            "512",
+            "--osl",
+            "64",
+            "--batch",
+            "4",
+            &format!("--link-gbps={gbps}"),
+        ]);
+        let err = stderr(&o);
+        assert!(
+            !o.status.success() && err.contains("--link-gbps"),
+            "{gbps}: {err}"
+        );
+        assert!(!stdout(&o).contains("inf"), "{gbps}");
+    }
 }

@@ -4,7 +4,7 @@
 use crate::assumptions::Assumptions;
 use crate::dtype::{DType, WeightFormat};
 use crate::error::{EngineError, Result};
-use crate::limits::{BITS_PER_WEIGHT, MAX_DRAFT_TOKENS};
+use crate::limits::{BITS_PER_WEIGHT, LINK_BYTES_PER_S, MAX_DRAFT_TOKENS};
 use crate::model::ModelIr;
 use crate::units::BytesPerSecond;
 use crate::workload::Workload;
@@ -117,10 +117,12 @@ impl<'a> Setup<'a> {
             }
         }
         if let Some(bw) = self.inter_pool_link {
-            if !(bw.0.is_finite() && bw.0 > 0.0) {
-                return Err(EngineError::InvalidInput(
-                    "the inter-pool link bandwidth must be a positive number".into(),
-                ));
+            if !LINK_BYTES_PER_S.contains(&bw.0) {
+                return Err(EngineError::InvalidInput(format!(
+                    "the inter-pool link bandwidth must lie between {} and {} Gb/s",
+                    LINK_BYTES_PER_S.start() * 8.0 / 1e9,
+                    LINK_BYTES_PER_S.end() * 8.0 / 1e9
+                )));
             }
         }
         if self.speculative_decode

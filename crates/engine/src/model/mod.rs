@@ -11,7 +11,7 @@ use crate::parallel::Parallelism;
 use serde::{Deserialize, Serialize};
 
 /// Attention of one layer.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Attention {
     /// Grouped-query attention; MHA when `kv_heads == heads`, MQA when `kv_heads == 1`.
     /// With `q_rank` the query is factorised through a low-rank bottleneck
@@ -42,7 +42,7 @@ pub enum Attention {
 }
 
 /// The feed-forward block of one layer (SwiGLU: three matrices per expert).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Ffn {
     Dense {
         intermediate: u32,

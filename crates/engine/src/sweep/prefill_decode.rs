@@ -103,7 +103,7 @@ pub(super) fn sweep<'a>(setup: &Setup<'a>, chips: &[&'a Chip], max: u32, col: &m
                     let mut replicas = [
                         balanced.div_ceil(2),
                         balanced,
-                        balanced + 1,
+                        balanced.saturating_add(1),
                         balanced.saturating_mul(2),
                     ];
                     replicas.sort_unstable();

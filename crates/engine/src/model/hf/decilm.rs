@@ -3,6 +3,7 @@
 use super::fields::Fields;
 use super::missing;
 use crate::error::{EngineError, Result};
+use crate::limits::MAX_CONFIG_VALUE;
 use crate::model::{Attention, Ffn, LayerGroup};
 use serde_json::Value;
 
@@ -127,8 +128,14 @@ fn decilm_ffn(f: &Fields, hidden: u32) -> Result<Ffn> {
                 .ok_or_else(|| missing("ffn_mult"))?;
             // DeciLM's `_ffn_mult_to_intermediate_size`: two thirds of mult x hidden
             // (SwiGLU's convention), truncated, then rounded up to a multiple of 256.
-            let width = (2.0 * mult * hidden as f64 / 3.0) as u32;
-            width.div_ceil(256) * 256
+            let width = (2.0 * mult * hidden as f64 / 3.0).floor();
+            let rounded = (width / 256.0).ceil() * 256.0;
+            if rounded > MAX_CONFIG_VALUE as f64 {
+                return Err(EngineError::Config(format!(
+                    "ffn_mult {mult} gives an FFN width above {MAX_CONFIG_VALUE}"
+                )));
+            }
+            rounded as u32
         }
     };
     Ok(Ffn::Dense { intermediate })

@@ -2,8 +2,10 @@
 
 use super::{missing, MoeLayout};
 use crate::error::{EngineError, Result};
+use crate::limits::{MAX_CONFIG_VALUE, MAX_LAYERS};
 use crate::model::{Attention, Ffn};
 use serde_json::{Map, Value};
+use std::collections::BTreeSet;
 
 /// The config's fields, looking into `text_config` first for multimodal models.
 pub(super) struct Fields<'a> {
@@ -57,17 +59,21 @@ impl<'a> Fields<'a> {
     pub(super) fn opt_u32(&self, key: &str) -> Result<Option<u32>> {
         match self.get(key) {
             None => Ok(None),
-            Some(v) => match v.as_u64() {
-                Some(n) if n <= u32::MAX as u64 => Ok(Some(n as u32)),
-                _ => match v.as_f64() {
-                    Some(f) if f >= 0.0 && f.fract() == 0.0 && f <= u32::MAX as f64 => {
-                        Ok(Some(f as u32))
-                    }
-                    _ => Err(EngineError::Config(format!(
+            Some(v) => {
+                let n = match v.as_u64() {
+                    Some(n) => Some(n as f64),
+                    None => v.as_f64().filter(|f| *f >= 0.0 && f.fract() == 0.0),
+                };
+                match n {
+                    Some(n) if n <= MAX_CONFIG_VALUE as f64 => Ok(Some(n as u32)),
+                    Some(_) => Err(EngineError::Config(format!(
+                        "field '{key}' = {v} exceeds {MAX_CONFIG_VALUE}, the largest size the engine reads"
+                    ))),
+                    None => Err(EngineError::Config(format!(
                         "field '{key}' must be a non-negative integer, found {v}"
                     ))),
-                },
-            },
+                }
+            }
         }
     }
 
@@ -161,14 +167,25 @@ impl<'a> Fields<'a> {
         let expert_intermediate = self
             .first_u32(&["moe_intermediate_size", "intermediate_size"])?
             .ok_or_else(|| missing("moe_intermediate_size"))?;
-        let shared_intermediate =
-            match self.first_u32(&["shared_expert_intermediate_size", "share_expert_dim"])? {
-                Some(width) => width,
-                // Llama 4's MoE layers always add one shared expert of the experts' width
-                // (transformers `Llama4TextMoe.shared_expert`).
-                None if self.is_llama4() => expert_intermediate,
-                None => self.opt_u32("n_shared_experts")?.unwrap_or(0) * expert_intermediate,
-            };
+        let shared_intermediate = match self
+            .first_u32(&["shared_expert_intermediate_size", "share_expert_dim"])?
+        {
+            Some(width) => width,
+            // Llama 4's MoE layers always add one shared expert of the experts' width
+            // (transformers `Llama4TextMoe.shared_expert`).
+            None if self.is_llama4() => expert_intermediate,
+            None => {
+                let shared = self.opt_u32("n_shared_experts")?.unwrap_or(0);
+                shared
+                        .checked_mul(expert_intermediate)
+                        .filter(|&w| w <= MAX_CONFIG_VALUE)
+                        .ok_or_else(|| {
+                            EngineError::Config(format!(
+                                "n_shared_experts ({shared}) x moe_intermediate_size ({expert_intermediate}) exceeds {MAX_CONFIG_VALUE}"
+                            ))
+                        })?
+            }
+        };
         // Qwen-MoE `decoder_sparse_step` and Llama 4 `interleave_moe_layer_step` both make
         // layer i sparse when (i + 1) % step == 0.
         let (every, step_offset_one) =
@@ -177,15 +194,8 @@ impl<'a> Fields<'a> {
                 None => (self.opt_u32("moe_layer_freq")?.unwrap_or(1).max(1), false),
             };
         let dense_layers = match self.get("mlp_only_layers") {
-            Some(Value::Array(items)) => items
-                .iter()
-                .map(|v| {
-                    v.as_u64().map(|n| n as u32).ok_or_else(|| {
-                        EngineError::Config("mlp_only_layers must list layer indices".into())
-                    })
-                })
-                .collect::<Result<Vec<u32>>>()?,
-            _ => Vec::new(),
+            Some(Value::Array(items)) => layer_indices(items, "mlp_only_layers")?,
+            _ => BTreeSet::new(),
         };
         Ok(Some(MoeLayout {
             moe_layers: self.moe_layer_list()?,
@@ -212,7 +222,7 @@ impl<'a> Fields<'a> {
     /// The MoE layer indices where the config lists them: Step-3's `moe_layers_enum`, as a
     /// comma-separated string (how the released config writes it) or as an array, or
     /// Llama 4's `moe_layers`.
-    pub(super) fn moe_layer_list(&self) -> Result<Option<Vec<u32>>> {
+    pub(super) fn moe_layer_list(&self) -> Result<Option<BTreeSet<u32>>> {
         let key = if self.get("moe_layers_enum").is_some() {
             "moe_layers_enum"
         } else {
@@ -225,20 +235,16 @@ impl<'a> Fields<'a> {
         };
         match self.get(key) {
             None => Ok(None),
-            Some(Value::String(text)) => text
-                .split(',')
-                .map(|item| item.trim().parse::<u32>().map_err(|_| bad()))
-                .collect::<Result<Vec<u32>>>()
-                .map(Some),
-            Some(Value::Array(items)) => items
-                .iter()
-                .map(|v| {
-                    v.as_u64()
-                        .and_then(|n| u32::try_from(n).ok())
-                        .ok_or_else(bad)
-                })
-                .collect::<Result<Vec<u32>>>()
-                .map(Some),
+            Some(Value::String(text)) => {
+                let items: Vec<&str> = text.split(',').take(MAX_LAYERS as usize + 1).collect();
+                check_list_length(key, items.len())?;
+                items
+                    .iter()
+                    .map(|item| item.trim().parse::<u32>().map_err(|_| bad()))
+                    .collect::<Result<BTreeSet<u32>>>()
+                    .map(Some)
+            }
+            Some(Value::Array(items)) => layer_indices(items, key).map(Some),
             Some(_) => Err(bad()),
         }
     }
@@ -252,6 +258,11 @@ impl<'a> Fields<'a> {
     /// chunk this overstates those layers' attention, by up to 2x.
     pub(super) fn windows(&self, num_layers: u32) -> Result<Vec<Option<u32>>> {
         let window = self.opt_u32("sliding_window")?;
+        if window == Some(0) {
+            return Err(EngineError::Config(
+                "sliding_window must be at least 1 token (null means full attention)".into(),
+            ));
+        }
         let chunk = self.opt_u32("attention_chunk_size")?.filter(|&c| c > 0);
         if let Some(Value::Array(types)) = self.get("layer_types") {
             if types.len() != num_layers as usize {
@@ -328,4 +339,27 @@ impl<'a> Fields<'a> {
             Some(_) => Err(bad()),
         }
     }
+}
+
+/// A per-layer list may be no longer than the layers the engine reads.
+pub(super) fn check_list_length(key: &str, len: usize) -> Result<()> {
+    if len > MAX_LAYERS as usize {
+        return Err(EngineError::Config(format!(
+            "{key} lists more than {MAX_LAYERS} entries, the most layers the engine reads"
+        )));
+    }
+    Ok(())
+}
+
+/// A JSON list of layer indices, as a set (looked up once per layer).
+fn layer_indices(items: &[Value], key: &str) -> Result<BTreeSet<u32>> {
+    check_list_length(key, items.len())?;
+    items
+        .iter()
+        .map(|v| {
+            v.as_u64()
+                .and_then(|n| u32::try_from(n).ok())
+                .ok_or_else(|| EngineError::Config(format!("{key} must list layer indices")))
+        })
+        .collect()
 }

@@ -9,9 +9,11 @@
 //! `model_type`: its MoE layers carry a shared expert no field states.
 //! A field the IR needs and the config lacks is an error that names the field.
 
-use super::{Ffn, LayerGroup, ModelIr};
+use super::{Attention, Ffn, LayerGroup, ModelIr};
 use crate::error::{EngineError, Result};
+use crate::limits::MAX_LAYERS;
 use serde_json::Value;
+use std::collections::{BTreeSet, HashMap};
 
 mod decilm;
 mod fields;
@@ -39,6 +41,11 @@ pub fn parse_config(value: &Value) -> Result<ModelIr> {
 
     let hidden = cfg.req_u32("hidden_size")?;
     let num_layers = cfg.req_u32("num_hidden_layers")?;
+    if num_layers > MAX_LAYERS {
+        return Err(EngineError::Config(format!(
+            "num_hidden_layers {num_layers} exceeds {MAX_LAYERS}, the most layers the engine reads"
+        )));
+    }
     let vocab = cfg.req_u32("vocab_size")?;
     if hidden == 0 || num_layers == 0 || vocab == 0 {
         return Err(EngineError::Config(
@@ -90,15 +97,18 @@ pub fn parse_config(value: &Value) -> Result<ModelIr> {
     })
 }
 
-/// Merges layers of equal shape, keeping first-seen order.
+/// Merges layers of equal shape, keeping first-seen order (one lookup per layer).
 fn group_layers(layers: Vec<LayerGroup>) -> Vec<LayerGroup> {
     let mut groups: Vec<LayerGroup> = Vec::new();
+    let mut index: HashMap<(Attention, Option<u32>, Ffn), usize> = HashMap::new();
     for layer in layers {
-        match groups.iter_mut().find(|g| {
-            g.attention == layer.attention && g.window == layer.window && g.ffn == layer.ffn
-        }) {
-            Some(g) => g.count += 1,
-            None => groups.push(layer),
+        let key = (layer.attention, layer.window, layer.ffn);
+        match index.get(&key) {
+            Some(&i) => groups[i].count += 1,
+            None => {
+                index.insert(key, groups.len());
+                groups.push(layer);
+            }
         }
     }
     groups
@@ -111,12 +121,12 @@ pub(super) fn missing(field: &str) -> EngineError {
 
 pub(super) struct MoeLayout {
     /// An explicit list of the MoE layers (Step-3 `moe_layers_enum`), overriding the rest.
-    moe_layers: Option<Vec<u32>>,
+    moe_layers: Option<BTreeSet<u32>>,
     ffn: Ffn,
     first_dense: u32,
     every: u32,
     step_offset_one: bool,
-    dense_layers: Vec<u32>,
+    dense_layers: BTreeSet<u32>,
 }
 
 impl MoeLayout {

@@ -262,3 +262,75 @@ fn decilm_errors_name_the_block() {
         "block_configs[0].ffn: sparse and mixture-of-experts blocks are not modelled",
     );
 }
+
+/// A small Llama-shaped config with `extra` fields added (or replacing these).
+fn llama_with(extra: &str) -> String {
+    format!(
+        r#"{{"architectures":["LlamaForCausalLM"],"hidden_size":64,"num_attention_heads":4,
+        "num_key_value_heads":2,"intermediate_size":128,"vocab_size":100,
+        "num_hidden_layers":2{extra}}}"#
+    )
+}
+
+/// Runs `f` and checks it returned within a second (the reproducers once took seconds
+/// or aborted).
+fn quickly<T>(f: impl FnOnce() -> T) -> T {
+    let start = std::time::Instant::now();
+    let out = f();
+    assert!(start.elapsed().as_secs_f64() < 1.0, "{:?}", start.elapsed());
+    out
+}
+
+#[test]
+fn sizes_beyond_the_bounds_are_refused_by_name_before_any_allocation() {
+    // 4,294,967,295 layers aborted the CLI allocating a window per layer; 1e8 took 12 s.
+    for layers in ["4294967295", "100000000", "10001"] {
+        let json = llama_with("").replace(
+            r#""num_hidden_layers":2"#,
+            &format!(r#""num_hidden_layers":{layers}"#),
+        );
+        let err = quickly(|| parse_config_str(&json)).unwrap_err().to_string();
+        assert!(err.contains("num_hidden_layers"), "{layers}: {err}");
+    }
+    // A head width of 2^32 - 1 was read, and its sums wrapped around in release builds.
+    let err = parse_config_str(&llama_with(r#","head_dim":4294967295"#))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("head_dim") && err.contains("exceeds"), "{err}");
+    // Shared experts times their width overflowed a u32.
+    let moe = r#","num_local_experts":8,"num_experts_per_tok":2,"moe_intermediate_size":16000000,"n_shared_experts":1000"#;
+    let err = parse_config_str(&llama_with(moe)).unwrap_err().to_string();
+    assert!(err.contains("n_shared_experts"), "{err}");
+    // A window of zero tokens is no window.
+    let err = parse_config_str(&llama_with(r#","sliding_window":0"#))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("sliding_window must be at least 1"), "{err}");
+}
+
+#[test]
+fn long_layer_lists_are_bounded_and_read_in_linear_time() {
+    // A 200,000-entry moe_layers list took 12 s (a linear search per layer).
+    let list: Vec<String> = (0..200_000).map(|i| i.to_string()).collect();
+    let moe = format!(
+        r#","num_local_experts":8,"num_experts_per_tok":2,"moe_intermediate_size":32,"moe_layers":[{}]"#,
+        list.join(",")
+    );
+    let err = quickly(|| parse_config_str(&llama_with(&moe)))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("moe_layers lists more than 10000"), "{err}");
+    // 10,000 distinct DeciLM blocks (the most layers read) group in one pass; 30,000
+    // took 2.4 s and are now refused.
+    let blocks: Vec<String> = (0..10_000)
+        .map(|i| {
+            format!(
+                r#"{{"attention":{{"n_heads_in_group":2}},"ffn":{{"intermediate_size":{}}}}}"#,
+                256 + i
+            )
+        })
+        .collect();
+    let ir = quickly(|| parse_config_str(&decilm(10_000, &blocks.join(",")))).unwrap();
+    assert_eq!(ir.groups.len(), 10_000);
+    assert_eq!(ir.num_layers, 10_000);
+}
