@@ -13,6 +13,8 @@ use std::str::FromStr;
 
 pub const SCHEMA_VERSION: u32 = 1;
 pub use disagg_engine::limits::{MAX_PREFIX_HIT_PCT, MAX_SWEEP_CHIP_KINDS as MAX_CHIP_KINDS};
+/// Most notices one field of a link produces; the rest are counted in one more.
+pub const MAX_NOTICES_PER_FIELD: usize = 5;
 
 /// What the chart's y axis shows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -307,18 +309,30 @@ impl Scenario {
             "chips" => {
                 let mut chips = Vec::new();
                 let mut warnings = Vec::new();
+                let mut unlisted = 0usize;
                 for id in value.split(',').map(str::trim).filter(|c| !c.is_empty()) {
-                    match catalogue.chip(id) {
-                        Ok(c) if chips.contains(&c.id) => {}
-                        Ok(_) if chips.len() >= MAX_CHIP_KINDS => warnings.push(format!(
-                            "ignored chip {id:?}: the page sweeps at most {MAX_CHIP_KINDS} chip kinds at once"
-                        )),
-                        Ok(c) => chips.push(c.id.clone()),
-                        Err(_) => warnings.push(format!(
-                            "ignored chip {:?}: not in the catalogue",
+                    let warning = match catalogue.chip(id) {
+                        Ok(c) if chips.contains(&c.id) => continue,
+                        Ok(_) if chips.len() >= MAX_CHIP_KINDS => format!(
+                            "ignored chip {:?}: the page sweeps at most {MAX_CHIP_KINDS} chip kinds at once",
                             shorten(id)
-                        )),
+                        ),
+                        Ok(c) => {
+                            chips.push(c.id.clone());
+                            continue;
+                        }
+                        Err(_) => format!("ignored chip {:?}: not in the catalogue", shorten(id)),
+                    };
+                    // A hostile link may name a million chips: a few are listed, the
+                    // rest counted.
+                    if warnings.len() < MAX_NOTICES_PER_FIELD {
+                        warnings.push(warning);
+                    } else {
+                        unlisted += 1;
                     }
+                }
+                if unlisted > 0 {
+                    warnings.push(format!("and {unlisted} more ignored chips"));
                 }
                 if chips.is_empty() {
                     warnings.push("no known chip in the link; kept the chips as they were".into());
@@ -620,5 +634,16 @@ mod tests {
             full.chips_toggled(&full.chips[0], true).unwrap(),
             full.chips.join(",")
         );
+    }
+
+    #[test]
+    fn a_link_of_a_million_unknown_chips_gives_a_few_notices() {
+        let ids: Vec<String> = (0..100_000).map(|i| format!("nochip{i}")).collect();
+        let mut s = Scenario::default();
+        let before = s.chips.clone();
+        let notices = s.apply("chips", &ids.join(","), cat()).unwrap();
+        assert_eq!(notices.len(), MAX_NOTICES_PER_FIELD + 2, "{notices:?}");
+        assert!(notices.iter().any(|n| n == "and 99995 more ignored chips"));
+        assert_eq!(s.chips, before);
     }
 }

@@ -241,6 +241,7 @@ fn layout(
     tp: Option<u32>,
     ep: Option<u32>,
     chips: u32,
+    // The flag that set `tp`, named in the message.
     flag: &str,
 ) -> Result<Option<Parallelism>, String> {
     match tp {
@@ -249,7 +250,7 @@ fn layout(
             let tp = tp.unwrap_or(1);
             if tp == 0 || chips % tp != 0 {
                 return Err(format!(
-                    "--{flag}-tp {tp} must divide the pool's {chips} chips"
+                    "--{flag} {tp} must divide the pool's {chips} chips"
                 ));
             }
             Ok(Some(Parallelism {
@@ -304,7 +305,7 @@ pub fn run_predict(args: &PredictArgs) -> Result<(), String> {
                     PoolChoice {
                         chip: chip(required(p.prefill_chip.as_deref(), "prefill-chip", a)?)?,
                         chips: pn,
-                        parallelism: layout(p.prefill_tp, None, pn, "prefill")?,
+                        parallelism: layout(p.prefill_tp, None, pn, "prefill-tp")?,
                     },
                 ),
                 (
@@ -312,7 +313,7 @@ pub fn run_predict(args: &PredictArgs) -> Result<(), String> {
                     PoolChoice {
                         chip: chip(required(p.decode_chip.as_deref(), "decode-chip", a)?)?,
                         chips: dn,
-                        parallelism: layout(p.decode_tp, p.decode_ep, dn, "decode")?,
+                        parallelism: layout(p.decode_tp, p.decode_ep, dn, "decode-tp")?,
                     },
                 ),
             ]
@@ -326,7 +327,7 @@ pub fn run_predict(args: &PredictArgs) -> Result<(), String> {
                     PoolChoice {
                         chip: chip(required(p.attn_chip.as_deref(), "attn-chip", a)?)?,
                         chips: an,
-                        parallelism: layout(p.attn_tp, None, an, "attn")?,
+                        parallelism: layout(p.attn_tp, None, an, "attn-tp")?,
                     },
                 ),
                 (
@@ -341,7 +342,7 @@ pub fn run_predict(args: &PredictArgs) -> Result<(), String> {
         }
         Axis::Speculative => {
             let target_parallelism = if args.tp.is_some() || args.ep.is_some() {
-                layout(args.tp, args.ep, args.chips, "")?
+                layout(args.tp, args.ep, args.chips, "tp")?
             } else {
                 None
             };

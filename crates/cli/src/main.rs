@@ -44,8 +44,11 @@ enum Command {
         what: ListWhat,
     },
     /// Predict one deployment: aggregated (default) or split along an axis.
+    // Negative numbers are values, so that `--isl -1` is refused by its own flag.
+    #[command(allow_negative_numbers = true)]
     Predict(PredictArgs),
     /// Sweep homogeneous and heterogeneous splits and print the frontiers.
+    #[command(allow_negative_numbers = true)]
     Sweep(axes::SweepArgs),
     /// Run the validation table against published measurements.
     Validate {

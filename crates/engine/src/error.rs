@@ -28,7 +28,8 @@ impl fmt::Display for EngineError {
             EngineError::UnknownId { kind, id, valid } => {
                 write!(
                     f,
-                    "unknown {kind} '{id}'; valid {kind}s: {}",
+                    "unknown {kind} '{id}'; valid {}: {}",
+                    plural(kind),
                     valid.join(", ")
                 )
             }
@@ -42,3 +43,28 @@ impl fmt::Display for EngineError {
 impl std::error::Error for EngineError {}
 
 pub type Result<T> = std::result::Result<T, EngineError>;
+
+/// The plural of an id's kind ("chips", "axes").
+fn plural(kind: &str) -> String {
+    match kind.strip_suffix("is") {
+        Some(stem) => format!("{stem}es"),
+        None => format!("{kind}s"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_ids_list_the_valid_ones_in_plural() {
+        let e = EngineError::UnknownId {
+            kind: "axis",
+            id: "xy".into(),
+            valid: vec!["agg".into(), "pd".into()],
+        };
+        assert_eq!(e.to_string(), "unknown axis 'xy'; valid axes: agg, pd");
+        assert_eq!(plural("chip"), "chips");
+        assert_eq!(plural("model"), "models");
+    }
+}

@@ -602,3 +602,85 @@ fn a_link_slower_than_a_kilobit_is_refused_with_its_flag() {
         assert!(!stdout(&o).contains("inf"), "{gbps}");
     }
 }
+
+#[test]
+fn messages_name_their_flag_and_axis_ids_ignore_case() {
+    // Axis ids read in any case, like chip and model ids.
+    let o = disagg(&[
+        "sweep",
+        "--model",
+        "llama-3.1-8b",
+        "--axis",
+        "PD",
+        "--chips",
+        "h100-sxm",
+        "--isl",
+        "256",
+        "--osl",
+        "32",
+        "--max-chips",
+        "2",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // An unknown one lists the valid axes, in the plural.
+    let o = disagg(&[
+        "sweep",
+        "--model",
+        "llama-3.1-8b",
+        "--axis",
+        "xy",
+        "--chips",
+        "h100-sxm",
+        "--isl",
+        "256",
+        "--osl",
+        "32",
+    ]);
+    assert!(
+        stderr(&o).contains("valid axes: agg, pd, af, spec"),
+        "{}",
+        stderr(&o)
+    );
+    // A negative value is refused by its own flag, not as an unknown argument.
+    let o = disagg(&[
+        "predict",
+        "--model",
+        "llama-3.1-8b",
+        "--chip",
+        "h100-sxm",
+        "--isl",
+        "-1",
+        "--osl",
+        "8",
+        "--batch",
+        "1",
+    ]);
+    assert!(stderr(&o).contains("'--isl <ISL>'"), "{}", stderr(&o));
+    // The target's tensor parallelism is --tp (it read "---tp").
+    let o = disagg(&[
+        "predict",
+        "--model",
+        "llama-3.1-8b",
+        "--axis",
+        "spec",
+        "--chip",
+        "h100-sxm",
+        "--chips",
+        "4",
+        "--tp",
+        "3",
+        "--isl",
+        "64",
+        "--osl",
+        "8",
+        "--batch",
+        "1",
+        "--draft-model",
+        "llama-3.2-1b",
+    ]);
+    let err = stderr(&o);
+    assert!(
+        err.contains("--tp 3 must divide") && !err.contains("---"),
+        "{err}"
+    );
+}

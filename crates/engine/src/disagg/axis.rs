@@ -46,10 +46,11 @@ impl Axis {
         }
     }
 
+    /// The axis with this id, in any case (`pd`, `PD`).
     pub fn parse(id: &str) -> Result<Axis> {
         Axis::ALL
             .into_iter()
-            .find(|a| a.id() == id)
+            .find(|a| a.id().eq_ignore_ascii_case(id.trim()))
             .ok_or_else(|| EngineError::UnknownId {
                 kind: "axis",
                 id: id.to_string(),
