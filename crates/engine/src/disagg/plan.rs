@@ -23,6 +23,11 @@ use crate::model::ModelIr;
 use crate::parallel::Parallelism;
 use std::cmp::Ordering;
 
+/// Most combinations of pool layouts the planner evaluates (each at its largest batch
+/// when the batch is open). Past it the planner searches the deployable layouts only,
+/// and past that again it asks for a stated layout.
+pub const MAX_PLAN_COMBINATIONS: usize = 1024;
+
 /// A pool as the user gave it: the layout may be left to the planner.
 #[derive(Clone, Copy, Debug)]
 pub struct PoolChoice<'a> {
@@ -135,14 +140,77 @@ pub fn plan<'a>(
     for (role, c) in pools {
         super::check_pool_chips(*role, c.chips)?;
     }
+    // Every input is checked before the search, which may be long.
+    setup.validate()?;
     let draft_ir = match setup.speculation.draft {
         super::Draft::Model { ir, .. } => Some(ir),
         super::Draft::Mtp => None,
     };
-    let options: Vec<Vec<Parallelism>> = pools
-        .iter()
-        .map(|(role, c)| candidates(setup.model, draft_ir, *role, c))
-        .collect();
+    let mut first_invalid: Option<EngineError> = None;
+    let mut options_of = |search: Search| -> Vec<Vec<Parallelism>> {
+        pools
+            .iter()
+            .map(|(role, c)| {
+                let runs = match role {
+                    PoolRole::Draft => draft_ir.unwrap_or(setup.model),
+                    _ => setup.model,
+                };
+                let all = match (c.parallelism, search) {
+                    (Some(p), _) => return vec![p],
+                    (None, Search::Exhaustive) => candidates(setup.model, draft_ir, *role, c),
+                    // The sweep enumerates a prefill pool as one replica it then
+                    // replicates; the planner places the whole pool, as a decode pool's.
+                    (None, Search::Sweep) => {
+                        let as_role = match role {
+                            PoolRole::Prefill => PoolRole::Decode,
+                            r => *r,
+                        };
+                        pool_layouts(runs, as_role, c.chip, c.chips, search)
+                    }
+                };
+                // Layouts the model cannot take never win; the first one's reason is
+                // kept for when nothing works.
+                all.into_iter()
+                    .filter(|p| {
+                        *role == PoolRole::Experts
+                            || match p.validate(runs, c.chips) {
+                                Ok(()) => true,
+                                Err(e) => {
+                                    first_invalid.get_or_insert(e);
+                                    false
+                                }
+                            }
+                    })
+                    .collect()
+            })
+            .collect()
+    };
+    let combinations = |options: &[Vec<Parallelism>]| {
+        options
+            .iter()
+            .fold(1usize, |n, o| n.saturating_mul(o.len()))
+    };
+    let mut options = options_of(Search::Exhaustive);
+    let mut note = None;
+    if combinations(&options) > MAX_PLAN_COMBINATIONS {
+        let every = combinations(&options);
+        options = options_of(Search::Sweep);
+        note = Some(format!(
+            "the pools' layouts make {every} combinations: the planner tried the {} deployable ones (tensor parallelism inside one scale-up domain; state a pool's layout to choose another)",
+            combinations(&options)
+        ));
+        if combinations(&options) > MAX_PLAN_COMBINATIONS {
+            return Err(EngineError::InvalidInput(format!(
+                "the pools' layouts make {} combinations even among the deployable ones, more than the {MAX_PLAN_COMBINATIONS} the planner tries; state a pool's layout (--prefill-tp, --decode-tp, --attn-tp, --tp)",
+                combinations(&options)
+            )));
+        }
+    }
+    if let Some(e) = first_invalid.take() {
+        if options.iter().any(Vec::is_empty) {
+            return Err(e);
+        }
+    }
     let mut best: Option<(Deployment<'a>, DeploymentPoint)> = None;
     let mut last_error: Option<EngineError> = None;
     let mut unfit: Option<(Deployment<'a>, DeploymentPoint)> = None;
@@ -214,6 +282,9 @@ pub fn plan<'a>(
             index[k] = 0;
         }
         break;
+    }
+    if let (Some(note), Some((_, point))) = (note, best.as_mut().or(unfit.as_mut())) {
+        point.warnings.push(note);
     }
     best.or(unfit).ok_or_else(|| {
         last_error.unwrap_or_else(|| {

@@ -550,6 +550,43 @@ fn planning_a_pool_of_no_chips_is_an_error_not_a_panic() {
 }
 
 #[test]
+fn planning_two_large_pools_is_bounded_and_checks_its_inputs_first() {
+    use disagg_engine::disagg::plan::{plan, PoolChoice};
+    use disagg_engine::disagg::PoolRole;
+    // 720 + 720 chips took 12 s walking every pair of layouts; 5,040 + 5,040 did not
+    // finish. Past the bound the planner searches the deployable layouts and says so.
+    let pools = |n: u32| {
+        [PoolRole::Prefill, PoolRole::Decode].map(|role| {
+            (
+                role,
+                PoolChoice {
+                    chip: chip("h100-sxm"),
+                    chips: n,
+                    parallelism: None,
+                },
+            )
+        })
+    };
+    let s = setup("llama-3.3-70b", 2000, 200);
+    let start = std::time::Instant::now();
+    let (_, point) = plan(&s, Axis::PrefillDecode, &pools(720), None, 1).unwrap();
+    assert!(start.elapsed().as_secs_f64() < 1.0, "{:?}", start.elapsed());
+    assert!(point
+        .warnings
+        .iter()
+        .any(|w| w.contains("combinations") && w.contains("deployable")));
+    // A bad input is reported before any of that work.
+    let mut bad = s;
+    bad.weights.bits_override = Some(0.5);
+    let start = std::time::Instant::now();
+    let err = plan(&bad, Axis::PrefillDecode, &pools(720), None, 1)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("bits per weight"), "{err}");
+    assert!(start.elapsed().as_secs_f64() < 0.1, "{:?}", start.elapsed());
+}
+
+#[test]
 fn concurrency_beyond_the_engine_limit_waits_in_the_queue() {
     // Llama-3.1-8B decodes on one H200 replica; the engine runs at most
     // `max_seqs_per_replica` (256) sequences, so 4x that concurrency leaves 768
