@@ -6,23 +6,58 @@ use crate::limits::{MAX_CONFIG_VALUE, MAX_LAYERS};
 use crate::model::{Attention, Ffn};
 use serde_json::{Map, Value};
 use std::collections::BTreeSet;
+use std::sync::OnceLock;
 
-/// The config's fields, looking into `text_config` first for multimodal models.
+/// The config's fields, looking into `text_config` first for multimodal models, and
+/// last into the defaults of the family's configuration class for the fields its
+/// published configs leave out.
 pub(super) struct Fields<'a> {
     text: Option<&'a Map<String, Value>>,
     top: &'a Map<String, Value>,
+    defaults: Option<&'static Map<String, Value>>,
+}
+
+/// transformers' `Gemma3TextConfig` defaults (configuration_gemma3.py) for the fields
+/// Gemma-3's published configs omit: the vocabulary, the 5:1 pattern of local and
+/// global layers, the local window, tied embeddings, the head width and the positions.
+fn gemma3_defaults() -> &'static Map<String, Value> {
+    static DEFAULTS: OnceLock<Map<String, Value>> = OnceLock::new();
+    DEFAULTS.get_or_init(|| {
+        let pairs = [
+            ("vocab_size", Value::from(262_208u32)),
+            ("sliding_window_pattern", Value::from(6u32)),
+            ("sliding_window", Value::from(4096u32)),
+            ("tie_word_embeddings", Value::from(true)),
+            ("head_dim", Value::from(256u32)),
+            ("max_position_embeddings", Value::from(131_072u32)),
+        ];
+        pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
+    })
 }
 
 impl<'a> Fields<'a> {
     /// The fields of one object only, without a `text_config` (a DeciLM block part).
     pub(super) fn of_object(top: &'a Map<String, Value>) -> Fields<'a> {
-        Fields { text: None, top }
+        Fields {
+            text: None,
+            top,
+            defaults: None,
+        }
     }
 
     pub(super) fn new(top: &'a Map<String, Value>) -> Fields<'a> {
+        let text = top.get("text_config").and_then(Value::as_object);
+        let model_type = text
+            .and_then(|t| t.get("model_type"))
+            .or_else(|| top.get("model_type"))
+            .and_then(Value::as_str);
         Fields {
-            text: top.get("text_config").and_then(Value::as_object),
+            text,
             top,
+            defaults: match model_type {
+                Some("gemma3_text" | "gemma3") => Some(gemma3_defaults()),
+                _ => None,
+            },
         }
     }
 
@@ -31,6 +66,7 @@ impl<'a> Fields<'a> {
             .and_then(|t| t.get(key))
             .or_else(|| self.top.get(key))
             .filter(|v| !v.is_null())
+            .or_else(|| self.defaults.and_then(|d| d.get(key)))
     }
 
     pub(super) fn architecture(&self) -> String {

@@ -334,3 +334,54 @@ fn long_layer_lists_are_bounded_and_read_in_linear_time() {
     assert_eq!(ir.groups.len(), 10_000);
     assert_eq!(ir.num_layers, 10_000);
 }
+
+#[test]
+fn gemma3_as_published_reads_its_family_defaults() {
+    // google/gemma-3-27b-it's config.json: the text tower's fields in text_config, with
+    // no vocab_size and no sliding_window_pattern (transformers' Gemma3TextConfig
+    // defaults them to 262,208 and 6). It was refused for the vocabulary, and with one
+    // added all 62 layers read as sliding-window.
+    let published = r#"{
+        "architectures": ["Gemma3ForConditionalGeneration"],
+        "model_type": "gemma3",
+        "boi_token_index": 255999, "eoi_token_index": 256000, "image_token_index": 262144,
+        "mm_tokens_per_image": 256,
+        "text_config": {
+            "head_dim": 128, "hidden_size": 5376, "intermediate_size": 21504,
+            "model_type": "gemma3_text", "num_attention_heads": 32,
+            "num_hidden_layers": 62, "num_key_value_heads": 16,
+            "query_pre_attn_scalar": 168,
+            "rope_scaling": {"factor": 8.0, "rope_type": "linear"},
+            "sliding_window": 1024
+        },
+        "vision_config": {"hidden_size": 1152, "image_size": 896, "intermediate_size": 4304,
+            "model_type": "siglip_vision_model", "num_attention_heads": 16,
+            "num_hidden_layers": 27, "patch_size": 14, "vision_use_head": false}
+    }"#;
+    let ir = parse_config_str(published).unwrap();
+    assert_eq!(
+        (ir.vocab, ir.num_layers, ir.tied_embeddings),
+        (262_208, 62, true)
+    );
+    let local: u32 = ir
+        .groups
+        .iter()
+        .filter(|g| g.window == Some(1024))
+        .map(|g| g.count)
+        .sum();
+    let global: u32 = ir
+        .groups
+        .iter()
+        .filter(|g| g.window.is_none())
+        .map(|g| g.count)
+        .sum();
+    assert_eq!((local, global), (52, 10));
+    // The catalogue's preset, which states every field, is the same model.
+    let preset = &crate::Catalogue::builtin().model("gemma-3-27b").unwrap().ir;
+    assert_eq!(ir.params(), preset.params());
+    // A model of another family gets no Gemma defaults.
+    let err = parse_config_str(&llama_with("").replace(r#""vocab_size":100,"#, ""))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("vocab_size"), "{err}");
+}
