@@ -54,6 +54,13 @@ pub struct PrefillSide<'a> {
     pub step: Seconds,
     pub cost: StepCost,
     pub prompts_per_step: f64,
+    /// Requests per second one replica finishes (its stages work on different prompt
+    /// batches at once).
+    pub replica_rate: RequestsPerSecond,
+    /// Replicas in the pool.
+    pub replicas: u32,
+    /// Requests per second the pool finishes: `replica_rate x replicas`, computed the
+    /// same way for a pool and for a sweep's replicated unit, so both agree exactly.
     pub request_rate: RequestsPerSecond,
     pub time: TimeBreakdown,
     pub bottleneck: Bottleneck,
@@ -73,8 +80,10 @@ pub struct KvTransfer {
 impl PrefillSide<'_> {
     /// The same prefill unit, `r` times.
     pub fn replicated(&self, r: u32) -> Self {
+        let replicas = self.replicas.saturating_mul(r);
         PrefillSide {
-            request_rate: self.request_rate * r as f64,
+            replicas,
+            request_rate: self.replica_rate * replicas as f64,
             ..*self
         }
     }
@@ -162,13 +171,15 @@ pub fn prefill_side<'a>(
     let cost = step_cost(&placed.placement, setup.workload.prefill_shape(prompts));
     let time = TimeBreakdown::of(&cost);
     // Stages work on different prompt batches at once.
-    let in_flight = par.dp as f64 * prompts * par.pp as f64;
+    let replica_rate = RequestsPerSecond(prompts * par.pp as f64 / cost.total.value());
     Ok(PrefillSide {
         placed,
         step: cost.total,
         cost,
         prompts_per_step: prompts,
-        request_rate: RequestsPerSecond(in_flight / cost.total.0),
+        replica_rate,
+        replicas: par.dp,
+        request_rate: replica_rate * par.dp as f64,
         time,
         bottleneck: time.bottleneck(),
     })
