@@ -138,7 +138,7 @@ pub fn ChartView() -> impl IntoView {
             let p = e.as_ref()?.point(cloud)?;
             let f = &p.figures;
             Some(view! {
-                <div class="tooltip" role="tooltip" style=format!("left:{}px;top:{}px", x + 14.0, y + 14.0)>
+                <div class="tooltip" role="tooltip" style:left=format!("{}px", x + 14.0) style:top=format!("{}px", y + 14.0)>
                     <strong>{p.phrase.clone()}</strong>
                     <div>{p.label.clone()}</div>
                     <div>

@@ -345,10 +345,30 @@ fn the_release_page_works_end_to_end() {
     let driver = Driver::start();
     let page = driver.session();
 
-    // A fresh browser opens the defaults and draws them.
+    // A fresh browser opens the defaults and draws them, under the page's
+    // Content-Security-Policy (the wasm loader runs only if its hash is stated).
     page.open(&format!("{base}/"));
     page.wait_ready();
     assert!(!page.blank(), "the chart is blank");
+    let policy = page.js(
+        "const m = document.querySelector('meta[http-equiv=\"Content-Security-Policy\"]'); return m ? m.content : '';",
+    );
+    let policy = policy.as_str().unwrap_or_default();
+    assert!(
+        policy.contains("default-src 'self'") && policy.contains("'wasm-unsafe-eval'"),
+        "policy: {policy}"
+    );
+    // Nothing the page loads comes from anywhere but its own origin.
+    let foreign = page.js(
+        "return performance.getEntriesByType('resource').map(e => e.name).filter(u => !u.startsWith(location.origin));",
+    );
+    assert_eq!(foreign, json!([]), "requests outside the origin: {foreign}");
+    let icon =
+        page.js("const l = document.querySelector('link[rel=icon]'); return l ? l.href : '';");
+    assert!(
+        icon.as_str().unwrap_or_default().ends_with(".svg"),
+        "favicon: {icon}"
+    );
     let canvas_pd = page.canvas();
     let callout_pd = page.text("#callout");
     assert!(callout_pd.contains("prefill/decode"), "{callout_pd}");
