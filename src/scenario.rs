@@ -15,6 +15,8 @@ pub const SCHEMA_VERSION: u32 = 1;
 pub use disagg_engine::limits::{MAX_PREFIX_HIT_PCT, MAX_SWEEP_CHIP_KINDS as MAX_CHIP_KINDS};
 /// Most notices one field of a link produces; the rest are counted in one more.
 pub const MAX_NOTICES_PER_FIELD: usize = 5;
+/// Most notices a whole link produces; the rest are counted in one more.
+pub const MAX_NOTICES: usize = 20;
 
 /// What the chart's y axis shows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -221,6 +223,12 @@ impl Scenario {
         }
         if !seen_version {
             notices.push("the link has no version; read as version 1".into());
+        }
+        // A hostile link may carry a million fields: a page of notices, then a count.
+        if notices.len() > MAX_NOTICES {
+            let more = notices.len() - MAX_NOTICES;
+            notices.truncate(MAX_NOTICES);
+            notices.push(format!("and {more} more notices"));
         }
         (s, notices)
     }
@@ -645,5 +653,106 @@ mod tests {
         assert_eq!(notices.len(), MAX_NOTICES_PER_FIELD + 2, "{notices:?}");
         assert!(notices.iter().any(|n| n == "and 99995 more ignored chips"));
         assert_eq!(s.chips, before);
+    }
+
+    /// Bounded-time mutation fuzzing of the link parser, seeded with real links: every
+    /// mutant gives a scenario and at most a page of notices, never a panic, and the
+    /// scenario it gives is a fixed point of its own link. `DISAGG_FUZZ_INPUTS` runs
+    /// longer (`cargo test --release -p disagg-explorer --lib fuzz -- --nocapture`).
+    #[test]
+    #[allow(clippy::print_stdout)] // the count, for the long run's record
+    fn fuzz_links() {
+        let env = |k: &str| std::env::var(k).ok().and_then(|v| v.parse::<u64>().ok());
+        let mut state = env("DISAGG_FUZZ_SEED").unwrap_or(0x11c0_ffee).max(1);
+        let inputs = env("DISAGG_FUZZ_INPUTS").unwrap_or(2_000) as usize;
+        let budget = std::time::Duration::from_secs(if env("DISAGG_FUZZ_INPUTS").is_some() {
+            u64::MAX / 4
+        } else {
+            3
+        });
+        let mut next = || {
+            state ^= state >> 12;
+            state ^= state << 25;
+            state ^= state >> 27;
+            state.wrapping_mul(0x2545_f491_4f6c_dd1d)
+        };
+        let seeds = [
+            Scenario::default().to_query(),
+            Scenario {
+                target_tok_s_user: Some(37.5),
+                ..Scenario::default()
+            }
+            .to_query(),
+            "v=1&model=deepseek-v3&axis=af&chips=h200,b200&budget=4096&isl=1000000&osl=1".into(),
+            "model=llama-3.2-1b&isl=1000000&osl=1000000&chips=l40s&budget=1&axis=agg&target=23.17654743841697".into(),
+        ];
+        let pieces = [
+            "&",
+            "=",
+            "%",
+            "%FF",
+            "%2",
+            ",",
+            "chips=",
+            "isl=",
+            "target=",
+            "budget=",
+            "axis=",
+            "model=",
+            "1e308",
+            "-1",
+            "NaN",
+            "4294967296",
+            "0",
+            "\u{0}",
+            "é",
+            "&v=2",
+        ];
+        let start = std::time::Instant::now();
+        let mut tried = 0;
+        while tried < inputs && start.elapsed() < budget {
+            let mut link: Vec<char> = seeds[next() as usize % seeds.len()].chars().collect();
+            for _ in 0..1 + next() % 4 {
+                let at = next() as usize % (link.len() + 1);
+                match next() % 3 {
+                    0 if at < link.len() => {
+                        link.remove(at);
+                    }
+                    1 => {
+                        let piece = pieces[next() as usize % pieces.len()];
+                        for (k, c) in piece.chars().enumerate() {
+                            link.insert(at + k, c);
+                        }
+                    }
+                    _ => {
+                        let end = (at + 1 + next() as usize % 8).min(link.len());
+                        let copy: Vec<char> = link[at.min(end)..end].to_vec();
+                        for _ in 0..1 + next() % 64 {
+                            link.splice(at..at, copy.iter().copied());
+                        }
+                    }
+                }
+            }
+            let link: String = link.into_iter().collect();
+            let (s, notices) = Scenario::from_query(&link, cat());
+            assert!(notices.len() <= MAX_NOTICES + 1, "{link}");
+            let (again, notes) = Scenario::from_query(&s.to_query(), cat());
+            assert_eq!(again, s, "{link}");
+            assert!(notes.is_empty(), "{link}: {notes:?}");
+            tried += 1;
+        }
+        println!("fuzz links: {tried} inputs");
+    }
+
+    #[test]
+    fn a_link_of_a_hundred_thousand_fields_gives_a_page_of_notices() {
+        let link: Vec<String> = (0..100_000).map(|i| format!("k{i}=v")).collect();
+        let (s, notices) = Scenario::from_query(&link.join("&"), cat());
+        assert_eq!(s, Scenario::default());
+        assert_eq!(notices.len(), MAX_NOTICES + 1);
+        assert!(
+            notices[MAX_NOTICES].starts_with("and ")
+                && notices[MAX_NOTICES].ends_with(" more notices")
+        );
     }
 }

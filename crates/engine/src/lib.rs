@@ -33,6 +33,8 @@ pub mod disagg;
 pub mod dtype;
 pub mod error;
 pub mod frontier;
+#[cfg(test)]
+mod fuzz;
 pub mod kernel;
 pub mod limits;
 pub mod memory;

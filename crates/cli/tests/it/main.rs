@@ -2,6 +2,7 @@
 //! snapshots of its output.
 
 mod cli;
+mod fuzz;
 mod snapshots;
 
 use std::process::{Command, Output};

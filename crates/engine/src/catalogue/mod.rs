@@ -20,6 +20,13 @@ mod embedded {
     include!(concat!(env!("OUT_DIR"), "/catalogue.rs"));
 }
 
+/// The model files' JSON texts (each with its `config` object), for the fuzz tests'
+/// seeds.
+#[cfg(test)]
+pub(crate) fn model_configs() -> impl Iterator<Item = &'static str> {
+    embedded::MODEL_FILES.iter().map(|(_, json)| *json)
+}
+
 /// The benchmark table's JSON, for [`crate::validation`].
 pub(crate) fn embedded_benchmarks() -> &'static str {
     embedded::BENCHMARKS
