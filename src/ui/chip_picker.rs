@@ -134,7 +134,7 @@ pub fn ChipPicker() -> impl IntoView {
             </div>
             <p class="field-error" id="chips-error" role="alert">{error}</p>
             <p class="hint">
-                "Grades: verified (official or reproduced), derived (computed from verified), "
+                "Grades: verified (the vendor's own documents, official repositories, papers), derived (computed), "
                 "vendor-claim, estimate. The badge shows a chip's weakest key number; open it for sources."
             </p>
             <ul class="chips">{rows}</ul>

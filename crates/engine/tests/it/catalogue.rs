@@ -3,6 +3,7 @@
 //! standing alone.
 
 use super::common::*;
+use disagg_engine::catalogue::Grade;
 
 #[test]
 fn catalogue_loads_without_problems() {
@@ -175,4 +176,44 @@ fn nothing_in_the_repository_cites_a_file_outside_it() {
         }
     }
     assert!(checked > 50, "only {checked} files read");
+}
+
+/// What a "verified" chip number may rest on: the vendor's own documents, official
+/// repositories and documentation, papers and official results. A value whose sources
+/// are all blogs, shops, wikis or aggregators (even faithful reproductions of a
+/// datasheet) is at most an estimate.
+const PRIMARY: [&str; 11] = [
+    "docs.cloud.google.com", // Google Cloud TPU documentation
+    "github.com/aws-neuron", // AWS Neuron SDK repository
+    "awsdocs-neuron",        // AWS Neuron documentation
+    "github.com/ROCm",       // AMD's ROCm documentation repository
+    "jax-ml/jax",            // Google's JAX repository (tpu_info.py)
+    "github.com/mlcommons",  // MLPerf official results repositories
+    "arXiv",                 // papers
+    "NVIDIA/TensorRT-LLM",   // NVIDIA's official repository
+    "Apple newsroom",        // the vendor's announcements
+    "datasheet PB-",         // a vendor datasheet by document number
+    "product brief PB-",     // a vendor product brief by document number
+];
+
+#[test]
+fn verified_chip_numbers_rest_on_primary_sources() {
+    let mut verified = 0;
+    for chip in &cat().chips {
+        for (field, p) in &chip.provenance {
+            if p.grade != Grade::Verified {
+                continue;
+            }
+            verified += 1;
+            assert!(
+                p.sources
+                    .iter()
+                    .any(|s| PRIMARY.iter().any(|m| s.contains(m))),
+                "{} {field} is graded verified on secondary sources only: {:?}",
+                chip.id,
+                p.sources
+            );
+        }
+    }
+    assert!(verified > 20, "{verified} verified numbers");
 }
