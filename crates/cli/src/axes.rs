@@ -7,7 +7,7 @@ use disagg_engine::disagg::plan::{plan, PoolChoice};
 use disagg_engine::disagg::report::PointReport;
 use disagg_engine::disagg::{Axis, DeploymentPoint, Draft, PoolRole, Setup, Speculation};
 use disagg_engine::frontier::Objective;
-use disagg_engine::limits::{DEFAULT_SWEEP_CHIPS, LINK_BYTES_PER_S};
+use disagg_engine::limits::{DEFAULT_SWEEP_CHIPS, LINK_BYTES_PER_S, MAX_LENGTH, MAX_OUTPUT_CV};
 use disagg_engine::sweep::{sweep, Callout, RejectCount, SweepPoint, SweepRequest, SweepResult};
 use disagg_engine::units::{BytesPerSecond, TokensPerSecond};
 use disagg_engine::{Catalogue, DType, ModelIr, Parallelism, WeightFormat, Workload};
@@ -198,13 +198,34 @@ pub(crate) struct LengthArgs {
 }
 
 impl LengthArgs {
-    pub(crate) fn workload(&self) -> Workload {
-        Workload {
+    /// The workload, each bound checked against the flag that sets it (the engine's
+    /// bounds, from `limits`), so that a refusal names the flag.
+    pub(crate) fn workload(&self) -> Result<Workload, String> {
+        for (flag, length) in [("--isl", self.isl), ("--osl", self.osl)] {
+            if !(1..=MAX_LENGTH).contains(&length) {
+                return Err(format!(
+                    "{flag} {length} must be a whole number of tokens from 1 to {MAX_LENGTH}"
+                ));
+            }
+        }
+        if self.cached >= self.isl {
+            return Err(format!(
+                "--cached {} must be fewer than --isl {}: prefill computes at least one token",
+                self.cached, self.isl
+            ));
+        }
+        if !(0.0..=MAX_OUTPUT_CV).contains(&self.output_cv) {
+            return Err(format!(
+                "--output-cv {:?} must be a spread (standard deviation over mean) from 0 to {MAX_OUTPUT_CV}",
+                self.output_cv
+            ));
+        }
+        Ok(Workload {
             isl: self.isl,
             osl: self.osl,
             cached: self.cached,
             output_cv: self.output_cv,
-        }
+        })
     }
 }
 
@@ -276,7 +297,7 @@ pub fn run_predict(args: &PredictArgs) -> Result<(), String> {
     )?;
     let s = setup(
         &i,
-        args.lengths.workload(),
+        args.lengths.workload()?,
         &p.spec,
         &p.link,
         &args.assumptions,
@@ -525,7 +546,7 @@ pub fn run_sweep(args: &SweepArgs) -> Result<(), String> {
     )?;
     let s = setup(
         &i,
-        args.lengths.workload(),
+        args.lengths.workload()?,
         &args.spec,
         &args.link,
         &args.assumptions,

@@ -92,7 +92,7 @@ fn unknown_ids_and_bad_values_fail_with_the_valid_choices() {
         "--batch",
         "1",
     ]);
-    assert!(!o.status.success() && stderr(&o).contains("at least 1 token"));
+    assert!(!o.status.success() && stderr(&o).contains("--isl 0 must be"));
     let o = disagg(&[
         "predict",
         "--model",
@@ -133,7 +133,7 @@ fn unknown_ids_and_bad_values_fail_with_the_valid_choices() {
         ]);
         let o = disagg(&args);
         assert!(
-            !o.status.success() && stderr(&o).contains("fewer than the prompt"),
+            !o.status.success() && stderr(&o).contains("--cached 64 must be fewer than --isl 64"),
             "{}",
             stderr(&o)
         );
@@ -542,13 +542,42 @@ fn an_output_spread_slows_decode_and_a_bad_one_is_named() {
     let kv = |v: &serde_json::Value| v["mem_kv_bytes"].as_f64().unwrap();
     assert!(tpot(&spread) > tpot(&fixed));
     assert!(kv(&spread) > kv(&fixed));
+    // A bad spread, length or cached prefix is refused by the flag that set it.
     let o = predict("-1", &[]);
     assert!(!o.status.success());
     assert!(
-        stderr(&o).contains("output-length spread"),
+        stderr(&o).contains("--output-cv -1.0 must be"),
         "{}",
         stderr(&o)
     );
+    for (extra, flag) in [
+        (["--cached", "100000"], "--cached"),
+        (["--osl", "2000000"], "--osl"),
+    ] {
+        let mut args: Vec<&str> = vec![
+            "predict",
+            "--model",
+            "llama-3.1-8b",
+            "--chip",
+            "h100-sxm",
+            "--isl",
+            "512",
+            "--batch",
+            "1",
+            "--output-cv",
+            "0",
+        ];
+        if extra[0] != "--osl" {
+            args.extend(["--osl", "64"]);
+        }
+        args.extend(extra);
+        let o = disagg(&args);
+        assert!(
+            stderr(&o).contains(&format!("error: {flag} ")),
+            "{}",
+            stderr(&o)
+        );
+    }
 }
 
 #[test]
