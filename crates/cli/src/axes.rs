@@ -7,7 +7,10 @@ use disagg_engine::disagg::plan::{plan, PoolChoice};
 use disagg_engine::disagg::report::PointReport;
 use disagg_engine::disagg::{Axis, DeploymentPoint, Draft, PoolRole, Setup, Speculation};
 use disagg_engine::frontier::Objective;
-use disagg_engine::limits::{DEFAULT_SWEEP_CHIPS, LINK_BYTES_PER_S, MAX_LENGTH, MAX_OUTPUT_CV};
+use disagg_engine::limits::{
+    BITS_PER_WEIGHT, DEFAULT_SWEEP_CHIPS, LINK_BYTES_PER_S, MAX_BATCH, MAX_DRAFT_TOKENS,
+    MAX_LENGTH, MAX_MICRO_BATCHES, MAX_OUTPUT_CV,
+};
 use disagg_engine::sweep::{sweep, Callout, RejectCount, SweepPoint, SweepRequest, SweepResult};
 use disagg_engine::units::{BytesPerSecond, TokensPerSecond};
 use disagg_engine::{Catalogue, DType, ModelIr, Parallelism, WeightFormat, Workload};
@@ -139,6 +142,15 @@ fn inputs(
     spec: &SpecArgs,
 ) -> Result<Inputs, String> {
     let (model_name, ir, default_dtype) = load_model(model)?;
+    if let Some(bits) = weight_bits {
+        if !BITS_PER_WEIGHT.contains(&bits) {
+            return Err(format!(
+                "--weight-bits {bits:?} must lie between {} and {}",
+                BITS_PER_WEIGHT.start(),
+                BITS_PER_WEIGHT.end()
+            ));
+        }
+    }
     let dtype = match weight_dtype {
         Some(s) => parse_dtype(s, "weight-dtype")?,
         None => default_dtype,
@@ -236,6 +248,18 @@ fn setup<'a>(
     l: &LinkArgs,
     assumptions: &AssumptionArgs,
 ) -> Result<Setup<'a>, String> {
+    if !(0.0..=1.0).contains(&spec.acceptance) {
+        return Err(format!(
+            "--acceptance {:?} must be a probability from 0 to 1",
+            spec.acceptance
+        ));
+    }
+    if !(1..=MAX_DRAFT_TOKENS).contains(&spec.draft_tokens) {
+        return Err(format!(
+            "--draft-tokens {} must lie between 1 and {MAX_DRAFT_TOKENS}",
+            spec.draft_tokens
+        ));
+    }
     Ok(Setup {
         kv: i.kv,
         assumptions: assumptions.resolve()?,
@@ -393,9 +417,18 @@ pub fn run_predict(args: &PredictArgs) -> Result<(), String> {
         }
     };
     let batch = match (args.batch, args.max_throughput) {
+        (Some(b), false) if !(1..=MAX_BATCH).contains(&b) => {
+            return Err(format!("--batch {b} must lie between 1 and {MAX_BATCH}"))
+        }
         (Some(b), false) => Some(b),
         _ => None,
     };
+    if axis == Axis::AttentionExpert && !(1..=MAX_MICRO_BATCHES).contains(&p.micro_batches) {
+        return Err(format!(
+            "--micro-batches {} must lie between 1 and {MAX_MICRO_BATCHES}",
+            p.micro_batches
+        ));
+    }
     let (_, point) = plan(&s, axis, &pools, batch, p.micro_batches).map_err(|e| e.to_string())?;
     if args.json {
         let report = PointReport::new(&i.model_name, i.weights, i.kv, &point)

@@ -713,3 +713,70 @@ fn messages_name_their_flag_and_axis_ids_ignore_case() {
         "{err}"
     );
 }
+
+#[test]
+fn every_refused_value_names_its_flag() {
+    let base = [
+        "predict",
+        "--model",
+        "llama-3.1-8b",
+        "--axis",
+        "spec",
+        "--chip",
+        "h100-sxm",
+        "--isl",
+        "512",
+        "--osl",
+        "64",
+        "--draft-model",
+        "llama-3.2-1b",
+    ];
+    for (bad, flag) in [
+        (&["--batch", "1", "--acceptance", "1.5"][..], "--acceptance"),
+        (
+            &["--batch", "1", "--draft-tokens", "20"][..],
+            "--draft-tokens",
+        ),
+        (
+            &["--batch", "1", "--weight-bits", "0.5"][..],
+            "--weight-bits",
+        ),
+        (&["--batch", "0"][..], "--batch"),
+    ] {
+        let args: Vec<&str> = base.iter().chain(bad).copied().collect();
+        let o = disagg(&args);
+        let err = stderr(&o);
+        assert!(
+            err.starts_with(&format!("error: {flag} ")),
+            "{bad:?}: {err}"
+        );
+    }
+    let o = disagg(&[
+        "predict",
+        "--model",
+        "deepseek-v3",
+        "--axis",
+        "af",
+        "--attn-chip",
+        "h200",
+        "--attn-chips",
+        "8",
+        "--expert-chip",
+        "b200",
+        "--expert-chips",
+        "8",
+        "--isl",
+        "100",
+        "--osl",
+        "10",
+        "--batch",
+        "4",
+        "--micro-batches",
+        "9",
+    ]);
+    assert!(
+        stderr(&o).starts_with("error: --micro-batches 9"),
+        "{}",
+        stderr(&o)
+    );
+}
