@@ -301,6 +301,21 @@ fn sizes_beyond_the_bounds_are_refused_by_name_before_any_allocation() {
     let moe = r#","num_local_experts":8,"num_experts_per_tok":2,"moe_intermediate_size":16000000,"n_shared_experts":1000"#;
     let err = parse_config_str(&llama_with(moe)).unwrap_err().to_string();
     assert!(err.contains("n_shared_experts"), "{err}");
+    // An MLA head width of 2^32 - 1 was read and reported 0.31 GB of weights.
+    let mla = r#","kv_lora_rank":512,"q_lora_rank":1536,"qk_rope_head_dim":64,"v_head_dim":128,"qk_nope_head_dim":4294967295"#;
+    let err = parse_config_str(&llama_with(mla)).unwrap_err().to_string();
+    assert!(err.contains("qk_nope_head_dim"), "{err}");
+    // A DeciLM FFN multiplier that makes the width overflow is refused.
+    let huge = decilm(
+        1,
+        r#"{"attention":{"n_heads_in_group":4},"ffn":{"ffn_mult":999.0}}"#,
+    )
+    .replace(
+        r#""hidden_size":1536"#,
+        r#""hidden_size":15999744,"head_dim":128"#,
+    );
+    let err = parse_config_str(&huge).unwrap_err().to_string();
+    assert!(err.contains("ffn_mult"), "{err}");
     // A window of zero tokens is no window.
     let err = parse_config_str(&llama_with(r#","sliding_window":0"#))
         .unwrap_err()
