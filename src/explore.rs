@@ -88,6 +88,7 @@ pub fn explore(s: &Scenario, catalogue: &Catalogue) -> Result<SweepResult, Strin
         chips,
         max_chips: s.max_chips,
         target_tok_s_user: s.target_tok_s_user.map(TokensPerSecond::new),
+        slo: Default::default(),
     })
     .map_err(|e| e.to_string())
 }

@@ -11,8 +11,10 @@ use disagg_engine::limits::{
     BITS_PER_WEIGHT, DEFAULT_SWEEP_CHIPS, LINK_BYTES_PER_S, MAX_BATCH, MAX_DRAFT_TOKENS,
     MAX_LENGTH, MAX_MICRO_BATCHES, MAX_OUTPUT_CV,
 };
-use disagg_engine::sweep::{sweep, Callout, RejectCount, SweepPoint, SweepRequest, SweepResult};
-use disagg_engine::units::{BytesPerSecond, TokensPerSecond};
+use disagg_engine::sweep::{
+    sweep, Callout, RejectCount, Slo, SloMisses, SweepPoint, SweepRequest, SweepResult,
+};
+use disagg_engine::units::{BytesPerSecond, Seconds, TokensPerSecond};
 use disagg_engine::{Catalogue, DType, ModelIr, Parallelism, WeightFormat, Workload};
 use serde::Serialize;
 
@@ -105,6 +107,13 @@ pub struct SweepArgs {
     /// Interactivity the callout compares at (default: the middle of the shared range).
     #[arg(long)]
     target_tok_s_user: Option<f64>,
+    /// Time-to-first-token limit in milliseconds: the frontiers keep only the points
+    /// that meet it (and the TPOT limit).
+    #[arg(long)]
+    ttft_ms: Option<f64>,
+    /// Time-per-output-token limit in milliseconds.
+    #[arg(long)]
+    tpot_ms: Option<f64>,
     #[arg(long)]
     weight_dtype: Option<String>,
     #[arg(long)]
@@ -463,6 +472,17 @@ fn colocated_layout(args: &PredictArgs) -> Result<Option<Parallelism>, String> {
     }
 }
 
+/// A latency limit given in milliseconds, as the engine's time; it must be positive.
+fn limit_ms(ms: Option<f64>, flag: &str) -> Result<Option<Seconds>, String> {
+    match ms {
+        Some(v) if !(v.is_finite() && v > 0.0) => Err(format!(
+            "{flag} {v:?} must be a positive number of milliseconds"
+        )),
+        Some(v) => Ok(Some(Seconds::from_ms(v))),
+        None => Ok(None),
+    }
+}
+
 /// Pretty JSON of an engine result.
 fn to_json(v: &impl Serialize) -> Result<String, String> {
     serde_json::to_string_pretty(v).map_err(|e| e.to_string())
@@ -589,12 +609,17 @@ pub fn run_sweep(args: &SweepArgs) -> Result<(), String> {
         .iter()
         .map(|id| cat.chip(id.trim()).map_err(|e| e.to_string()))
         .collect::<Result<Vec<_>, _>>()?;
+    let slo = Slo {
+        ttft: limit_ms(args.ttft_ms, "--ttft-ms")?,
+        tpot: limit_ms(args.tpot_ms, "--tpot-ms")?,
+    };
     let result = sweep(&SweepRequest {
         setup: s,
         axis,
         chips,
         max_chips: args.max_chips,
         target_tok_s_user: args.target_tok_s_user.map(TokensPerSecond::new),
+        slo,
     })
     .map_err(|e| e.to_string())?;
     if args.json {
@@ -616,6 +641,8 @@ struct SweepReport<'a> {
     feasible: u64,
     rejected: &'a [RejectCount],
     target_tok_s_user: TokensPerSecond,
+    slo: Slo,
+    slo_misses: SloMisses,
     frontier_throughput: Vec<&'a SweepPoint>,
     frontier_cost: Vec<&'a SweepPoint>,
     frontier_throughput_homogeneous: Vec<&'a SweepPoint>,
@@ -633,6 +660,8 @@ impl<'a> SweepReport<'a> {
             feasible: r.feasible,
             rejected: &r.rejected,
             target_tok_s_user: r.target_tok_s_user,
+            slo: r.slo,
+            slo_misses: r.slo_misses,
             frontier_throughput: list(&r.throughput.all),
             frontier_cost: list(&r.cost.all),
             frontier_throughput_homogeneous: list(&r.throughput.homogeneous),
@@ -676,6 +705,19 @@ fn print_sweep(model: &str, r: &SweepResult) {
     );
     for c in &r.rejected {
         out!("  rejected: {:>8}  {}", c.count, c.name);
+    }
+    if r.slo.is_set() {
+        let limit = |t: Option<Seconds>| t.map_or("none".to_string(), |t| format!("{} ms", t.ms()));
+        let m = &r.slo_misses;
+        out!(
+            "  SLO (TTFT {}, TPOT {}): {} of {} feasible points meet it; {} miss TTFT, {} miss TPOT; the frontiers hold those that meet it",
+            limit(r.slo.ttft),
+            limit(r.slo.tpot),
+            m.met,
+            r.feasible,
+            m.ttft,
+            m.tpot
+        );
     }
     for n in &r.notes {
         out!("  note: {n}");

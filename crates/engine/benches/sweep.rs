@@ -29,6 +29,7 @@ fn bench(c: &mut Criterion) {
             chips: CHIPS.iter().map(|id| cat.chip(id).unwrap()).collect(),
             max_chips: 64,
             target_tok_s_user: None,
+            slo: Default::default(),
         };
         let points = sweep(&req).unwrap().evaluated;
         println!("sweep/{model}/{}: {points} points per sweep", axis.id());

@@ -64,6 +64,7 @@ fn main() {
             chips: vec![cat.chip(chip).unwrap()],
             max_chips: 32,
             target_tok_s_user: None,
+            slo: Default::default(),
         })
         .unwrap();
         print!("pd {model} {chip} {isl}/{osl}:");
@@ -97,6 +98,7 @@ fn main() {
             chips: vec![cat.chip("h200").unwrap()],
             max_chips: 64,
             target_tok_s_user: None,
+            slo: Default::default(),
         })
         .unwrap();
         print!("af link {gbps} Gb/s:");

@@ -780,3 +780,55 @@ fn every_refused_value_names_its_flag() {
         stderr(&o)
     );
 }
+
+#[test]
+fn sweep_slo_flags_keep_the_frontiers_to_points_that_meet_them() {
+    let o = disagg(&[
+        "sweep",
+        "--model",
+        "llama-3.3-70b",
+        "--axis",
+        "pd",
+        "--chips",
+        "h100-sxm,h200",
+        "--isl",
+        "8192",
+        "--osl",
+        "512",
+        "--max-chips",
+        "16",
+        "--ttft-ms",
+        "500",
+        "--tpot-ms",
+        "30",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["slo"]["ttft_s"], 0.5);
+    assert!(v["slo_misses"]["met"].as_u64().unwrap() > 0);
+    let frontier = v["frontier_throughput"].as_array().unwrap();
+    assert!(!frontier.is_empty());
+    for p in frontier {
+        assert_eq!(p["meets_slo"], true);
+        assert!(p["ttft_s"].as_f64().unwrap() <= 0.5 && p["tpot_s"].as_f64().unwrap() <= 0.03);
+    }
+    let o = disagg(&[
+        "sweep",
+        "--model",
+        "llama-3.3-70b",
+        "--chips",
+        "h100-sxm",
+        "--isl",
+        "64",
+        "--osl",
+        "8",
+        "--tpot-ms",
+        "0",
+    ]);
+    assert!(
+        stderr(&o).starts_with("error: --tpot-ms 0.0 must be"),
+        "{}",
+        stderr(&o)
+    );
+}

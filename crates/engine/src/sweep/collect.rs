@@ -1,12 +1,15 @@
 //! Collecting a sweep's candidates one chip pairing at a time, keeping only the points
 //! on that pairing's own frontiers.
 
+use super::slo::{Slo, SloMisses};
 use crate::disagg::{Deployment, Figures, Reject};
 use crate::frontier::{pareto, Objective};
 use std::collections::BTreeMap;
 
 /// Collects candidates one chip pairing at a time, keeping each pairing's frontier.
 pub(super) struct Collector<'a> {
+    pub(super) slo: Slo,
+    pub(super) misses: SloMisses,
     pub(super) group: Vec<(Deployment<'a>, Figures)>,
     pub(super) kept: Vec<(Deployment<'a>, Figures)>,
     pub(super) evaluated: u64,
@@ -15,8 +18,10 @@ pub(super) struct Collector<'a> {
 }
 
 impl<'a> Collector<'a> {
-    pub(super) fn new() -> Self {
+    pub(super) fn new(slo: Slo) -> Self {
         Collector {
+            slo,
+            misses: SloMisses::default(),
             group: Vec::new(),
             kept: Vec::new(),
             evaluated: 0,
@@ -39,21 +44,35 @@ impl<'a> Collector<'a> {
         self.evaluated += 1;
         if f.is_finite() && f.output_tok_s.0 > 0.0 {
             self.feasible += 1;
+            self.misses.count(&self.slo, &f);
             self.group.push((d, f));
         }
     }
 
-    /// Ends a pairing: keeps the points on its throughput or cost frontier.
+    /// Ends a pairing: keeps the points on its throughput or cost frontier, and, with
+    /// an SLO, those on the frontiers of the points that meet it (a point that meets
+    /// the SLO may be dominated only by points that miss it).
     pub(super) fn flush(&mut self) {
         let mut keep = vec![false; self.group.len()];
-        for objective in Objective::ALL {
-            let xy: Vec<(f64, f64)> = self
-                .group
-                .iter()
-                .map(|(_, f)| (f.tok_s_user.0, objective.score(f).unwrap_or(f64::NAN)))
-                .collect();
-            for i in pareto(&xy) {
-                keep[i] = true;
+        let slo = self.slo;
+        let subsets: &[bool] = if slo.is_set() {
+            &[false, true]
+        } else {
+            &[false]
+        };
+        for &meeting_only in subsets {
+            for objective in Objective::ALL {
+                let xy: Vec<(f64, f64)> = self
+                    .group
+                    .iter()
+                    .map(|(_, f)| match objective.score(f) {
+                        Some(y) if !meeting_only || slo.met_by(f) => (f.tok_s_user.0, y),
+                        _ => (f64::NAN, f64::NAN),
+                    })
+                    .collect();
+                for i in pareto(&xy) {
+                    keep[i] = true;
+                }
             }
         }
         for (i, item) in self.group.drain(..).enumerate() {

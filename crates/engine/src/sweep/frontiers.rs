@@ -11,7 +11,7 @@ use crate::frontier::{pareto, Objective};
 /// (all points when `None`).
 fn frontier_of(points: &[SweepPoint], objective: Objective, class: Option<&[Class]>) -> Vec<usize> {
     let chosen: Vec<usize> = (0..points.len())
-        .filter(|&i| class.is_none_or(|c| c.contains(&points[i].class)))
+        .filter(|&i| points[i].meets_slo && class.is_none_or(|c| c.contains(&points[i].class)))
         .collect();
     let xy: Vec<(f64, f64)> = chosen
         .iter()
@@ -41,7 +41,11 @@ pub(super) fn finish(
     col: Collector<'_>,
     notes: Vec<String>,
 ) -> SweepResult {
-    let cloud: Vec<SweepPoint> = col.kept.iter().map(|(d, f)| to_point(d, f)).collect();
+    let cloud: Vec<SweepPoint> = col
+        .kept
+        .iter()
+        .map(|(d, f)| to_point(d, f, req.slo.met_by(f)))
+        .collect();
     let throughput = frontiers(&cloud, Objective::ThroughputPerChip);
     let cost = frontiers(&cloud, Objective::CostPerMtok);
     let target = req
@@ -61,6 +65,8 @@ pub(super) fn finish(
         axis: req.axis,
         evaluated: col.evaluated,
         feasible: col.feasible,
+        slo: req.slo,
+        slo_misses: col.misses,
         rejected: col
             .rejected
             .iter()
@@ -87,8 +93,9 @@ fn class_of(d: &Deployment) -> Class {
     }
 }
 
-fn to_point(d: &Deployment, f: &Figures) -> SweepPoint {
+fn to_point(d: &Deployment<'_>, f: &Figures, meets_slo: bool) -> SweepPoint {
     SweepPoint {
+        meets_slo,
         spec: d.spec(),
         label: describe(d),
         phrase: d.roles_phrase(),

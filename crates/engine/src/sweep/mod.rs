@@ -31,10 +31,12 @@ pub mod callout;
 mod collect;
 mod frontiers;
 mod prefill_decode;
+pub mod slo;
 pub mod space;
 mod speculative;
 
 pub use callout::{explain_point, fmt_num, Callout, Verdict};
+pub use slo::{Slo, SloMisses};
 
 use crate::catalogue::Chip;
 use crate::disagg::{Axis, DeploymentSpec, Draft, Figures, Reject, Setup};
@@ -55,6 +57,8 @@ pub struct SweepRequest<'a> {
     /// Interactivity the callout compares at; `None` picks the middle of the range
     /// both kinds of deployment reach.
     pub target_tok_s_user: Option<TokensPerSecond>,
+    /// Limits the frontiers' points must meet (none by default).
+    pub slo: Slo,
 }
 
 /// Where a point comes from.
@@ -88,6 +92,8 @@ pub struct SweepPoint {
     /// "prefill on H100 SXM, decode on MI300X" or "all H200".
     pub phrase: String,
     pub class: Class,
+    /// Whether the point meets the request's SLO (every point does without one).
+    pub meets_slo: bool,
     #[serde(flatten)]
     pub figures: Figures,
 }
@@ -119,6 +125,10 @@ pub struct SweepResult {
     /// Pairings that fit and gave finite figures.
     pub feasible: u64,
     pub rejected: Vec<RejectCount>,
+    /// The SLO the frontiers were drawn under, and how the feasible points fared.
+    pub slo: Slo,
+    pub slo_misses: SloMisses,
+    /// Frontiers of the points that meet the SLO (all points without one).
     pub throughput: Frontiers,
     pub cost: Frontiers,
     /// The points on each chip pairing's own frontiers: what a scatter shows.
@@ -190,7 +200,8 @@ pub fn sweep(req: &SweepRequest) -> Result<SweepResult> {
         )));
     }
 
-    let mut col = Collector::new();
+    req.slo.validate()?;
+    let mut col = Collector::new(req.slo);
     let mut notes = Vec::new();
     // The aggregated baseline of every chip, on every axis.
     for chip in &chips {
@@ -212,6 +223,11 @@ pub fn sweep(req: &SweepRequest) -> Result<SweepResult> {
         notes.push(format!(
             "nothing fits within {} chips: raise the chip budget or choose a narrower weight dtype",
             req.max_chips
+        ));
+    } else if req.slo.is_set() && col.misses.met == 0 {
+        notes.push(format!(
+            "no deployment meets the SLO: of {} that fit, {} miss the TTFT limit and {} the TPOT limit",
+            col.feasible, col.misses.ttft, col.misses.tpot
         ));
     }
     Ok(frontiers::finish(req, col, notes))

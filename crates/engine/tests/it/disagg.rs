@@ -52,6 +52,7 @@ fn run(s: Setup<'static>, axis: Axis, chips: &[&str], max: u32) -> SweepResult {
         chips: chips.iter().map(|c| chip(c)).collect(),
         max_chips: max,
         target_tok_s_user: None,
+        slo: Default::default(),
     })
     .unwrap()
 }
@@ -209,6 +210,7 @@ fn attention_expert_rejects_dense_models() {
         chips: vec![chip("h100-sxm")],
         max_chips: 8,
         target_tok_s_user: None,
+        slo: Default::default(),
     });
     assert!(swept.is_err());
 }
@@ -427,6 +429,7 @@ fn sweep_rejects_bad_requests() {
         chips: vec![],
         max_chips: 8,
         target_tok_s_user: None,
+        slo: Default::default(),
     };
     assert!(sweep(&req).is_err());
     req.chips = vec![chip("h100-sxm")];
@@ -627,4 +630,79 @@ fn concurrency_beyond_the_engine_limit_waits_in_the_queue() {
             .iter()
             .any(|w| w.contains("wait in the queue")));
     }
+}
+
+#[test]
+fn an_slo_keeps_the_frontiers_to_the_points_that_meet_it() {
+    use disagg_engine::sweep::Slo;
+    use disagg_engine::units::Seconds;
+    let s = setup("llama-3.3-70b", 8192, 512);
+    let request = |slo: Slo| SweepRequest {
+        setup: s,
+        axis: Axis::PrefillDecode,
+        chips: vec![chip("h100-sxm"), chip("h200")],
+        max_chips: 16,
+        target_tok_s_user: None,
+        slo,
+    };
+    let free = sweep(&request(Slo::default())).unwrap();
+    let slo = Slo {
+        ttft: Some(Seconds::from_ms(500.0)),
+        tpot: Some(Seconds::from_ms(30.0)),
+    };
+    let bound = sweep(&request(slo)).unwrap();
+    // Without an SLO every point meets it.
+    assert!(free.cloud.iter().all(|p| p.meets_slo));
+    // With one, every frontier point meets both limits, and the marks are right.
+    for f in [&bound.throughput, &bound.cost] {
+        for p in bound.points(&f.all) {
+            assert!(p.meets_slo, "{}", p.label);
+            assert!(p.figures.ttft <= Seconds::from_ms(500.0), "{}", p.label);
+            assert!(p.figures.tpot <= Seconds::from_ms(30.0), "{}", p.label);
+        }
+    }
+    assert!(!bound.throughput.all.is_empty());
+    for p in &bound.cloud {
+        assert_eq!(p.meets_slo, slo.met_by(&p.figures), "{}", p.label);
+    }
+    // The counts add up: every feasible point meets the SLO or misses a limit.
+    let m = bound.slo_misses;
+    assert!(m.met > 0 && m.met + m.ttft.max(m.tpot) <= bound.feasible);
+    assert!(m.met + m.ttft + m.tpot >= bound.feasible);
+    // A point that meets the SLO but was dominated only by points that miss it is
+    // kept: the SLO frontier is at least as good as the free frontier's compliant part.
+    let compliant_best = free
+        .cloud
+        .iter()
+        .filter(|p| slo.met_by(&p.figures))
+        .map(|p| p.figures.output_tok_s_per_chip.value())
+        .fold(0.0, f64::max);
+    let bound_best = bound
+        .points(&bound.throughput.all)
+        .map(|p| p.figures.output_tok_s_per_chip.value())
+        .fold(0.0, f64::max);
+    assert!(bound_best >= compliant_best);
+    // A loose SLO changes nothing; an impossible one empties the frontiers, says why.
+    let loose = sweep(&request(Slo {
+        ttft: Some(Seconds::new(1e6)),
+        tpot: Some(Seconds::new(1e6)),
+    }))
+    .unwrap();
+    assert_eq!(loose.throughput, free.throughput);
+    let impossible = sweep(&request(Slo {
+        ttft: None,
+        tpot: Some(Seconds::from_us(1.0)),
+    }))
+    .unwrap();
+    assert!(impossible.throughput.all.is_empty());
+    assert!(impossible
+        .notes
+        .iter()
+        .any(|n| n.contains("no deployment meets the SLO")));
+    // A limit that is not a positive time is refused.
+    assert!(sweep(&request(Slo {
+        ttft: Some(Seconds::new(-1.0)),
+        tpot: None,
+    }))
+    .is_err());
 }
