@@ -5,8 +5,8 @@ use crate::scenario::Scenario;
 use disagg_engine::disagg::{
     evaluate, expected_tokens, Axis, DeploymentPoint, DeploymentSpec, Draft, Setup, Speculation,
 };
-use disagg_engine::sweep::{sweep, SweepRequest, SweepResult};
-use disagg_engine::units::TokensPerSecond;
+use disagg_engine::sweep::{sweep, Slo, SweepRequest, SweepResult};
+use disagg_engine::units::{Seconds, TokensPerSecond};
 use disagg_engine::{Assumptions, Catalogue, ModelPreset, WeightFormat};
 
 /// What the page needs from the catalogue to build a [`Setup`].
@@ -88,7 +88,10 @@ pub fn explore(s: &Scenario, catalogue: &Catalogue) -> Result<SweepResult, Strin
         chips,
         max_chips: s.max_chips,
         target_tok_s_user: s.target_tok_s_user.map(TokensPerSecond::new),
-        slo: Default::default(),
+        slo: Slo {
+            ttft: s.ttft_ms.map(Seconds::from_ms),
+            tpot: s.tpot_ms.map(Seconds::from_ms),
+        },
     })
     .map_err(|e| e.to_string())
 }
@@ -270,5 +273,27 @@ mod tests {
         assert!(explore(&no_mtp, cat)
             .unwrap_err()
             .contains("multi-token-prediction"));
+    }
+
+    #[test]
+    fn latency_limits_keep_the_frontier_to_deployments_that_meet_them() {
+        let cat = Catalogue::builtin();
+        let s = Scenario {
+            ttft_ms: Some(500.0),
+            tpot_ms: Some(30.0),
+            ..Scenario::default()
+        };
+        let r = explore(&s, cat).unwrap();
+        assert!(!r.throughput.all.is_empty());
+        for p in r.points(&r.throughput.all) {
+            assert!(p.meets_slo && p.figures.ttft.ms() <= 500.0 && p.figures.tpot.ms() <= 30.0);
+        }
+        // Points that miss the limits stay in the cloud, marked, and the chart draws
+        // them (grey) when it shows the whole cloud.
+        assert!(r.cloud.iter().any(|p| !p.meets_slo));
+        assert!(r.slo_misses.met > 0);
+        let chart = crate::chart::ChartModel::new(&r, s.y_axis, true);
+        assert!(chart.points.iter().any(|p| !p.meets_slo));
+        assert!(chart.points.iter().any(|p| p.meets_slo));
     }
 }

@@ -15,6 +15,8 @@ pub const SCHEMA_VERSION: u32 = 1;
 pub use disagg_engine::limits::{MAX_PREFIX_HIT_PCT, MAX_SWEEP_CHIP_KINDS as MAX_CHIP_KINDS};
 /// Most notices one field of a link produces; the rest are counted in one more.
 pub const MAX_NOTICES_PER_FIELD: usize = 5;
+/// Longest TTFT or TPOT limit a link may state, in milliseconds (a day).
+pub const MAX_LATENCY_MS: f64 = 86_400_000.0;
 /// Most notices a whole link produces; the rest are counted in one more.
 pub const MAX_NOTICES: usize = 20;
 
@@ -51,6 +53,10 @@ pub struct Scenario {
     pub chips: Vec<String>,
     pub max_chips: u32,
     pub target_tok_s_user: Option<f64>,
+    /// Service-level limits in milliseconds (link keys `ttft` and `tpot`; `None`: no
+    /// limit): the frontiers and the verdict keep to the deployments that meet both.
+    pub ttft_ms: Option<f64>,
+    pub tpot_ms: Option<f64>,
     /// `None`: the model's MTP layers.
     pub draft_model: Option<String>,
     pub acceptance: f64,
@@ -80,6 +86,8 @@ impl Default for Scenario {
                 .to_vec(),
             max_chips: 64,
             target_tok_s_user: None,
+            ttft_ms: None,
+            tpot_ms: None,
             draft_model: Some("llama-3.2-1b".into()),
             acceptance: 0.8,
             draft_tokens: 4,
@@ -184,6 +192,12 @@ impl Scenario {
         }
         if let Some(t) = self.target_tok_s_user {
             q.push(format!("target={t}"));
+        }
+        if let Some(t) = self.ttft_ms {
+            q.push(format!("ttft={t}"));
+        }
+        if let Some(t) = self.tpot_ms {
+            q.push(format!("tpot={t}"));
         }
         q.join("&")
     }
@@ -356,6 +370,22 @@ impl Scenario {
                     format!("the chip budget runs from 1 to {MAX_SWEEP_CHIPS}"),
                 )?
             }
+            "ttft" | "tpot" => {
+                let limit = if value.is_empty() {
+                    None
+                } else {
+                    Some(parse_in(
+                        value,
+                        f64::MIN_POSITIVE..=MAX_LATENCY_MS,
+                        format!("a latency limit is a positive number of milliseconds, at most {MAX_LATENCY_MS} (or empty for none)"),
+                    )?)
+                };
+                if key == "ttft" {
+                    self.ttft_ms = limit
+                } else {
+                    self.tpot_ms = limit
+                }
+            }
             "target" if value.is_empty() || value == "auto" => self.target_tok_s_user = None,
             "target" => {
                 self.target_tok_s_user = Some(
@@ -467,6 +497,8 @@ mod tests {
             chips: vec!["gb200".into(), "mi355x".into()],
             max_chips: 128,
             target_tok_s_user: Some(37.5),
+            ttft_ms: Some(500.0),
+            tpot_ms: Some(33.3),
             draft_model: None,
             acceptance: 0.65,
             draft_tokens: 3,
@@ -754,5 +786,22 @@ mod tests {
             notices[MAX_NOTICES].starts_with("and ")
                 && notices[MAX_NOTICES].ends_with(" more notices")
         );
+    }
+
+    #[test]
+    fn latency_limits_come_from_the_link_and_bad_ones_are_refused() {
+        let (s, notices) = Scenario::from_query("v=1&ttft=500&tpot=30", cat());
+        assert!(notices.is_empty(), "{notices:?}");
+        assert_eq!((s.ttft_ms, s.tpot_ms), (Some(500.0), Some(30.0)));
+        assert!(s.to_query().contains("ttft=500") && s.to_query().contains("tpot=30"));
+        // Empty means none; a non-positive, huge or non-numeric limit is refused by name.
+        let mut t = s.clone();
+        t.apply("ttft", "", cat()).unwrap();
+        assert_eq!(t.ttft_ms, None);
+        for bad in ["0", "-5", "1e12", "NaN", "fast"] {
+            let err = t.apply("tpot", bad, cat()).unwrap_err();
+            assert!(err.contains("latency limit"), "{bad}: {err}");
+            assert_eq!(t.tpot_ms, Some(30.0));
+        }
     }
 }

@@ -165,7 +165,12 @@ fn draw_on<DB: DrawingBackend>(
     for p in &model.points {
         let c = at(model.x.to_plot(p.x), model.y.to_plot(p.y));
         positions.push((c.0 as f64, c.1 as f64));
-        let fill = rgb(colour_of(p.usd_per_mtok, model.colour)).filled();
+        // A point that misses the SLO is grey, whatever its price.
+        let fill = if p.meets_slo {
+            rgb(colour_of(p.usd_per_mtok, model.colour)).filled()
+        } else {
+            RGBColor(205, 205, 205).filled()
+        };
         marker(root, p.class, c, s, fill, outline)?;
     }
     for (index, width, size) in [(look.hovered, 1.5, 8.0), (look.selected, 2.5, 10.0)] {

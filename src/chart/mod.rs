@@ -182,6 +182,8 @@ pub struct PlotPoint {
     /// $/Mtok of output, when every chip in it has a price.
     pub usd_per_mtok: Option<f64>,
     pub class: Class,
+    /// Whether the point meets the scenario's TTFT and TPOT limits (drawn grey when not).
+    pub meets_slo: bool,
     /// Index into the sweep's cloud.
     pub cloud_index: usize,
 }
@@ -280,6 +282,7 @@ impl ChartModel {
                     y: yv,
                     usd_per_mtok: usd(&p.figures),
                     class: p.class,
+                    meets_slo: p.meets_slo,
                     cloud_index: i,
                 }),
                 _ => unplotted += 1,

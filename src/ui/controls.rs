@@ -270,6 +270,26 @@ pub fn Controls() -> impl IntoView {
                     placeholder="auto"
                     hint="empty: the middle of the range both kinds reach"
                 />
+                <NumberField
+                    key="ttft"
+                    label="TTFT limit (ms)"
+                    value=text(|s| s.ttft_ms.map(|t| t.to_string()).unwrap_or_default())
+                    min="0.001".into()
+                    max="86400000".into()
+                    step="any"
+                    placeholder="none"
+                    hint="frontiers and verdict keep to deployments under it; others are grey"
+                />
+                <NumberField
+                    key="tpot"
+                    label="TPOT limit (ms)"
+                    value=text(|s| s.tpot_ms.map(|t| t.to_string()).unwrap_or_default())
+                    min="0.001".into()
+                    max="86400000".into()
+                    step="any"
+                    placeholder="none"
+                    hint="time per output token after the first"
+                />
             </fieldset>
             <fieldset>
                 <legend>"Disaggregation axis"</legend>
