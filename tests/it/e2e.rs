@@ -495,6 +495,32 @@ fn the_release_page_works_end_to_end() {
     );
     hostile.close();
 
+    // Latency limits in a link: the fields show them, and the verdict and the chart
+    // follow (only deployments under both limits are on the frontier).
+    let slo = driver.session();
+    slo.open(&format!("{base}/?v=1&ttft=500&tpot=30"));
+    slo.wait_ready();
+    assert_eq!(
+        slo.js("return document.getElementById('in-ttft').value;"),
+        json!("500")
+    );
+    assert_eq!(
+        slo.js("return document.getElementById('in-tpot').value;"),
+        json!("30")
+    );
+    assert!(!slo.blank(), "the SLO link left a blank chart");
+    let callout_slo = slo.text("#callout");
+    let fresh_default = driver.session();
+    fresh_default.open(&format!("{base}/"));
+    fresh_default.wait_ready();
+    assert_ne!(
+        callout_slo,
+        fresh_default.text("#callout"),
+        "the limits did not change the verdict"
+    );
+    fresh_default.close();
+    slo.close();
+
     // Every control has a label a screen reader and keyboard user can find.
     let unlabelled = page.js("return [...document.querySelectorAll('input, select')]
            .filter(e => !(e.labels && e.labels.length) && !e.getAttribute('aria-label'))
