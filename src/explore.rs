@@ -292,6 +292,12 @@ mod tests {
         // them (grey) when it shows the whole cloud.
         assert!(r.cloud.iter().any(|p| !p.meets_slo));
         assert!(r.slo_misses.met > 0);
+        // The answer names the best deployments that meet both limits.
+        let answer = r.slo_answer.as_ref().expect("limits give an answer");
+        assert!(!answer.picks.is_empty());
+        for pick in &answer.picks {
+            assert!(pick.points.iter().all(|&i| r.cloud[i].meets_slo));
+        }
         let chart = crate::chart::ChartModel::new(&r, s.y_axis, true);
         assert!(chart.points.iter().any(|p| !p.meets_slo));
         assert!(chart.points.iter().any(|p| p.meets_slo));

@@ -16,7 +16,22 @@ pub fn Callout() -> impl IntoView {
             let mut callouts: Vec<_> = r.callouts.iter().collect();
             callouts.sort_by_key(|c| c.objective != first);
             let target = format::rate(r.target_tok_s_user);
+            // With latency limits set, the first answer is which deployments meet them.
+            let slo = r.slo_answer.as_ref().map(|a| {
+                let mut picks: Vec<_> = a.picks.iter().collect();
+                picks.sort_by_key(|p| p.objective != first);
+                view! {
+                    <div class="callout-slo" id="callout-slo">
+                        {picks
+                            .into_iter()
+                            .map(|p| view! { <p class="headline">{p.sentence.clone()}</p> })
+                            .collect_view()}
+                        <p class="why">{a.why_others_fail.clone()}</p>
+                    </div>
+                }
+            });
             Some(view! {
+                {slo}
                 <p class="callout-target">
                     "At "<strong>{target}" tok/s per user"</strong>" on the "{r.axis.name()}" axis:"
                 </p>

@@ -510,6 +510,11 @@ fn the_release_page_works_end_to_end() {
     );
     assert!(!slo.blank(), "the SLO link left a blank chart");
     let callout_slo = slo.text("#callout");
+    let answer = slo.text("#callout-slo");
+    assert!(
+        answer.contains("meeting the SLO") && answer.contains("miss the TTFT limit"),
+        "{answer}"
+    );
     let fresh_default = driver.session();
     fresh_default.open(&format!("{base}/"));
     fresh_default.wait_ready();

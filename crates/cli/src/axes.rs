@@ -643,6 +643,9 @@ struct SweepReport<'a> {
     target_tok_s_user: TokensPerSecond,
     slo: Slo,
     slo_misses: SloMisses,
+    /// With an SLO: the best compliant deployments per objective, in full.
+    slo_picks: Vec<SloPickReport<'a>>,
+    slo_why_others_fail: Option<&'a str>,
     frontier_throughput: Vec<&'a SweepPoint>,
     frontier_cost: Vec<&'a SweepPoint>,
     frontier_throughput_homogeneous: Vec<&'a SweepPoint>,
@@ -662,6 +665,17 @@ impl<'a> SweepReport<'a> {
             target_tok_s_user: r.target_tok_s_user,
             slo: r.slo,
             slo_misses: r.slo_misses,
+            slo_picks: r
+                .slo_answer
+                .iter()
+                .flat_map(|a| &a.picks)
+                .map(|p| SloPickReport {
+                    objective: p.objective,
+                    sentence: &p.sentence,
+                    points: list(&p.points),
+                })
+                .collect(),
+            slo_why_others_fail: r.slo_answer.as_ref().map(|a| a.why_others_fail.as_str()),
             frontier_throughput: list(&r.throughput.all),
             frontier_cost: list(&r.cost.all),
             frontier_throughput_homogeneous: list(&r.throughput.homogeneous),
@@ -670,6 +684,14 @@ impl<'a> SweepReport<'a> {
             notes: &r.notes,
         }
     }
+}
+
+/// One objective's SLO picks with the points written out.
+#[derive(Serialize)]
+struct SloPickReport<'a> {
+    objective: Objective,
+    sentence: &'a str,
+    points: Vec<&'a SweepPoint>,
 }
 
 fn print_csv(r: &SweepResult) {
@@ -748,6 +770,13 @@ fn print_sweep(model: &str, r: &SweepResult) {
                 p.label
             );
         }
+    }
+    if let Some(a) = &r.slo_answer {
+        out!("\nwithin the SLO:");
+        for p in &a.picks {
+            out!("  [{}] {}", p.objective.name(), p.sentence);
+        }
+        out!("  {}", a.why_others_fail);
     }
     out!("\nat {:.1} tok/s/user:", r.target_tok_s_user);
     for c in &r.callouts {

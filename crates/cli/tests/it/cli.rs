@@ -813,6 +813,25 @@ fn sweep_slo_flags_keep_the_frontiers_to_points_that_meet_them() {
         assert_eq!(p["meets_slo"], true);
         assert!(p["ttft_s"].as_f64().unwrap() <= 0.5 && p["tpot_s"].as_f64().unwrap() <= 0.03);
     }
+    // The answer: the best compliant deployment per objective, in full, best first;
+    // the throughput pick is the frontier's highest-throughput point.
+    let picks = v["slo_picks"].as_array().unwrap();
+    assert_eq!(picks.len(), 2);
+    assert_eq!(picks[0]["objective"], "throughput-per-chip");
+    let best = &picks[0]["points"][0];
+    let top = frontier
+        .iter()
+        .map(|p| p["output_tok_s_per_chip"].as_f64().unwrap())
+        .fold(0.0, f64::max);
+    assert_eq!(best["output_tok_s_per_chip"].as_f64().unwrap(), top);
+    assert!(picks[0]["sentence"]
+        .as_str()
+        .unwrap()
+        .starts_with("Highest throughput meeting the SLO"));
+    assert!(v["slo_why_others_fail"]
+        .as_str()
+        .unwrap()
+        .contains("miss the TTFT limit"));
     let o = disagg(&[
         "sweep",
         "--model",

@@ -173,6 +173,14 @@ pub enum Reject {
 }
 
 impl Reject {
+    /// Whether the configuration failed for lack of memory.
+    pub fn is_memory(self) -> bool {
+        matches!(
+            self,
+            Reject::WeightsDoNotFit | Reject::BatchDoesNotFit | Reject::DraftDoesNotFit
+        )
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Reject::WeightsDoNotFit => "weights do not fit",

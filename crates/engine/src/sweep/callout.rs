@@ -93,7 +93,7 @@ fn read(
     (best, value_at(&xy, target.value()))
 }
 
-fn fmt_value(objective: Objective, v: f64) -> String {
+pub(super) fn fmt_value(objective: Objective, v: f64) -> String {
     match objective {
         Objective::ThroughputPerChip => format!("{} tok/s per chip", fmt_num(v)),
         Objective::CostPerMtok => format!("${:.3}/Mtok", v),
@@ -228,7 +228,7 @@ pub(super) fn callout(
 }
 
 /// A percentage for prose: whole percents, and one decimal below one percent.
-fn pct(x: f64) -> String {
+pub(super) fn pct(x: f64) -> String {
     if x.abs() < 0.01 {
         format!("{:.1}%", x * 100.0)
     } else {

@@ -61,8 +61,16 @@ pub(super) fn finish(
         ),
         callout(req.axis, &cloud, &cost, Objective::CostPerMtok, target),
     ];
+    let out_of_memory = col
+        .rejected
+        .iter()
+        .filter(|(r, _)| r.is_memory())
+        .map(|(_, n)| n)
+        .sum();
+    let slo_answer = super::slo::answer(&req.slo, &cloud, &col.misses, col.feasible, out_of_memory);
     SweepResult {
         axis: req.axis,
+        slo_answer,
         evaluated: col.evaluated,
         feasible: col.feasible,
         slo: req.slo,

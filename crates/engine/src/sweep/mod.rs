@@ -36,7 +36,7 @@ pub mod space;
 mod speculative;
 
 pub use callout::{explain_point, fmt_num, Callout, Verdict};
-pub use slo::{Slo, SloMisses};
+pub use slo::{Slo, SloAnswer, SloMisses, SloPick};
 
 use crate::catalogue::Chip;
 use crate::disagg::{Axis, DeploymentSpec, Draft, Figures, Reject, Setup};
@@ -128,6 +128,8 @@ pub struct SweepResult {
     /// The SLO the frontiers were drawn under, and how the feasible points fared.
     pub slo: Slo,
     pub slo_misses: SloMisses,
+    /// The deployments that meet the SLO best, when one is set.
+    pub slo_answer: Option<SloAnswer>,
     /// Frontiers of the points that meet the SLO (all points without one).
     pub throughput: Frontiers,
     pub cost: Frontiers,

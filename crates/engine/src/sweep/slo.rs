@@ -2,8 +2,11 @@
 //! Points that miss them stay in the cloud, marked, and the frontiers and the callout
 //! are drawn from the points that meet them.
 
+use super::callout::{fmt_num, fmt_value, pct};
+use super::SweepPoint;
 use crate::disagg::Figures;
 use crate::error::{EngineError, Result};
+use crate::frontier::Objective;
 use crate::units::Seconds;
 use serde::{Deserialize, Serialize};
 
@@ -68,4 +71,117 @@ impl SloMisses {
         self.tpot += !slo.tpot_met(f) as u64;
         self.met += slo.met_by(f) as u64;
     }
+}
+
+/// How many deployments an SLO answer names per objective: the best and its runners-up.
+pub const PICKS: usize = 3;
+
+/// The deployments that meet the SLO best on one objective.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SloPick {
+    pub objective: Objective,
+    /// Indices into the sweep's cloud: the best point, then the runners-up, each the
+    /// best of another chip pairing.
+    pub points: Vec<usize>,
+    pub sentence: String,
+}
+
+/// The answer to "which deployment meets the SLO": the cheapest and the
+/// highest-throughput ones, and why the others fail.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SloAnswer {
+    /// Highest tok/s per chip first, then lowest $/Mtok (absent without prices).
+    pub picks: Vec<SloPick>,
+    /// What keeps the other deployments out: the TTFT limit, the TPOT limit, memory.
+    pub why_others_fail: String,
+}
+
+/// The answer for a sweep's cloud; `None` when no limit is set.
+pub(super) fn answer(
+    slo: &Slo,
+    cloud: &[SweepPoint],
+    misses: &SloMisses,
+    feasible: u64,
+    out_of_memory: u64,
+) -> Option<SloAnswer> {
+    if !slo.is_set() {
+        return None;
+    }
+    let picks = Objective::ALL
+        .into_iter()
+        .filter_map(|o| pick(cloud, o))
+        .collect();
+    Some(SloAnswer {
+        picks,
+        why_others_fail: why_others_fail(misses, feasible, out_of_memory),
+    })
+}
+
+/// The best compliant point of `objective` and the best of up to `PICKS - 1` other
+/// chip pairings; ties go to the earlier point of the cloud.
+fn pick(cloud: &[SweepPoint], objective: Objective) -> Option<SloPick> {
+    let mut ranked: Vec<(usize, f64)> = cloud
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.meets_slo)
+        .filter_map(|(i, p)| Some((i, objective.score(&p.figures)?)))
+        .collect();
+    ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    let mut points: Vec<usize> = Vec::new();
+    for (i, _) in ranked {
+        if points.len() == PICKS {
+            break;
+        }
+        if points.iter().all(|&k| cloud[k].phrase != cloud[i].phrase) {
+            points.push(i);
+        }
+    }
+    let best = cloud.get(*points.first()?)?;
+    let best_value = objective.value(&best.figures)?;
+    let f = &best.figures;
+    let mut sentence = format!(
+        "{} meeting the SLO: {}: {} at {} tok/s/user (TTFT {} ms, TPOT {} ms).",
+        match objective {
+            Objective::ThroughputPerChip => "Highest throughput",
+            Objective::CostPerMtok => "Cheapest",
+        },
+        best.label,
+        fmt_value(objective, best_value),
+        fmt_num(f.tok_s_user.value()),
+        fmt_num(f.ttft.ms()),
+        fmt_num(f.tpot.ms()),
+    );
+    let runners: Vec<String> = points[1..]
+        .iter()
+        .filter_map(|&i| {
+            let p = &cloud[i];
+            let v = objective.value(&p.figures)?;
+            let gap = if objective.higher_is_better() {
+                format!("{} less", pct(1.0 - v / best_value))
+            } else {
+                format!("{} more", pct(v / best_value - 1.0))
+            };
+            Some(format!("{}, {} ({gap})", p.phrase, fmt_value(objective, v)))
+        })
+        .collect();
+    if !runners.is_empty() {
+        sentence.push_str(&format!(" Runners-up: {}.", runners.join("; ")));
+    }
+    Some(SloPick {
+        objective,
+        points,
+        sentence,
+    })
+}
+
+fn why_others_fail(misses: &SloMisses, feasible: u64, out_of_memory: u64) -> String {
+    let memory = if out_of_memory > 0 {
+        format!("; {out_of_memory} configurations do not fit in memory")
+    } else {
+        String::new()
+    };
+    format!(
+        "Of {feasible} deployments that fit, {} meet the SLO, {} miss the TTFT limit and {} the TPOT limit{memory}.",
+        misses.met, misses.ttft, misses.tpot
+    )
 }

@@ -706,3 +706,78 @@ fn an_slo_keeps_the_frontiers_to_the_points_that_meet_it() {
     }))
     .is_err());
 }
+
+#[test]
+fn an_slo_answer_names_the_best_compliant_deployments_and_runners_up() {
+    use disagg_engine::frontier::Objective;
+    use disagg_engine::sweep::Slo;
+    use disagg_engine::units::Seconds;
+    let s = setup("llama-3.3-70b", 8192, 512);
+    let request = |slo: Slo| SweepRequest {
+        setup: s,
+        axis: Axis::PrefillDecode,
+        chips: vec![chip("h100-sxm"), chip("h200"), chip("b200")],
+        max_chips: 16,
+        target_tok_s_user: None,
+        slo,
+    };
+    assert!(sweep(&request(Slo::default()))
+        .unwrap()
+        .slo_answer
+        .is_none());
+    let slo = Slo {
+        ttft: Some(Seconds::from_ms(500.0)),
+        tpot: Some(Seconds::from_ms(30.0)),
+    };
+    let r = sweep(&request(slo)).unwrap();
+    let answer = r.slo_answer.as_ref().expect("an SLO gives an answer");
+    assert_eq!(answer.picks.len(), 2, "all three chips have prices");
+    for pick in &answer.picks {
+        let o = pick.objective;
+        let value = |i: usize| o.value(&r.cloud[i].figures).unwrap();
+        // The best is the best compliant point anywhere in the cloud...
+        let best = r
+            .cloud
+            .iter()
+            .filter(|p| p.meets_slo)
+            .filter_map(|p| o.score(&p.figures))
+            .fold(f64::NEG_INFINITY, f64::max);
+        assert_eq!(o.score(&r.cloud[pick.points[0]].figures), Some(best));
+        // ...and on the frontier of that objective.
+        assert!(r.frontiers_of(o).all.contains(&pick.points[0]));
+        // Runners-up: compliant, no better than the best, ordered, one per pairing.
+        assert!(pick.points.len() >= 2 && pick.points.len() <= 3);
+        for w in pick.points.windows(2) {
+            let (a, b) = (value(w[0]), value(w[1]));
+            assert!(if o.higher_is_better() { a >= b } else { a <= b });
+        }
+        for (k, &i) in pick.points.iter().enumerate() {
+            assert!(r.cloud[i].meets_slo);
+            for &j in &pick.points[..k] {
+                assert_ne!(r.cloud[i].phrase, r.cloud[j].phrase);
+            }
+        }
+        // The sentence names the best deployment and the runners-up.
+        assert!(pick.sentence.contains(&r.cloud[pick.points[0]].label));
+        assert!(pick.sentence.contains(&r.cloud[pick.points[1]].phrase));
+        assert!(pick.sentence.starts_with(match o {
+            Objective::ThroughputPerChip => "Highest throughput",
+            Objective::CostPerMtok => "Cheapest",
+        }));
+        assert!(!pick.sentence.contains("NaN") && !pick.sentence.contains("-0.0"));
+    }
+    let m = r.slo_misses;
+    assert!(answer.why_others_fail.contains(&format!(
+        "Of {} deployments that fit, {} meet the SLO, {} miss the TTFT limit and {} the TPOT limit",
+        r.feasible, m.met, m.ttft, m.tpot
+    )));
+    // An impossible SLO names nothing and still says why.
+    let none = sweep(&request(Slo {
+        ttft: Some(Seconds::from_us(1.0)),
+        tpot: None,
+    }))
+    .unwrap();
+    let answer = none.slo_answer.unwrap();
+    assert!(answer.picks.is_empty());
+    assert!(answer.why_others_fail.contains(" 0 meet the SLO"));
+}
