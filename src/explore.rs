@@ -51,6 +51,13 @@ fn setup<'a>(s: &Scenario, m: &Models<'a>) -> Setup<'a> {
     }
 }
 
+/// Whether the scenario's model routes tokens to experts: only then do the
+/// attention/expert axis and the expert-group prefill setting apply. A model the
+/// catalogue does not hold counts as dense (the sweep then names the unknown id).
+pub fn model_is_moe(s: &Scenario, catalogue: &Catalogue) -> bool {
+    catalogue.model(&s.model).is_ok_and(|m| m.ir.is_moe())
+}
+
 /// The speculation in force, in words, where the scenario's axis uses it: which draft,
 /// how many tokens per cycle, at what acceptance, and the tokens a verify yields.
 pub fn speculation_summary(s: &Scenario) -> Option<String> {
@@ -273,6 +280,29 @@ mod tests {
         assert!(explore(&no_mtp, cat)
             .unwrap_err()
             .contains("multi-token-prediction"));
+    }
+
+    #[test]
+    fn only_moe_models_take_the_attention_expert_settings() {
+        let cat = Catalogue::builtin();
+        let with = |model: &str| Scenario {
+            model: model.into(),
+            ..Scenario::default()
+        };
+        assert!(model_is_moe(&with("deepseek-v3"), cat));
+        assert!(!model_is_moe(&with("llama-3.3-70b"), cat));
+        assert!(!model_is_moe(&with("no-such-model"), cat));
+        // Every catalogue model agrees with the engine's own refusal of the axis.
+        for m in &cat.models {
+            let s = Scenario {
+                axis: Axis::AttentionExpert,
+                chips: vec!["h200".into()],
+                max_chips: 8,
+                ..with(&m.id)
+            };
+            let refused = explore(&s, cat).is_err_and(|e| e.contains("mixture-of-experts"));
+            assert_eq!(refused, !model_is_moe(&s, cat), "{}", m.id);
+        }
     }
 
     #[test]

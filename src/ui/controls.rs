@@ -123,6 +123,9 @@ pub fn Controls() -> impl IntoView {
             })
             .collect_view()
     };
+    // Settings that only a mixture-of-experts model takes are disabled or hidden
+    // for a dense one.
+    let moe = Memo::new(move |_| s.with(|s| crate::explore::model_is_moe(s, cat)));
     let axes = [
         (
             Axis::Aggregated,
@@ -156,6 +159,7 @@ pub fn Controls() -> impl IntoView {
                     id=id.clone()
                     value=axis.id()
                     prop:checked=move || s.with(|s| s.axis == axis)
+                    prop:disabled=move || axis == Axis::AttentionExpert && !moe.get()
                     on:change=move |_| page.set_field("axis", axis.id())
                 />
                 <label for=id>
@@ -253,13 +257,15 @@ pub fn Controls() -> impl IntoView {
                         </select>
                     </div>
                 </div>
-                <CheckField
-                    key="adp"
-                    id="in-aligned-prefill"
-                    label="Expert-group replicas prefill together"
-                    checked=flag(|s| s.aligned_prefill)
-                    hint="MoE with attention data parallelism: TensorRT-LLM's ADP balancing; off, each replica prefills on its own schedule and the group waits for it"
-                />
+                <Show when=move || moe.get()>
+                    <CheckField
+                        key="adp"
+                        id="in-aligned-prefill"
+                        label="Expert-group replicas prefill together"
+                        checked=flag(|s| s.aligned_prefill)
+                        hint="MoE with attention data parallelism: TensorRT-LLM's ADP balancing; off, each replica prefills on its own schedule and the group waits for it"
+                    />
+                </Show>
                 <NumberField
                     key="target"
                     label="Target interactivity (tok/s/user)"

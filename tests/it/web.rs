@@ -1,6 +1,6 @@
 //! Component tests in a real browser (headless Chromium via wasm-bindgen-test):
-//! the chip picker, the link round trip, the notices of a hostile link and the decode-pool
-//! speculation toggle.
+//! the chip picker, the link round trip, the notices of a hostile link, the decode-pool
+//! speculation toggle, and the settings only mixture-of-experts models take.
 //!
 //! Run with `cargo test --target wasm32-unknown-unknown --test it` (scripts/test.sh
 //! does); `main.rs` compiles this module for wasm32 only.
@@ -290,6 +290,56 @@ async fn the_decode_pool_speculation_toggle_shows_its_settings_and_follows_the_l
         .is_none());
     let search = web_sys::window().unwrap().location().search().unwrap();
     assert!(!search.contains("sd=1"), "{search}");
+    drop(handle);
+    parent.remove();
+    set_query("?");
+}
+
+#[wasm_bindgen_test]
+async fn settings_only_moe_models_take_are_off_for_a_dense_model() {
+    let parent = container();
+    let dense = Scenario {
+        model: "llama-3.3-70b".into(),
+        chips: vec!["h200".into()],
+        max_chips: 16,
+        ..Scenario::default()
+    };
+    set_query(&format!("?{}", dense.to_query()));
+    let handle = leptos::mount::mount_to(parent.clone(), App);
+    settle().await;
+    let af = || element::<web_sys::HtmlInputElement>("#axis-af");
+    let adp = || {
+        document()
+            .query_selector("#in-aligned-prefill")
+            .unwrap()
+            .is_some()
+    };
+    assert!(
+        af().disabled(),
+        "attention/expert offered for a dense model"
+    );
+    assert!(!element::<web_sys::HtmlInputElement>("#axis-pd").disabled());
+    assert!(!adp(), "expert-group prefill offered for a dense model");
+
+    // Choosing a mixture-of-experts model offers both.
+    let model: web_sys::HtmlSelectElement = element("#in-model");
+    model.set_value("deepseek-v3");
+    model
+        .dispatch_event(&web_sys::Event::new("change").unwrap())
+        .unwrap();
+    settle().await;
+    assert!(!af().disabled());
+    assert!(adp());
+
+    // And back to a dense one takes them away again.
+    let model: web_sys::HtmlSelectElement = element("#in-model");
+    model.set_value("llama-3.3-70b");
+    model
+        .dispatch_event(&web_sys::Event::new("change").unwrap())
+        .unwrap();
+    settle().await;
+    assert!(af().disabled());
+    assert!(!adp());
     drop(handle);
     parent.remove();
     set_query("?");
