@@ -306,6 +306,24 @@ mod tests {
     }
 
     #[test]
+    fn a_prompt_past_the_models_context_is_noted_under_the_chart() {
+        let cat = Catalogue::builtin();
+        let s = Scenario {
+            model: "llama-3.3-70b".into(),
+            isl: 1_000_000,
+            ..Scenario::default()
+        };
+        let r = explore(&s, cat).unwrap();
+        assert!(
+            r.notes
+                .iter()
+                .any(|n| n.contains("exceeds the model's 131072 positions")),
+            "{:?}",
+            r.notes
+        );
+    }
+
+    #[test]
     fn latency_limits_keep_the_frontier_to_deployments_that_meet_them() {
         let cat = Catalogue::builtin();
         let s = Scenario {

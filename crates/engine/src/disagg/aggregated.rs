@@ -83,13 +83,6 @@ pub fn evaluate(setup: &Setup, pool: PoolConfig, running: u32) -> Result<Deploym
         .map_err(|_| super::layout_error(setup.model, PoolRole::Colocated, pool))?;
     let figures = combine(setup, pool, running, &s);
     let mut warnings = Vec::new();
-    if setup.workload.request_context() > setup.model.max_context as f64 {
-        warnings.push(format!(
-            "context {} exceeds the model's {} positions",
-            setup.workload.request_context(),
-            setup.model.max_context
-        ));
-    }
     if s.placed.placement.cold_weight_fraction > 0.0 {
         warnings.push(format!(
             "{:.0}% of the weights spill to the cold memory tier",

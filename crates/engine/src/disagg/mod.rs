@@ -59,6 +59,7 @@ pub fn evaluate(setup: &Setup, deployment: &Deployment) -> Result<DeploymentPoin
         .assumptions
         .engine_runs(concurrency, deployment.generating_pool().parallelism.dp);
     let mut point = evaluate_running(setup, &deployment.with_batch(running))?;
+    point.warnings.extend(setup.context_warning());
     if running < concurrency {
         let f = &mut point.figures;
         let request_rate = f.output_tok_s.per_request(setup.workload.osl as f64);

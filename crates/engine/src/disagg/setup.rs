@@ -104,6 +104,19 @@ impl<'a> Setup<'a> {
         }
     }
 
+    /// A warning when the mean request (prompt plus output) runs past the model's
+    /// positions: the figures still follow the formulas, but the model as published
+    /// cannot serve such a request without context extension.
+    pub fn context_warning(&self) -> Option<String> {
+        let context = self.workload.request_context();
+        (context > self.model.max_context as f64).then(|| {
+            format!(
+                "the request's context ({context} tokens of prompt and output) exceeds the model's {} positions",
+                self.model.max_context
+            )
+        })
+    }
+
     pub fn validate(&self) -> Result<()> {
         self.workload.validate()?;
         self.assumptions.validate()?;

@@ -204,7 +204,7 @@ pub fn sweep(req: &SweepRequest) -> Result<SweepResult> {
 
     req.slo.validate()?;
     let mut col = Collector::new(req.slo);
-    let mut notes = Vec::new();
+    let mut notes: Vec<String> = setup.context_warning().into_iter().collect();
     // The aggregated baseline of every chip, on every axis.
     for chip in &chips {
         aggregated::sweep(setup, chip, req.max_chips, &mut col);

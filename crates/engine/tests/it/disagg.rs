@@ -781,3 +781,37 @@ fn an_slo_answer_names_the_best_compliant_deployments_and_runners_up() {
     assert!(answer.picks.is_empty());
     assert!(answer.why_others_fail.contains(" 0 meet the SLO"));
 }
+
+#[test]
+fn a_context_past_the_models_positions_is_warned_of_by_sweeps_and_points() {
+    let max = cat().model("llama-3.3-70b").unwrap().ir.max_context;
+    let long = setup("llama-3.3-70b", max, 1000);
+    let fits = setup("llama-3.3-70b", max - 1000, 1000);
+    let says = |w: &[String]| w.iter().any(|w| w.contains("exceeds the model's"));
+    // The sweep says so once, among its notes.
+    assert!(says(&run(long, Axis::PrefillDecode, &["h200"], 16).notes));
+    assert!(!says(&run(fits, Axis::PrefillDecode, &["h200"], 16).notes));
+    // A single point says so on each axis that serves a dense model.
+    for d in [
+        Deployment::Aggregated {
+            pool: tp(chip("h200"), 8),
+            batch: 1,
+        },
+        Deployment::PrefillDecode {
+            prefill: tp(chip("h200"), 8),
+            decode: tp(chip("h200"), 8),
+            batch: 1,
+        },
+    ] {
+        let warned = evaluate(&long, &d).unwrap().warnings;
+        assert_eq!(
+            warned
+                .iter()
+                .filter(|w| w.contains("exceeds the model's"))
+                .count(),
+            1,
+            "{warned:?}"
+        );
+        assert!(!says(&evaluate(&fits, &d).unwrap().warnings));
+    }
+}
