@@ -3,7 +3,7 @@
 
 use super::{Frontiers, SweepPoint};
 use crate::disagg::{Axis, Limiter};
-use crate::frontier::{point_at, value_at, Objective};
+use crate::frontier::{point_at, Objective};
 use crate::kernel::Bottleneck;
 use crate::units::TokensPerSecond;
 use serde::{Deserialize, Serialize};
@@ -45,7 +45,8 @@ pub struct Callout {
     pub heterogeneous: Option<SweepPoint>,
     /// The best single-chip-kind point fast enough for the target.
     pub homogeneous: Option<SweepPoint>,
-    /// Each frontier read at the target by interpolation.
+    /// The objective's value of each point named above: the numbers the verdict
+    /// compares are those of the deployments it names, as the frontier tables show them.
     pub heterogeneous_value: Option<f64>,
     pub homogeneous_value: Option<f64>,
     /// How much better the mixed frontier is at the target (0.38 = 38% more tok/s per
@@ -83,14 +84,15 @@ fn read(
     objective: Objective,
     target: TokensPerSecond,
 ) -> (Option<SweepPoint>, Option<f64>) {
-    let points: Vec<&SweepPoint> = frontier.iter().filter_map(|&i| cloud.get(i)).collect();
-    let xy: Vec<(f64, f64)> = points
+    let points: Vec<&SweepPoint> = frontier
         .iter()
-        .filter_map(|p| Some((p.figures.tok_s_user.0, objective.value(&p.figures)?)))
+        .filter_map(|&i| cloud.get(i))
+        .filter(|p| objective.value(&p.figures).is_some())
         .collect();
-    let xs: Vec<f64> = xy.iter().map(|p| p.0).collect();
+    let xs: Vec<f64> = points.iter().map(|p| p.figures.tok_s_user.0).collect();
     let best = point_at(&xs, target.value()).map(|i| points[i].clone());
-    (best, value_at(&xy, target.value()))
+    let value = best.as_ref().and_then(|p| objective.value(&p.figures));
+    (best, value)
 }
 
 pub(super) fn fmt_value(objective: Objective, v: f64) -> String {

@@ -815,3 +815,43 @@ fn a_context_past_the_models_positions_is_warned_of_by_sweeps_and_points() {
         assert!(!says(&evaluate(&fits, &d).unwrap().warnings));
     }
 }
+
+#[test]
+fn the_callout_compares_the_deployments_it_names() {
+    use disagg_engine::sweep::Verdict;
+    let r = run(
+        setup("llama-3.3-70b", 8192, 512),
+        Axis::PrefillDecode,
+        &["h100-sxm", "h200", "b200", "mi300x"],
+        64,
+    );
+    let mut compared = 0;
+    for c in &r.callouts {
+        let o = c.objective;
+        let (Some(het), Some(hom)) = (&c.heterogeneous, &c.homogeneous) else {
+            continue;
+        };
+        // Both named points reach the target, and their own values are compared.
+        for p in [het, hom] {
+            assert!(p.figures.tok_s_user >= c.target_tok_s_user, "{}", p.label);
+        }
+        let (a, b) = (
+            o.value(&het.figures).unwrap(),
+            o.value(&hom.figures).unwrap(),
+        );
+        assert_eq!(c.heterogeneous_value, Some(a));
+        assert_eq!(c.homogeneous_value, Some(b));
+        let advantage = if o.higher_is_better() {
+            a / b - 1.0
+        } else {
+            1.0 - a / b
+        };
+        assert_eq!(c.advantage, Some(advantage));
+        assert_eq!(c.verdict, Verdict::of(Some(advantage)));
+        compared += 1;
+    }
+    assert_eq!(
+        compared, 2,
+        "both objectives compare a mixed and a single-kind point"
+    );
+}
