@@ -241,7 +241,7 @@ fn legend<DB: DrawingBackend>(
     let outline = ShapeStyle::from(&INK).stroke_width(r(1.0).max(1) as u32);
     let rows: [(&str, Option<Class>, Option<Line>); 5] = [
         ("mixed split", Some(Class::Heterogeneous), None),
-        ("single-chip split", Some(Class::Homogeneous), None),
+        ("single-kind split", Some(Class::Homogeneous), None),
         ("aggregated baseline", Some(Class::Baseline), None),
         (Line::Heterogeneous.name(), None, Some(Line::Heterogeneous)),
         (Line::Homogeneous.name(), None, Some(Line::Homogeneous)),

@@ -191,7 +191,7 @@ pub struct PlotPoint {
 /// Which frontier a line traces.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Line {
-    /// Best single-chip-kind deployments (the aggregated baseline included).
+    /// Best single-kind deployments (the aggregated baseline included).
     Homogeneous,
     /// Best mixed deployments.
     Heterogeneous,
@@ -200,7 +200,7 @@ pub enum Line {
 impl Line {
     pub fn name(self) -> &'static str {
         match self {
-            Line::Homogeneous => "best single-chip frontier",
+            Line::Homogeneous => "best single-kind frontier",
             Line::Heterogeneous => "best mixed frontier",
         }
     }

@@ -1,8 +1,7 @@
-//! The answer in words: the best mixed against the best single-chip-kind deployment
+//! The answer in words: the best mixed against the best single-kind deployment
 //! at the target interactivity, for the chart's objective first.
 
 use super::Page;
-use crate::format;
 use disagg_engine::sweep::Verdict;
 use leptos::prelude::*;
 
@@ -15,7 +14,6 @@ pub fn Callout() -> impl IntoView {
             let first = y.objective();
             let mut callouts: Vec<_> = r.callouts.iter().collect();
             callouts.sort_by_key(|c| c.objective != first);
-            let target = format::rate(r.target_tok_s_user);
             // With latency limits set, the first answer is which deployments meet them.
             let slo = r.slo_answer.as_ref().map(|a| {
                 let mut picks: Vec<_> = a.picks.iter().collect();
@@ -30,39 +28,56 @@ pub fn Callout() -> impl IntoView {
                     </div>
                 }
             });
+            // The layouts behind the verdicts, once each (both measures often name the
+            // same two deployments), folded away under the short verdict.
+            let mut whys: Vec<&str> = Vec::new();
+            for c in &callouts {
+                if !whys.contains(&c.why.as_str()) {
+                    whys.push(&c.why);
+                }
+            }
+            let whys = whys
+                .into_iter()
+                .map(|w| view! { <p class="why">{w.to_string()}</p> })
+                .collect_view();
+            let verdicts = callouts
+                .into_iter()
+                .enumerate()
+                .map(|(i, c)| {
+                    // The engine decides the verdict; the page only names it.
+                    let verdict = match c.verdict {
+                        Verdict::MixedWins => "wins",
+                        Verdict::OnPar => "par",
+                        Verdict::MixedLoses => "loses",
+                        Verdict::NoComparison => "none",
+                    };
+                    view! {
+                        <p class=format!("callout-item headline verdict-{verdict}") class:primary=i == 0>
+                            {c.headline.clone()}
+                        </p>
+                    }
+                })
+                .collect_view();
             Some(view! {
                 {slo}
-                <p class="callout-target">
-                    "At "<strong>{target}" tok/s per user"</strong>" on the "{r.axis.name()}" axis:"
-                </p>
-                {callouts
-                    .into_iter()
-                    .enumerate()
-                    .map(|(i, c)| {
-                        // The engine decides the verdict; the page only names it.
-                        let verdict = match c.verdict {
-                            Verdict::MixedWins => "wins",
-                            Verdict::OnPar => "par",
-                            Verdict::MixedLoses => "loses",
-                            Verdict::NoComparison => "none",
-                        };
-                        view! {
-                            <div class=format!("callout-item verdict-{verdict}") class:primary=i == 0>
-                                <p class="headline">{c.headline.clone()}</p>
-                                <p class="why">{c.why.clone()}</p>
-                            </div>
-                        }
-                    })
-                    .collect_view()}
+                // Only the short verdict is announced when it changes.
+                <div class="callout-verdict" id="callout-verdict" aria-live="polite">
+                    <p class="callout-target">"On the "{r.axis.name()}" axis:"</p>
+                    {verdicts}
+                </div>
+                <details class="callout-why" id="callout-why">
+                    <summary>"Why"</summary>
+                    {whys}
+                </details>
             })
         })
     };
     let busy = move || page.explored.with(|e| e.is_none());
     view! {
-        <section class="callout" id="callout" aria-live="polite">
+        <section class="callout" id="callout">
             <h2>"Does a mixed deployment win?"</h2>
             <Show when=busy>
-                <p>"Sweeping…"</p>
+                <p role="status">"Sweeping…"</p>
             </Show>
             {body}
         </section>

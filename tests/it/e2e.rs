@@ -372,6 +372,31 @@ fn the_release_page_works_end_to_end() {
     let canvas_pd = page.canvas();
     let callout_pd = page.text("#callout");
     assert!(callout_pd.contains("prefill/decode"), "{callout_pd}");
+    // The verdict: one sentence per measure, measure first, in one vocabulary; the why
+    // is folded away, outside the region a screen reader announces.
+    let verdict = page.text("#callout-verdict");
+    assert!(
+        verdict.contains("Tok/s per chip at ") && verdict.contains("$/Mtok at "),
+        "{verdict}"
+    );
+    for word in ["homogeneous", "heterogeneous", "-0.0", "NaN"] {
+        assert!(!callout_pd.contains(word), "{word} in {callout_pd}");
+    }
+    assert_eq!(
+        page.js("const v = document.getElementById('callout-verdict');
+                 return [v.getAttribute('aria-live'), v.querySelector('.why') === null,
+                         document.getElementById('callout').hasAttribute('aria-live'),
+                         document.getElementById('callout-why').open];"),
+        json!(["polite", true, false, false])
+    );
+    assert!(
+        !callout_pd.contains("-bound"),
+        "the why shows unasked: {callout_pd}"
+    );
+    page.click("#callout-why summary");
+    let why = page.text("#callout-why");
+    assert!(why.contains("-bound"), "{why}");
+    page.click("#callout-why summary");
 
     // Change the axis: the chart and the callout follow.
     let n = page.redraws();

@@ -778,9 +778,19 @@ fn print_sweep(model: &str, r: &SweepResult) {
         }
         out!("  {}", a.why_others_fail);
     }
-    out!("\nat {:.1} tok/s/user:", r.target_tok_s_user);
+    // Each headline starts with its measure and target; the why is printed once when
+    // both measures name the same deployments.
+    out!("\nverdict:");
     for c in &r.callouts {
-        out!("  [{}] {}", c.objective.name(), c.headline);
-        out!("      {}", c.why);
+        out!("  {}", c.headline);
+    }
+    let mut whys: Vec<&str> = Vec::new();
+    for c in &r.callouts {
+        if !whys.contains(&c.why.as_str()) {
+            whys.push(&c.why);
+        }
+    }
+    for w in whys {
+        out!("  why: {w}");
     }
 }

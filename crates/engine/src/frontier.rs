@@ -1,5 +1,5 @@
 //! Pareto frontiers over interactivity and an objective, reading a frontier at a
-//! target interactivity, and the callout that compares mixed and single-chip
+//! target interactivity, and the callout that compares mixed and single-kind
 //! deployments there (`audit/MODEL.md` section 8).
 
 use crate::disagg::Figures;

@@ -43,7 +43,7 @@ pub struct Callout {
     pub target_tok_s_user: TokensPerSecond,
     /// The best mixed point fast enough for the target.
     pub heterogeneous: Option<SweepPoint>,
-    /// The best single-chip-kind point fast enough for the target.
+    /// The best single-kind point fast enough for the target.
     pub homogeneous: Option<SweepPoint>,
     /// The objective's value of each point named above: the numbers the verdict
     /// compares are those of the deployments it names, as the frontier tables show them.
@@ -135,86 +135,7 @@ pub(super) fn callout(
         _ => None,
     };
     let verdict = Verdict::of(advantage);
-    let at = format!("{} tok/s/user", fmt_num(target.value()));
-    let (headline, why) = match (&het, &hom, advantage) {
-        (_, _, _) if axis == Axis::Aggregated => match &hom {
-            Some(h) => (
-                format!(
-                    "Aggregated axis: the best deployment at {at} is {}: {}.",
-                    h.label,
-                    fmt_value(objective, objective.value(&h.figures).unwrap_or(0.0))
-                ),
-                format!(
-                    "Mixed deployments need a disaggregation axis. {}",
-                    explain_point(h)
-                ),
-            ),
-            None => (
-                format!("No deployment reaches {at}."),
-                "Lower the target interactivity or add faster chips.".into(),
-            ),
-        },
-        (Some(h), Some(s), Some(adv)) if verdict == Verdict::MixedWins => (
-            format!(
-                "{}: {} {} than the best homogeneous deployment ({}) at {at}.",
-                capitalise(&h.phrase),
-                pct(adv),
-                if objective.higher_is_better() {
-                    format!("more {}", objective.name())
-                } else {
-                    format!("lower {}", objective.name())
-                },
-                s.label
-            ),
-            format!(
-                "Homogeneous: {} Mixed: {}",
-                explain_point(s),
-                explain_point(h)
-            ),
-        ),
-        (Some(h), Some(s), Some(adv)) => (
-            format!(
-                "No mixed deployment beats the best homogeneous one at {at}: {} gives {}; the best mixed ({}) is {}.",
-                s.label,
-                fmt_value(objective, objective.value(&s.figures).unwrap_or(0.0)),
-                h.phrase,
-                if verdict == Verdict::OnPar {
-                    format!("on par (within {})", pct(ON_PAR))
-                } else {
-                    format!("{} behind", pct(-adv))
-                }
-            ),
-            format!(
-                "Homogeneous: {} Mixed: {}",
-                explain_point(s),
-                explain_point(h)
-            ),
-        ),
-        (None, Some(s), _) => (
-            format!(
-                "Only homogeneous deployments (one chip kind) reach {at}; the best is {}: {}.",
-                s.label,
-                fmt_value(objective, objective.value(&s.figures).unwrap_or(0.0))
-            ),
-            explain_point(s),
-        ),
-        (Some(h), None, _) => (
-            format!(
-                "Only mixed deployments reach {at}; the best is {}: {}.",
-                h.label,
-                fmt_value(objective, objective.value(&h.figures).unwrap_or(0.0))
-            ),
-            explain_point(h),
-        ),
-        _ => (
-            if objective == Objective::CostPerMtok && f.all.is_empty() {
-                "No priced deployment: $/Mtok needs chips with a public price.".into()
-            } else {
-                format!("No deployment reaches {at}.")
-            },
-            "Lower the target interactivity, raise the chip budget or add faster chips.".into(),
-        ),
-    };
+    let (headline, why) = prose(axis, objective, target, f, &het, &hom, verdict, advantage);
     Callout {
         objective,
         target_tok_s_user: target,
@@ -226,6 +147,103 @@ pub(super) fn callout(
         verdict,
         headline,
         why,
+    }
+}
+
+/// The verdict in words: the measure and the target first, then one sentence whose
+/// numbers are those of the deployments it names; the why names their layouts.
+#[allow(clippy::too_many_arguments)]
+fn prose(
+    axis: Axis,
+    objective: Objective,
+    target: TokensPerSecond,
+    f: &Frontiers,
+    mixed: &Option<SweepPoint>,
+    single: &Option<SweepPoint>,
+    verdict: Verdict,
+    advantage: Option<f64>,
+) -> (String, String) {
+    let measure = format!(
+        "{} at {} tok/s/user",
+        capitalise(objective.name()),
+        fmt_num(target.value())
+    );
+    let value = |p: &SweepPoint| fmt_value(objective, objective.value(&p.figures).unwrap_or(0.0));
+    let both_why = |s: &SweepPoint, m: &SweepPoint| {
+        format!(
+            "Single-kind: {} Mixed: {}",
+            explain_point(s),
+            explain_point(m)
+        )
+    };
+    match (mixed, single, advantage) {
+        _ if axis == Axis::Aggregated => match single {
+            Some(s) => (
+                format!(
+                    "{measure}: the best aggregated deployment, {}, gives {}; mixed deployments need a disaggregation axis.",
+                    s.phrase,
+                    value(s)
+                ),
+                explain_point(s),
+            ),
+            None => (
+                format!("{measure}: no deployment reaches the target."),
+                "Lower the target interactivity or add faster chips.".into(),
+            ),
+        },
+        (Some(m), Some(s), Some(adv)) => (
+            match verdict {
+                Verdict::MixedWins => format!(
+                    "{measure}: mixed wins by {}: {} gives {}, the best single-kind deployment ({}) {}.",
+                    pct(adv),
+                    m.phrase,
+                    value(m),
+                    s.phrase,
+                    value(s)
+                ),
+                Verdict::OnPar => format!(
+                    "{measure}: mixed and single-kind are on par (within {}): {} gives {}, {} gives {}.",
+                    pct(ON_PAR),
+                    m.phrase,
+                    value(m),
+                    s.phrase,
+                    value(s)
+                ),
+                _ => format!(
+                    "{measure}: single-kind wins: {} gives {}; the best mixed deployment ({}) gives {}, {} behind.",
+                    s.phrase,
+                    value(s),
+                    m.phrase,
+                    value(m),
+                    pct(-adv)
+                ),
+            },
+            both_why(s, m),
+        ),
+        (None, Some(s), _) => (
+            format!(
+                "{measure}: only single-kind deployments reach the target; the best, {}, gives {}.",
+                s.phrase,
+                value(s)
+            ),
+            explain_point(s),
+        ),
+        (Some(m), None, _) => (
+            format!(
+                "{measure}: only mixed deployments reach the target; the best, {}, gives {}.",
+                m.phrase,
+                value(m)
+            ),
+            explain_point(m),
+        ),
+        _ => (
+            if objective == Objective::CostPerMtok && f.all.is_empty() {
+                format!("{measure}: no priced deployment; $/Mtok needs chips with a public price.")
+            } else {
+                format!("{measure}: no deployment reaches the target.")
+            },
+            "Lower the target interactivity, raise the chip budget or add faster chips.".into(),
+        ),
     }
 }
 

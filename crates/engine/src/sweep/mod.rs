@@ -74,11 +74,13 @@ pub enum Class {
 }
 
 impl Class {
+    /// The class in the words the verdict uses: "mixed" for different chip kinds in the
+    /// pools, "single-kind" for one (the JSON keeps the enum's own names).
     pub fn name(self) -> &'static str {
         match self {
             Class::Baseline => "aggregated baseline",
-            Class::Homogeneous => "homogeneous",
-            Class::Heterogeneous => "heterogeneous",
+            Class::Homogeneous => "single-kind",
+            Class::Heterogeneous => "mixed",
         }
     }
 }
@@ -104,7 +106,7 @@ pub struct SweepPoint {
 pub struct Frontiers {
     pub all: Vec<usize>,
     pub baseline: Vec<usize>,
-    /// Single-chip-kind deployments, the aggregated baseline included.
+    /// Single-kind deployments, the aggregated baseline included.
     pub homogeneous: Vec<usize>,
     pub heterogeneous: Vec<usize>,
 }

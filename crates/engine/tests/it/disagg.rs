@@ -848,6 +848,26 @@ fn the_callout_compares_the_deployments_it_names() {
         };
         assert_eq!(c.advantage, Some(advantage));
         assert_eq!(c.verdict, Verdict::of(Some(advantage)));
+        // The sentence: the measure first, the named deployments with the very numbers
+        // compared, and one vocabulary.
+        assert!(c.headline.starts_with(match o {
+            Objective::ThroughputPerChip => "Tok/s per chip at ",
+            Objective::CostPerMtok => "$/Mtok at ",
+        }));
+        for (p, v) in [(het, a), (hom, b)] {
+            assert!(c.headline.contains(&p.phrase), "{}", c.headline);
+            let shown = match o {
+                Objective::ThroughputPerChip => disagg_engine::sweep::fmt_num(v),
+                Objective::CostPerMtok => format!("${v:.3}/Mtok"),
+            };
+            assert!(c.headline.contains(&shown), "{shown} in {}", c.headline);
+        }
+        for word in ["homogeneous", "heterogeneous", "-0.0", "NaN"] {
+            assert!(
+                !c.headline.contains(word) && !c.why.contains(word),
+                "{word}"
+            );
+        }
         compared += 1;
     }
     assert_eq!(
