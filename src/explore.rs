@@ -5,7 +5,7 @@ use crate::scenario::Scenario;
 use disagg_engine::disagg::{
     evaluate, expected_tokens, Axis, DeploymentPoint, DeploymentSpec, Draft, Setup, Speculation,
 };
-use disagg_engine::sweep::{sweep, Slo, SweepRequest, SweepResult};
+use disagg_engine::sweep::{compare_axes, sweep, AxisBest, Slo, SweepRequest, SweepResult};
 use disagg_engine::units::{Seconds, TokensPerSecond};
 use disagg_engine::{Assumptions, Catalogue, ModelPreset, WeightFormat};
 
@@ -81,15 +81,15 @@ pub fn speculation_summary(s: &Scenario) -> Option<String> {
     ))
 }
 
-/// Sweeps the scenario; an error is a sentence the page shows as it is.
-pub fn explore(s: &Scenario, catalogue: &Catalogue) -> Result<SweepResult, String> {
+/// The sweep the scenario asks for.
+fn request<'a>(s: &Scenario, catalogue: &'a Catalogue) -> Result<SweepRequest<'a>, String> {
     let m = models(s, catalogue)?;
     let chips = s
         .chips
         .iter()
         .map(|id| catalogue.chip(id).map_err(|e| e.to_string()))
         .collect::<Result<Vec<_>, _>>()?;
-    sweep(&SweepRequest {
+    Ok(SweepRequest {
         setup: setup(s, &m),
         axis: s.axis,
         chips,
@@ -100,7 +100,20 @@ pub fn explore(s: &Scenario, catalogue: &Catalogue) -> Result<SweepResult, Strin
             tpot: s.tpot_ms.map(Seconds::from_ms),
         },
     })
-    .map_err(|e| e.to_string())
+}
+
+/// Sweeps the scenario; an error is a sentence the page shows as it is.
+pub fn explore(s: &Scenario, catalogue: &Catalogue) -> Result<SweepResult, String> {
+    sweep(&request(s, catalogue)?).map_err(|e| e.to_string())
+}
+
+/// Every axis swept at `target` (the scenario's sweep's target), best deployments each.
+pub fn compare(
+    s: &Scenario,
+    catalogue: &Catalogue,
+    target: TokensPerSecond,
+) -> Result<Vec<AxisBest>, String> {
+    compare_axes(&request(s, catalogue)?, target).map_err(|e| e.to_string())
 }
 
 /// Everything about one deployment of the scenario: pools, memory, time split.

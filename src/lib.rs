@@ -14,6 +14,7 @@ pub use disagg_engine as engine;
 
 pub mod chart;
 pub mod chips;
+pub mod compare;
 pub mod explore;
 pub mod format;
 pub mod perf;

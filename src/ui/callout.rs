@@ -80,6 +80,7 @@ pub fn Callout() -> impl IntoView {
                 <p role="status">"Sweeping…"</p>
             </Show>
             {body}
+            <super::AxesTable/>
         </section>
     }
 }

@@ -2,6 +2,7 @@
 //! (what a link means, what the chart shows, what is saved) is made by the plain
 //! modules of this crate and tested natively.
 
+mod axes;
 mod callout;
 mod chart_view;
 mod chip_picker;
@@ -10,6 +11,7 @@ mod detail;
 mod notices;
 mod share;
 
+pub use axes::AxesTable;
 pub use callout::Callout;
 pub use chart_view::{ChartView, FrontierTable, Status};
 pub use chip_picker::ChipPicker;

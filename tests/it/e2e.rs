@@ -398,10 +398,34 @@ fn the_release_page_works_end_to_end() {
     assert!(why.contains("-bound"), "{why}");
     page.click("#callout-why summary");
 
+    // The axes side by side, on request: a row per axis, the dense default model's
+    // expert split marked as not applying.
+    page.click("#compare-axes");
+    page.wait_for(
+        "the axes table",
+        "return document.getElementById('axes-table') ? true : null;",
+    );
+    let axes = page.text("#axes-table");
+    for row in [
+        "aggregated",
+        "prefill/decode",
+        "attention/expert",
+        "speculative",
+    ] {
+        assert!(axes.contains(row), "{row} missing: {axes}");
+    }
+    assert!(axes.contains("does not apply"), "{axes}");
+    assert!(axes.contains("than aggregated"), "{axes}");
+
     // Change the axis: the chart and the callout follow.
     let n = page.redraws();
     page.click("#axis-spec");
     page.after_input("the speculative sweep", n);
+    // The comparison belonged to the old scenario and is gone.
+    assert_eq!(
+        page.js("return document.getElementById('axes-table') === null;"),
+        json!(true)
+    );
     let callout_spec = page.text("#callout");
     assert!(callout_spec.contains("speculative"), "{callout_spec}");
     assert_ne!(callout_spec, callout_pd);

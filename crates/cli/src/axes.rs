@@ -12,7 +12,8 @@ use disagg_engine::limits::{
     MAX_LENGTH, MAX_MICRO_BATCHES, MAX_OUTPUT_CV,
 };
 use disagg_engine::sweep::{
-    sweep, Callout, RejectCount, Slo, SloMisses, SweepPoint, SweepRequest, SweepResult,
+    compare_axes, sweep, AxisBest, Callout, RejectCount, Slo, SloMisses, SweepPoint, SweepRequest,
+    SweepResult,
 };
 use disagg_engine::units::{BytesPerSecond, Seconds, TokensPerSecond};
 use disagg_engine::{Catalogue, DType, ModelIr, Parallelism, WeightFormat, Workload};
@@ -130,6 +131,10 @@ pub struct SweepArgs {
     /// The frontier points as CSV.
     #[arg(long)]
     csv: bool,
+    /// Also sweep every axis at the same target and print each one's best deployments
+    /// (costs about one sweep per axis).
+    #[arg(long, conflicts_with = "csv")]
+    compare_axes: bool,
     #[command(flatten)]
     assumptions: AssumptionArgs,
 }
@@ -613,21 +618,33 @@ pub fn run_sweep(args: &SweepArgs) -> Result<(), String> {
         ttft: limit_ms(args.ttft_ms, "--ttft-ms")?,
         tpot: limit_ms(args.tpot_ms, "--tpot-ms")?,
     };
-    let result = sweep(&SweepRequest {
+    let request = SweepRequest {
         setup: s,
         axis,
         chips,
         max_chips: args.max_chips,
         target_tok_s_user: args.target_tok_s_user.map(TokensPerSecond::new),
         slo,
-    })
-    .map_err(|e| e.to_string())?;
+    };
+    let result = sweep(&request).map_err(|e| e.to_string())?;
+    let axes = if args.compare_axes {
+        Some(compare_axes(&request, result.target_tok_s_user).map_err(|e| e.to_string())?)
+    } else {
+        None
+    };
     if args.json {
-        out!("{}", to_json(&SweepReport::new(&result))?);
+        let report = SweepReport {
+            axes: axes.as_deref(),
+            ..SweepReport::new(&result)
+        };
+        out!("{}", to_json(&report)?);
     } else if args.csv {
         print_csv(&result);
     } else {
         print_sweep(&i.model_name, &result);
+        if let Some(axes) = &axes {
+            print_axes(result.target_tok_s_user, axes);
+        }
     }
     Ok(())
 }
@@ -652,6 +669,9 @@ struct SweepReport<'a> {
     frontier_throughput_heterogeneous: Vec<&'a SweepPoint>,
     callouts: &'a [Callout],
     notes: &'a [String],
+    /// With `--compare-axes`: each axis' best deployments at the same target.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    axes: Option<&'a [AxisBest]>,
 }
 
 impl<'a> SweepReport<'a> {
@@ -682,6 +702,7 @@ impl<'a> SweepReport<'a> {
             frontier_throughput_heterogeneous: list(&r.throughput.heterogeneous),
             callouts: &r.callouts,
             notes: &r.notes,
+            axes: None,
         }
     }
 }
@@ -692,6 +713,27 @@ struct SloPickReport<'a> {
     objective: Objective,
     sentence: &'a str,
     points: Vec<&'a SweepPoint>,
+}
+
+/// Each axis' best deployments at the target, one line per axis and measure.
+fn print_axes(target: TokensPerSecond, axes: &[AxisBest]) {
+    out!("\nevery axis at {:.1} tok/s/user:", target);
+    for a in axes {
+        if let Some(why) = &a.unavailable {
+            out!("  {:<22} does not apply: {why}", a.axis.name());
+            continue;
+        }
+        for (o, p) in [
+            (Objective::ThroughputPerChip, &a.throughput),
+            (Objective::CostPerMtok, &a.cost),
+        ] {
+            let shown = match p.as_ref().and_then(|p| Some((p, o.value(&p.figures)?))) {
+                Some((p, v)) => format!("{v:.3} {} ({})", o.name(), p.label),
+                None => format!("no {} point reaches the target", o.name()),
+            };
+            out!("  {:<22} {shown}", a.axis.name());
+        }
+    }
 }
 
 fn print_csv(r: &SweepResult) {

@@ -1,10 +1,12 @@
 //! Speed of the default heterogeneous sweep: ten chips, all ordered pairs, pool
 //! ratios, layouts and batches on the prefill/decode axis. Criterion reports time per
 //! sweep; the points per sweep are printed first, so points per second is their ratio.
+//! `compare_axes/deepseek-v3` sweeps every axis at one target: its ratio to
+//! `sweep/deepseek-v3/pd` is what the page's axes table costs over its own sweep.
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use disagg_engine::disagg::{Axis, Setup};
-use disagg_engine::sweep::{sweep, SweepRequest};
+use disagg_engine::sweep::{compare_axes, sweep, SweepRequest};
 use disagg_engine::{Catalogue, WeightFormat, Workload};
 
 const CHIPS: [&str; 10] = [
@@ -38,6 +40,12 @@ fn bench(c: &mut Criterion) {
         group.bench_function(format!("{model}/{}", axis.id()), |b| {
             b.iter(|| sweep(black_box(&req)).unwrap())
         });
+        if model == "deepseek-v3" {
+            let target = sweep(&req).unwrap().target_tok_s_user;
+            group.bench_function(format!("compare_axes/{model}"), |b| {
+                b.iter(|| compare_axes(black_box(&req), target).unwrap())
+            });
+        }
         group.finish();
     }
 }

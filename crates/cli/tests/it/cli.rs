@@ -851,3 +851,67 @@ fn sweep_slo_flags_keep_the_frontiers_to_points_that_meet_them() {
         stderr(&o)
     );
 }
+
+#[test]
+fn sweep_compare_axes_reads_every_axis_at_the_same_target() {
+    let args = |extra: &[&'static str]| {
+        let mut a = vec![
+            "sweep",
+            "--model",
+            "llama-3.3-70b",
+            "--chips",
+            "h100-sxm,h200",
+            "--isl",
+            "4096",
+            "--osl",
+            "512",
+            "--max-chips",
+            "16",
+        ];
+        a.extend_from_slice(extra);
+        a
+    };
+    let o = disagg(&args(&["--compare-axes", "--json"]));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let axes = v["axes"].as_array().unwrap();
+    let names: Vec<&str> = axes.iter().map(|a| a["axis"].as_str().unwrap()).collect();
+    assert_eq!(names.len(), 4, "{names:?}");
+    let target = v["target_tok_s_user"].as_f64().unwrap();
+    for a in axes {
+        match a["unavailable"].as_str() {
+            Some(why) => assert!(a["throughput"].is_null(), "{why}"),
+            None => {
+                let p = &a["throughput"];
+                assert!(p["tok_s_user"].as_f64().unwrap() >= target);
+            }
+        }
+    }
+    // The sweep's own axis reads as its frontier does.
+    let pd = axes
+        .iter()
+        .find(|a| {
+            a["unavailable"].is_null()
+                && a["throughput"]["config"]["pools"]
+                    .as_array()
+                    .is_some_and(|p| p.len() == 2)
+        })
+        .unwrap();
+    let best = v["frontier_throughput"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["tok_s_user"].as_f64().unwrap() >= target)
+        .unwrap();
+    assert_eq!(&pd["throughput"], best);
+    // Without the flag the key is absent; the text names each axis.
+    let o = disagg(&args(&["--json"]));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert!(v.get("axes").is_none());
+    let text = stdout(&disagg(&args(&["--compare-axes"])));
+    assert!(text.contains("every axis at "), "{text}");
+    assert!(
+        text.contains("attention/expert       does not apply"),
+        "{text}"
+    );
+}

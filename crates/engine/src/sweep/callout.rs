@@ -78,7 +78,9 @@ pub(super) fn default_target(cloud: &[SweepPoint], f: &Frontiers) -> TokensPerSe
     })
 }
 
-fn read(
+/// The frontier point that serves `target` best (the first at or above it) and its
+/// value of `objective`; points without a value (unpriced, for $/Mtok) are skipped.
+pub(super) fn read(
     cloud: &[SweepPoint],
     frontier: &[usize],
     objective: Objective,

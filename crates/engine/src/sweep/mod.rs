@@ -22,11 +22,12 @@
 //! - speculative: the draft on the target's chips, or on a separate pool of 1-8 chips.
 //!
 //! The files: [`space`] (sizes and batches), `collect` (keeping each pairing's
-//! frontier), one file per axis' enumeration, `frontiers` (the result) and
-//! [`callout`] (the verdict in words).
+//! frontier), one file per axis' enumeration, `frontiers` (the result),
+//! [`callout`] (the verdict in words) and [`axes`] (every axis at one target).
 
 mod aggregated;
 mod attention_expert;
+pub mod axes;
 pub mod callout;
 mod collect;
 mod frontiers;
@@ -35,6 +36,7 @@ pub mod slo;
 pub mod space;
 mod speculative;
 
+pub use axes::{compare_axes, AxisBest};
 pub use callout::{explain_point, fmt_num, Callout, Verdict};
 pub use slo::{Slo, SloAnswer, SloMisses, SloPick};
 

@@ -875,3 +875,68 @@ fn the_callout_compares_the_deployments_it_names() {
         "both objectives compare a mixed and a single-kind point"
     );
 }
+
+#[test]
+fn the_axes_side_by_side_each_name_their_best_at_one_target() {
+    use disagg_engine::sweep::compare_axes;
+    use disagg_engine::units::TokensPerSecond;
+    let request = |s: Setup<'static>| SweepRequest {
+        setup: s,
+        axis: Axis::PrefillDecode,
+        chips: vec![chip("h100-sxm"), chip("h200")],
+        max_chips: 16,
+        target_tok_s_user: None,
+        slo: Default::default(),
+    };
+    let target = TokensPerSecond::new(30.0);
+    let dense = compare_axes(&request(setup("llama-3.3-70b", 4096, 512)), target).unwrap();
+    assert_eq!(
+        dense.iter().map(|a| a.axis).collect::<Vec<_>>(),
+        Axis::ALL.to_vec()
+    );
+    let of = |axis: Axis| dense.iter().find(|a| a.axis == axis).unwrap();
+    // A dense model without MTP heads: no expert split, no MTP draft; each says why.
+    assert!(of(Axis::AttentionExpert)
+        .unavailable
+        .as_deref()
+        .is_some_and(|e| e.contains("mixture-of-experts")));
+    assert!(of(Axis::Speculative)
+        .unavailable
+        .as_deref()
+        .is_some_and(|e| e.contains("multi-token-prediction")));
+    // Every axis sweeps the aggregated baseline too, so none does worse than it.
+    let value = |p: &Option<disagg_engine::sweep::SweepPoint>, o: Objective| {
+        o.score(&p.as_ref().unwrap().figures).unwrap()
+    };
+    let agg = of(Axis::Aggregated);
+    let pd = of(Axis::PrefillDecode);
+    assert!(pd.unavailable.is_none());
+    for o in Objective::ALL {
+        let (a, p) = match o {
+            Objective::ThroughputPerChip => (&agg.throughput, &pd.throughput),
+            Objective::CostPerMtok => (&agg.cost, &pd.cost),
+        };
+        assert!(value(p, o) >= value(a, o), "{o:?}");
+        for q in [a, p] {
+            assert!(q.as_ref().unwrap().figures.tok_s_user >= target);
+        }
+    }
+    // The same as the axis' own sweep at that target reads.
+    let own = sweep(&SweepRequest {
+        target_tok_s_user: Some(target),
+        ..request(setup("llama-3.3-70b", 4096, 512))
+    })
+    .unwrap();
+    let best = own
+        .points(&own.throughput.all)
+        .find(|p| p.figures.tok_s_user >= target)
+        .cloned();
+    assert_eq!(pd.throughput, best);
+    // A mixture-of-experts model can split its experts off.
+    let moe = compare_axes(&request(setup("deepseek-v3", 4096, 512)), target).unwrap();
+    assert!(moe.iter().all(|a| a.unavailable.is_none()), "{moe:?}");
+    // An error every axis shares is an error.
+    let mut none = request(setup("llama-3.3-70b", 4096, 512));
+    none.chips.clear();
+    assert!(compare_axes(&none, target).is_err());
+}
