@@ -99,6 +99,7 @@ fn request<'a>(s: &Scenario, catalogue: &'a Catalogue) -> Result<SweepRequest<'a
             ttft: s.ttft_ms.map(Seconds::from_ms),
             tpot: s.tpot_ms.map(Seconds::from_ms),
         },
+        batch: s.batch,
     })
 }
 
@@ -334,6 +335,18 @@ mod tests {
             "{:?}",
             r.notes
         );
+    }
+
+    #[test]
+    fn a_fixed_batch_reaches_the_sweep() {
+        let cat = Catalogue::builtin();
+        let s = Scenario {
+            batch: Some(32),
+            ..Scenario::default()
+        };
+        let r = explore(&s, cat).unwrap();
+        assert!(!r.cloud.is_empty());
+        assert!(r.cloud.iter().all(|p| p.figures.batch == 32));
     }
 
     #[test]

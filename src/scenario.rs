@@ -6,7 +6,9 @@
 
 use disagg_engine::disagg::Axis;
 use disagg_engine::frontier::Objective;
-use disagg_engine::limits::{MAX_DRAFT_TOKENS, MAX_LENGTH, MAX_OUTPUT_CV, MAX_SWEEP_CHIPS};
+use disagg_engine::limits::{
+    MAX_BATCH, MAX_DRAFT_TOKENS, MAX_LENGTH, MAX_OUTPUT_CV, MAX_SWEEP_CHIPS,
+};
 use disagg_engine::{Catalogue, DType, Workload};
 use std::ops::RangeInclusive;
 use std::str::FromStr;
@@ -57,6 +59,9 @@ pub struct Scenario {
     /// limit): the frontiers and the verdict keep to the deployments that meet both.
     pub ttft_ms: Option<f64>,
     pub tpot_ms: Option<f64>,
+    /// Concurrent requests every point runs at (link key `batch`; `None`: batches are
+    /// swept).
+    pub batch: Option<u32>,
     /// `None`: the model's MTP layers.
     pub draft_model: Option<String>,
     pub acceptance: f64,
@@ -87,6 +92,7 @@ impl Default for Scenario {
             max_chips: 64,
             target_tok_s_user: None,
             ttft_ms: None,
+            batch: None,
             tpot_ms: None,
             draft_model: Some("llama-3.2-1b".into()),
             acceptance: 0.8,
@@ -198,6 +204,9 @@ impl Scenario {
         }
         if let Some(t) = self.tpot_ms {
             q.push(format!("tpot={t}"));
+        }
+        if let Some(b) = self.batch {
+            q.push(format!("batch={b}"));
         }
         q.join("&")
     }
@@ -386,6 +395,14 @@ impl Scenario {
                     self.tpot_ms = limit
                 }
             }
+            "batch" if value.is_empty() || value == "auto" => self.batch = None,
+            "batch" => {
+                self.batch = Some(parse_in(
+                    value,
+                    1..=MAX_BATCH,
+                    format!("a batch is a whole number of concurrent requests from 1 to {MAX_BATCH} (or empty to sweep batches)"),
+                )?)
+            }
             "target" if value.is_empty() || value == "auto" => self.target_tok_s_user = None,
             "target" => {
                 self.target_tok_s_user = Some(
@@ -499,6 +516,7 @@ mod tests {
             target_tok_s_user: Some(37.5),
             ttft_ms: Some(500.0),
             tpot_ms: Some(33.3),
+            batch: Some(48),
             draft_model: None,
             acceptance: 0.65,
             draft_tokens: 3,
@@ -786,6 +804,23 @@ mod tests {
             notices[MAX_NOTICES].starts_with("and ")
                 && notices[MAX_NOTICES].ends_with(" more notices")
         );
+    }
+
+    #[test]
+    fn a_fixed_batch_comes_from_the_link_and_a_bad_one_is_refused() {
+        let (s, notices) = Scenario::from_query("v=1&batch=32", cat());
+        assert!(notices.is_empty(), "{notices:?}");
+        assert_eq!(s.batch, Some(32));
+        assert!(s.to_query().contains("batch=32"));
+        let mut t = s.clone();
+        for bad in ["0", "-1", "1.5", "99999999999", "many"] {
+            let err = t.apply("batch", bad, cat()).unwrap_err();
+            assert!(err.contains("a batch is a whole number"), "{bad}: {err}");
+            assert_eq!(t.batch, Some(32));
+        }
+        t.apply("batch", "", cat()).unwrap();
+        assert_eq!(t.batch, None);
+        assert!(!t.to_query().contains("batch="));
     }
 
     #[test]

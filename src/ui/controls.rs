@@ -3,7 +3,9 @@
 use super::Page;
 use crate::scenario::{Scenario, YAxis, MAX_PREFIX_HIT_PCT};
 use disagg_engine::disagg::Axis;
-use disagg_engine::limits::{MAX_DRAFT_TOKENS, MAX_LENGTH, MAX_OUTPUT_CV, MAX_SWEEP_CHIPS};
+use disagg_engine::limits::{
+    MAX_BATCH, MAX_DRAFT_TOKENS, MAX_LENGTH, MAX_OUTPUT_CV, MAX_SWEEP_CHIPS,
+};
 use disagg_engine::{Catalogue, DType};
 use leptos::prelude::*;
 
@@ -295,6 +297,16 @@ pub fn Controls() -> impl IntoView {
                     step="any"
                     placeholder="none"
                     hint="time per output token after the first"
+                />
+                <NumberField
+                    key="batch"
+                    label="Batch (concurrent requests)"
+                    value=text(|s| s.batch.map(|b| b.to_string()).unwrap_or_default())
+                    min="1".into()
+                    max=MAX_BATCH.to_string()
+                    step="1"
+                    placeholder="swept"
+                    hint="every point runs this many requests at once; empty sweeps batches"
                 />
             </fieldset>
             <fieldset>

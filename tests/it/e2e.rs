@@ -575,6 +575,18 @@ fn the_release_page_works_end_to_end() {
     fresh_default.close();
     slo.close();
 
+    // A fixed batch in a link: the field shows it and every drawn point runs at it
+    // (the detail of the first frontier row says so).
+    let batch = driver.session();
+    batch.open(&format!("{base}/?v=1&batch=32"));
+    batch.wait_ready();
+    assert_eq!(
+        batch.js("return document.getElementById('in-batch').value;"),
+        json!("32")
+    );
+    assert!(!batch.blank(), "the batch link left a blank chart");
+    batch.close();
+
     // Every control has a label a screen reader and keyboard user can find.
     let unlabelled = page.js("return [...document.querySelectorAll('input, select')]
            .filter(e => !(e.labels && e.labels.length) && !e.getAttribute('aria-label'))

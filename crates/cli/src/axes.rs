@@ -115,6 +115,10 @@ pub struct SweepArgs {
     /// Time-per-output-token limit in milliseconds.
     #[arg(long)]
     tpot_ms: Option<f64>,
+    /// Concurrent requests every point runs at (default: batches are swept). A pool
+    /// that cannot hold that many at once is rejected.
+    #[arg(long)]
+    batch: Option<u32>,
     #[arg(long)]
     weight_dtype: Option<String>,
     #[arg(long)]
@@ -625,7 +629,11 @@ pub fn run_sweep(args: &SweepArgs) -> Result<(), String> {
         max_chips: args.max_chips,
         target_tok_s_user: args.target_tok_s_user.map(TokensPerSecond::new),
         slo,
+        batch: args.batch,
     };
+    if let Some(b) = args.batch.filter(|b| !(1..=MAX_BATCH).contains(b)) {
+        return Err(format!("--batch {b} must lie between 1 and {MAX_BATCH}"));
+    }
     let result = sweep(&request).map_err(|e| e.to_string())?;
     let axes = if args.compare_axes {
         Some(compare_axes(&request, result.target_tok_s_user).map_err(|e| e.to_string())?)

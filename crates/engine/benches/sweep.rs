@@ -32,6 +32,7 @@ fn bench(c: &mut Criterion) {
             max_chips: 64,
             target_tok_s_user: None,
             slo: Default::default(),
+            batch: None,
         };
         let points = sweep(&req).unwrap().evaluated;
         println!("sweep/{model}/{}: {points} points per sweep", axis.id());

@@ -65,6 +65,7 @@ fn main() {
             max_chips: 32,
             target_tok_s_user: None,
             slo: Default::default(),
+            batch: None,
         })
         .unwrap();
         print!("pd {model} {chip} {isl}/{osl}:");
@@ -99,6 +100,7 @@ fn main() {
             max_chips: 64,
             target_tok_s_user: None,
             slo: Default::default(),
+            batch: None,
         })
         .unwrap();
         print!("af link {gbps} Gb/s:");

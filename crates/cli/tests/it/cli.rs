@@ -915,3 +915,38 @@ fn sweep_compare_axes_reads_every_axis_at_the_same_target() {
         "{text}"
     );
 }
+
+#[test]
+fn sweep_batch_fixes_every_points_batch_and_refuses_zero() {
+    let run = |batch: &'static str| {
+        disagg(&[
+            "sweep",
+            "--model",
+            "llama-3.3-70b",
+            "--chips",
+            "h100-sxm,h200",
+            "--isl",
+            "2048",
+            "--osl",
+            "256",
+            "--max-chips",
+            "16",
+            "--batch",
+            batch,
+            "--json",
+        ])
+    };
+    let o = run("24");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let frontier = v["frontier_throughput"].as_array().unwrap();
+    assert!(!frontier.is_empty());
+    assert!(frontier.iter().all(|p| p["batch"] == 24));
+    let o = run("0");
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).starts_with("error: --batch 0 must lie between 1 and"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -15,7 +15,7 @@ pub(super) fn sweep<'a>(setup: &Setup<'a>, chip: &'a Chip, max: u32, col: &mut C
                 parallelism: par,
             };
             let probe = side(setup, pool, 1);
-            let batches = match pool_batches(setup, probe, |s| &s.placed, par.dp) {
+            let batches = match pool_batches(setup, col.batch, probe, |s| &s.placed, par.dp) {
                 Ok(b) => b,
                 Err(r) => {
                     col.reject(r);

@@ -2,7 +2,7 @@
 //! expert pools whose size divides the experts, every pair of chips.
 
 use super::collect::Collector;
-use super::space::{batch_limit, batches, pool_sizes, MICRO_BATCHES};
+use super::space::{batch_limit, pool_sizes, MICRO_BATCHES};
 use crate::catalogue::Chip;
 use crate::disagg::attention_expert::{self as af, prefill_prompts, AttentionSide, ExpertSide};
 use crate::disagg::layouts::{expert_layout, pool_layouts, Search};
@@ -45,7 +45,17 @@ fn attention_entries<'a>(
             }
             let dp = pool.parallelism.dp;
             let mut prefills: HashMap<u32, AttentionSide<'a>> = HashMap::new();
-            for b in batches(batch_limit(setup, probe.max_seqs as u64, dp)) {
+            let batches = match col
+                .batch
+                .under(batch_limit(setup, probe.max_seqs as u64, dp))
+            {
+                Ok(b) => b,
+                Err(r) => {
+                    col.reject(r);
+                    continue;
+                }
+            };
+            for b in batches {
                 for m in MICRO_BATCHES.into_iter().filter(|&m| m <= b) {
                     let Ok(a) = af::attention_side(setup, pool, b, m, decode) else {
                         continue;

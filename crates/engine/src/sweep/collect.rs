@@ -2,6 +2,7 @@
 //! on that pairing's own frontiers.
 
 use super::slo::{Slo, SloMisses};
+use super::space::BatchChoice;
 use crate::disagg::{Deployment, Figures, Reject};
 use crate::frontier::{pareto, Objective};
 use std::collections::BTreeMap;
@@ -9,6 +10,8 @@ use std::collections::BTreeMap;
 /// Collects candidates one chip pairing at a time, keeping each pairing's frontier.
 pub(super) struct Collector<'a> {
     pub(super) slo: Slo,
+    /// The batches the request allows; the axes read it where they enumerate batches.
+    pub(super) batch: BatchChoice,
     pub(super) misses: SloMisses,
     pub(super) group: Vec<(Deployment<'a>, Figures)>,
     pub(super) kept: Vec<(Deployment<'a>, Figures)>,
@@ -18,9 +21,10 @@ pub(super) struct Collector<'a> {
 }
 
 impl<'a> Collector<'a> {
-    pub(super) fn new(slo: Slo) -> Self {
+    pub(super) fn new(slo: Slo, batch: BatchChoice) -> Self {
         Collector {
             slo,
+            batch,
             misses: SloMisses::default(),
             group: Vec::new(),
             kept: Vec::new(),

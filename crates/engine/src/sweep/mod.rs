@@ -14,7 +14,8 @@
 //!   domain, pipeline stages only once TP fills the domain or the pool, EP either off
 //!   or across the whole pool for MoE models);
 //! - batches: powers of two up to the largest that fits (and the serving engine's
-//!   per-replica limit), plus that largest batch;
+//!   per-replica limit), plus that largest batch; or only the batch the request fixes,
+//!   where it fits;
 //! - prefill/decode: prefill units of one replica, replicated to balance the decode
 //!   pool's request rate (half, balanced, one more, double);
 //! - attention/expert: 1, 2 or 3 micro-batches, expert pools whose size divides the
@@ -44,7 +45,7 @@ use crate::catalogue::Chip;
 use crate::disagg::{Axis, DeploymentSpec, Draft, Figures, Reject, Setup};
 use crate::error::{EngineError, Result};
 use crate::frontier::Objective;
-use crate::limits::{MAX_SWEEP_CHIPS, MAX_SWEEP_CHIP_KINDS};
+use crate::limits::{MAX_BATCH, MAX_SWEEP_CHIPS, MAX_SWEEP_CHIP_KINDS};
 use crate::units::TokensPerSecond;
 use collect::Collector;
 use serde::{Deserialize, Serialize};
@@ -61,6 +62,8 @@ pub struct SweepRequest<'a> {
     pub target_tok_s_user: Option<TokensPerSecond>,
     /// Limits the frontiers' points must meet (none by default).
     pub slo: Slo,
+    /// Concurrent requests every point runs at; `None` sweeps batches.
+    pub batch: Option<u32>,
 }
 
 /// Where a point comes from.
@@ -207,7 +210,14 @@ pub fn sweep(req: &SweepRequest) -> Result<SweepResult> {
     }
 
     req.slo.validate()?;
-    let mut col = Collector::new(req.slo);
+    if let Some(b) = req.batch {
+        if b == 0 || b > MAX_BATCH {
+            return Err(EngineError::InvalidInput(format!(
+                "the batch must lie between 1 and {MAX_BATCH}, not {b}"
+            )));
+        }
+    }
+    let mut col = Collector::new(req.slo, space::BatchChoice(req.batch));
     let mut notes: Vec<String> = setup.context_warning().into_iter().collect();
     // The aggregated baseline of every chip, on every axis.
     for chip in &chips {

@@ -24,7 +24,7 @@ fn decode_entries<'a>(
                 parallelism: par,
             };
             let probe = pd::decode_side(setup, pool, 1);
-            let batches = match pool_batches(setup, probe, |d| &d.placed, par.dp) {
+            let batches = match pool_batches(setup, col.batch, probe, |d| &d.placed, par.dp) {
                 Ok(b) => b,
                 Err(r) => {
                     col.reject(r);

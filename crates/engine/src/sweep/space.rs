@@ -26,11 +26,29 @@ pub fn batches(max: u64) -> Vec<u32> {
     out
 }
 
+/// Which batches a sweep tries: every power of two up to the limit (and the limit),
+/// or one batch the user fixed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BatchChoice(pub Option<u32>);
+
+impl BatchChoice {
+    /// The batches to try under `limit` (what memory and the engine hold); a fixed
+    /// batch over the limit tries nothing, and the pool is rejected as too small.
+    pub fn under(self, limit: u64) -> std::result::Result<Vec<u32>, Reject> {
+        match self.0 {
+            None => Ok(batches(limit)),
+            Some(b) if b as u64 <= limit.min(MAX_BATCH as u64) => Ok(vec![b]),
+            Some(_) => Err(Reject::BatchDoesNotFit),
+        }
+    }
+}
+
 /// The batches a pool that holds sequences tries, from its placement at one sequence
 /// (`probe`): up to what memory holds and the engine's limit. A layout that is invalid,
 /// or whose weights leave no room for one sequence, is the reject.
 pub(crate) fn pool_batches<T>(
     setup: &Setup<'_>,
+    choice: BatchChoice,
     probe: std::result::Result<T, Reject>,
     placed: impl Fn(&T) -> &Placed<'_>,
     dp: u32,
@@ -40,7 +58,7 @@ pub(crate) fn pool_batches<T>(
     if placed.fit.is_some() {
         return Err(Reject::WeightsDoNotFit);
     }
-    Ok(batches(batch_limit(setup, placed.plan.max_seqs(), dp)))
+    choice.under(batch_limit(setup, placed.plan.max_seqs(), dp))
 }
 
 /// Largest batch a pool of `dp` replicas takes: memory, then the engine's limit.
@@ -60,5 +78,20 @@ mod tests {
         assert_eq!(batches(8), vec![1, 2, 4, 8]);
         assert!(batches(0).is_empty());
         assert_eq!(pool_sizes(5), vec![1, 2, 4]);
+    }
+
+    #[test]
+    fn a_fixed_batch_is_tried_alone_and_only_where_it_fits() {
+        assert_eq!(BatchChoice(None).under(12), Ok(vec![1, 2, 4, 8, 12]));
+        assert_eq!(BatchChoice(Some(12)).under(12), Ok(vec![12]));
+        assert_eq!(BatchChoice(Some(5)).under(12), Ok(vec![5]));
+        assert_eq!(
+            BatchChoice(Some(13)).under(12),
+            Err(Reject::BatchDoesNotFit)
+        );
+        assert_eq!(
+            BatchChoice(Some(MAX_BATCH + 1)).under(u64::MAX),
+            Err(Reject::BatchDoesNotFit)
+        );
     }
 }

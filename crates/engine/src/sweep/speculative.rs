@@ -27,7 +27,7 @@ pub(super) fn sweep<'a>(setup: &Setup<'a>, chips: &[&'a Chip], max: u32, col: &m
                     parallelism: par,
                 };
                 let probe = spec::target_side(setup, target, 1, Bytes::ZERO);
-                let batches = match pool_batches(setup, probe, |t| &t.placed, par.dp) {
+                let batches = match pool_batches(setup, col.batch, probe, |t| &t.placed, par.dp) {
                     Ok(b) => b,
                     Err(r) => {
                         col.reject(r);

@@ -53,6 +53,7 @@ fn run(s: Setup<'static>, axis: Axis, chips: &[&str], max: u32) -> SweepResult {
         max_chips: max,
         target_tok_s_user: None,
         slo: Default::default(),
+        batch: None,
     })
     .unwrap()
 }
@@ -211,6 +212,7 @@ fn attention_expert_rejects_dense_models() {
         max_chips: 8,
         target_tok_s_user: None,
         slo: Default::default(),
+        batch: None,
     });
     assert!(swept.is_err());
 }
@@ -430,6 +432,7 @@ fn sweep_rejects_bad_requests() {
         max_chips: 8,
         target_tok_s_user: None,
         slo: Default::default(),
+        batch: None,
     };
     assert!(sweep(&req).is_err());
     req.chips = vec![chip("h100-sxm")];
@@ -644,6 +647,7 @@ fn an_slo_keeps_the_frontiers_to_the_points_that_meet_it() {
         max_chips: 16,
         target_tok_s_user: None,
         slo,
+        batch: None,
     };
     let free = sweep(&request(Slo::default())).unwrap();
     let slo = Slo {
@@ -720,6 +724,7 @@ fn an_slo_answer_names_the_best_compliant_deployments_and_runners_up() {
         max_chips: 16,
         target_tok_s_user: None,
         slo,
+        batch: None,
     };
     assert!(sweep(&request(Slo::default()))
         .unwrap()
@@ -887,6 +892,7 @@ fn the_axes_side_by_side_each_name_their_best_at_one_target() {
         max_chips: 16,
         target_tok_s_user: None,
         slo: Default::default(),
+        batch: None,
     };
     let target = TokensPerSecond::new(30.0);
     let dense = compare_axes(&request(setup("llama-3.3-70b", 4096, 512)), target).unwrap();
@@ -939,4 +945,46 @@ fn the_axes_side_by_side_each_name_their_best_at_one_target() {
     let mut none = request(setup("llama-3.3-70b", 4096, 512));
     none.chips.clear();
     assert!(compare_axes(&none, target).is_err());
+}
+
+#[test]
+fn a_fixed_batch_sweeps_every_axis_at_that_batch_only() {
+    use disagg_engine::disagg::Reject;
+    let runs = [
+        (setup("llama-3.3-70b", 2048, 256), Axis::Aggregated),
+        (setup("llama-3.3-70b", 2048, 256), Axis::PrefillDecode),
+        (
+            with_draft(setup("llama-3.3-70b", 2048, 256), "llama-3.2-1b"),
+            Axis::Speculative,
+        ),
+        (setup("deepseek-v3", 2048, 256), Axis::AttentionExpert),
+    ];
+    for (s, axis) in runs {
+        let request = |batch: Option<u32>| SweepRequest {
+            setup: s,
+            axis,
+            chips: vec![chip("h200"), chip("b200")],
+            max_chips: 32,
+            target_tok_s_user: None,
+            slo: Default::default(),
+            batch,
+        };
+        // 48 is no power of two: the sweep tries the batch asked for, not its own list.
+        let fixed = sweep(&request(Some(48))).unwrap();
+        assert!(!fixed.cloud.is_empty(), "{axis:?}");
+        assert!(
+            fixed.cloud.iter().all(|p| p.figures.batch == 48),
+            "{axis:?}"
+        );
+        let free = sweep(&request(None)).unwrap();
+        assert!(free.cloud.iter().any(|p| p.figures.batch != 48), "{axis:?}");
+        // A batch no pool holds at once leaves nothing, counted as not fitting.
+        let huge = sweep(&request(Some(disagg_engine::limits::MAX_BATCH))).unwrap();
+        assert!(huge.cloud.is_empty(), "{axis:?}");
+        assert!(huge
+            .rejected
+            .iter()
+            .any(|r| r.reason == Reject::BatchDoesNotFit && r.count > 0));
+        assert!(sweep(&request(Some(0))).is_err());
+    }
 }
