@@ -575,8 +575,8 @@ fn the_release_page_works_end_to_end() {
     fresh_default.close();
     slo.close();
 
-    // A fixed batch in a link: the field shows it and every drawn point runs at it
-    // (the detail of the first frontier row says so).
+    // A fixed batch in a link: the field shows it and the chart is drawn (that every
+    // point runs at it is checked natively, in `explore` and the engine).
     let batch = driver.session();
     batch.open(&format!("{base}/?v=1&batch=32"));
     batch.wait_ready();
