@@ -3,7 +3,8 @@
 
 use crate::scenario::Scenario;
 use disagg_engine::disagg::{
-    evaluate, expected_tokens, Axis, DeploymentPoint, DeploymentSpec, Draft, Setup, Speculation,
+    evaluate, expected_tokens, without_speculation, Axis, DeploymentPoint, DeploymentSpec, Draft,
+    Figures, Setup, Speculation,
 };
 use disagg_engine::sweep::{compare_axes, sweep, AxisBest, Slo, SweepRequest, SweepResult};
 use disagg_engine::units::{Seconds, TokensPerSecond};
@@ -126,6 +127,42 @@ pub fn detail(
     let m = models(s, catalogue)?;
     let deployment = spec.resolve(catalogue).map_err(|e| e.to_string())?;
     evaluate(&setup(s, &m), &deployment).map_err(|e| e.to_string())
+}
+
+/// The same deployment without speculation at the same batch, where the point
+/// speculates (the speculative axis, or a decode pool that drafts).
+pub fn detail_without_speculation(
+    s: &Scenario,
+    spec: &DeploymentSpec,
+    catalogue: &Catalogue,
+) -> Option<Result<DeploymentPoint, String>> {
+    let m = models(s, catalogue).ok()?;
+    let deployment = spec.resolve(catalogue).ok()?;
+    let setup = setup(s, &m);
+    let (plain_setup, plain) = without_speculation(&setup, &deployment)?;
+    Some(evaluate(&plain_setup, &plain).map_err(|e| e.to_string()))
+}
+
+/// What speculation buys at the point's batch, in one sentence.
+pub fn speculation_gain(with: &Figures, without: &Figures) -> String {
+    let ratio = |a: f64, b: f64| {
+        if b > 0.0 && a.is_finite() {
+            format!("{}x", crate::format::sig3(a / b))
+        } else {
+            crate::format::MISSING.to_string()
+        }
+    };
+    format!(
+        "Without speculation, at the same batch ({}): {} tok/s per user and {} output tok/s per chip; speculation gives {} per user and {} per chip.",
+        without.batch,
+        crate::format::rate(without.tok_s_user),
+        crate::format::rate(without.output_tok_s_per_chip),
+        ratio(with.tok_s_user.value(), without.tok_s_user.value()),
+        ratio(
+            with.output_tok_s_per_chip.value(),
+            without.output_tok_s_per_chip.value()
+        ),
+    )
 }
 
 #[cfg(test)]
@@ -335,6 +372,37 @@ mod tests {
             "{:?}",
             r.notes
         );
+    }
+
+    #[test]
+    fn a_speculative_point_opens_beside_its_twin_without_speculation() {
+        let cat = Catalogue::builtin();
+        let s = Scenario {
+            axis: Axis::Speculative,
+            batch: Some(16),
+            ..Scenario::default()
+        };
+        let r = explore(&s, cat).unwrap();
+        let p = r
+            .cloud
+            .iter()
+            .find(|p| p.class != Class::Baseline)
+            .expect("a speculative point");
+        let with = detail(&s, &p.spec, cat).unwrap().figures;
+        let without = detail_without_speculation(&s, &p.spec, cat)
+            .expect("it speculates")
+            .unwrap()
+            .figures;
+        assert_eq!(without.batch, 16);
+        let text = speculation_gain(&with, &without);
+        let per_user = crate::format::sig3(with.tok_s_user.value() / without.tok_s_user.value());
+        assert!(
+            text.contains(&format!("speculation gives {per_user}x per user")),
+            "{text}"
+        );
+        // The aggregated baseline does not speculate: no twin.
+        let base = r.cloud.iter().find(|p| p.class == Class::Baseline).unwrap();
+        assert!(detail_without_speculation(&s, &base.spec, cat).is_none());
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! and where its time goes, evaluated afresh by the engine.
 
 use super::Page;
-use crate::explore::{detail, speculation_summary};
+use crate::explore::{detail, detail_without_speculation, speculation_gain, speculation_summary};
 use crate::format::{self, sig3};
 use disagg_engine::disagg::DeploymentPoint;
 use disagg_engine::Catalogue;
@@ -94,19 +94,32 @@ pub fn Detail() -> impl IntoView {
         page.explored.with(|e| {
             let e = e.as_ref()?;
             let p = e.point(cloud)?;
+            let point = detail(&e.scenario, &p.spec, Catalogue::builtin());
+            // Beside a speculating point, what the same pools do without it.
+            let gain = match (
+                &point,
+                detail_without_speculation(&e.scenario, &p.spec, Catalogue::builtin()),
+            ) {
+                (Ok(with), Some(Ok(without))) => {
+                    Some(speculation_gain(&with.figures, &without.figures))
+                }
+                _ => None,
+            };
             Some((
                 p.label.clone(),
                 speculation_summary(&e.scenario),
-                detail(&e.scenario, &p.spec, Catalogue::builtin()),
+                gain,
+                point,
             ))
         })
     });
     let body = move || {
-        let (label, speculation, result) = evaluated.get()?;
+        let (label, speculation, gain, result) = evaluated.get()?;
         Some(match result {
             Ok(d) => view! {
                 <h2 id="detail-title">{label}</h2>
                 {speculation.map(|text| view! { <p class="speculation">{text}</p> })}
+                {gain.map(|text| view! { <p class="speculation" id="speculation-gain">{text}</p> })}
                 <dl class="figures">{summary(&d)}</dl>
                 <table class="pools">
                     <thead>

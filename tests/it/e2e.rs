@@ -460,6 +460,30 @@ fn the_release_page_works_end_to_end() {
     for needle in ["TTFT", "TPOT", "memory per chip", "bottleneck"] {
         assert!(detail.contains(needle), "detail lacks {needle}: {detail}");
     }
+    // On the speculative axis, a drafting point opens beside its twin without
+    // speculation at the same batch; a point that does not draft has none.
+    let gain = page.text("#speculation-gain");
+    assert_eq!(
+        gain.contains("Without speculation, at the same batch"),
+        detail.contains("draft"),
+        "{gain} / {detail}"
+    );
+    page.click("#detail .close");
+    page.wait_for(
+        "the detail panel to close",
+        "return document.getElementById('detail') ? null : true;",
+    );
+    page.js(
+        "const b = [...document.querySelectorAll('#frontier-table button')]
+                 .find(b => b.textContent.includes('draft'));
+             b.click(); return true;",
+    );
+    page.wait_for(
+        "the detail of a drafting point",
+        "return document.getElementById('speculation-gain') ? true : null;",
+    );
+    let gain = page.text("#speculation-gain");
+    assert!(gain.contains("speculation gives "), "{gain}");
 
     // Close the panel (its ring marks the chosen point), then copy the link and open
     // it in a fresh browser: the same view.

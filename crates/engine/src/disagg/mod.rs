@@ -13,7 +13,7 @@
 //!
 //! Adding an axis: a variant of [`Axis`] and [`Deployment`] (with its pool roles), a
 //! file with its sides, `combine` and `evaluate`, its arm in [`evaluate`], its layouts
-//! in [`layouts`], and its enumeration in `sweep::axes`.
+//! in [`layouts`], and its enumeration in a file of `sweep/`.
 
 pub mod aggregated;
 pub mod attention_expert;
@@ -40,6 +40,33 @@ pub use setup::{expected_tokens, Draft, Setup, Speculation};
 use crate::error::{EngineError, Result};
 use crate::limits::MAX_BATCH;
 use round::{queue_wait, queue_warning};
+
+/// The same deployment without speculation, at the same batch, where it speculates:
+/// the target's pool alone on the speculative axis, the same pools with a decode pool
+/// that does not draft on prefill/decode. `None` when nothing speculates. Evaluating
+/// both says what speculation buys at that batch.
+pub fn without_speculation<'a>(
+    setup: &Setup<'a>,
+    deployment: &Deployment<'a>,
+) -> Option<(Setup<'a>, Deployment<'a>)> {
+    match *deployment {
+        Deployment::Speculative { target, batch, .. } => Some((
+            *setup,
+            Deployment::Aggregated {
+                pool: target,
+                batch,
+            },
+        )),
+        Deployment::PrefillDecode { .. } if setup.speculative_decode => Some((
+            Setup {
+                speculative_decode: false,
+                ..*setup
+            },
+            *deployment,
+        )),
+        _ => None,
+    }
+}
 
 /// Evaluates one deployment. A concurrency above the engine's batch limit runs at the
 /// limit in the pool that holds the sequences, and the rest of the requests wait in

@@ -1,7 +1,9 @@
 //! Disaggregation axes, sweeps and frontiers: literature sanity bands, invariants and
 //! property tests. The bands' sources are in `audit/AUDIT.md` ("Disaggregation bands").
 
-use disagg_engine::disagg::{evaluate, Axis, Deployment, Draft, PoolConfig, Setup};
+use disagg_engine::disagg::{
+    evaluate, without_speculation, Axis, Deployment, Draft, PoolConfig, Setup,
+};
 use disagg_engine::frontier::{pareto, value_at, Objective};
 use disagg_engine::sweep::{sweep, Class, SweepRequest, SweepResult};
 use disagg_engine::units::{BytesPerSecond, TokensPerSecond};
@@ -76,23 +78,14 @@ fn at(r: &SweepResult, classes: &[Class], target: f64) -> Option<f64> {
 }
 
 fn speedup(s: Setup<'static>, target: PoolConfig<'static>, batch: u32) -> f64 {
-    let spec = evaluate(
-        &s,
-        &Deployment::Speculative {
-            target,
-            draft: None,
-            batch,
-        },
-    )
-    .unwrap();
-    let base = evaluate(
-        &s,
-        &Deployment::Aggregated {
-            pool: target,
-            batch,
-        },
-    )
-    .unwrap();
+    let d = Deployment::Speculative {
+        target,
+        draft: None,
+        batch,
+    };
+    let spec = evaluate(&s, &d).unwrap();
+    let (plain_setup, plain) = without_speculation(&s, &d).unwrap();
+    let base = evaluate(&plain_setup, &plain).unwrap();
     assert!(
         spec.fits && base.fits,
         "{:?} {:?}",
@@ -100,6 +93,56 @@ fn speedup(s: Setup<'static>, target: PoolConfig<'static>, batch: u32) -> f64 {
         base.reason
     );
     spec.figures.tok_s_user / base.figures.tok_s_user
+}
+
+#[test]
+fn the_twin_without_speculation_is_the_same_pools_at_the_same_batch() {
+    let s = with_draft(setup("llama-3.3-70b", 2048, 256), "llama-3.2-1b");
+    let target = tp(chip("h200"), 8);
+    // Speculative axis: the target's pool alone, aggregated, at the same batch.
+    let d = Deployment::Speculative {
+        target,
+        draft: None,
+        batch: 32,
+    };
+    let (same, twin) = without_speculation(&s, &d).unwrap();
+    assert_eq!(
+        twin.spec(),
+        Deployment::Aggregated {
+            pool: target,
+            batch: 32
+        }
+        .spec()
+    );
+    assert!(!same.speculative_decode);
+    // Prefill/decode with a drafting decode pool: the same pools, the draft off.
+    let pd = Deployment::PrefillDecode {
+        prefill: tp(chip("h200"), 8),
+        decode: target,
+        batch: 32,
+    };
+    let drafting = Setup {
+        speculative_decode: true,
+        ..s
+    };
+    let (plain, same_pd) = without_speculation(&drafting, &pd).unwrap();
+    assert_eq!(same_pd.spec(), pd.spec());
+    assert!(!plain.speculative_decode);
+    let with = evaluate(&drafting, &pd).unwrap().figures;
+    let without = evaluate(&plain, &pd).unwrap().figures;
+    assert_eq!(without, evaluate(&s, &pd).unwrap().figures);
+    assert_ne!(with.tok_s_user, without.tok_s_user);
+    assert_eq!((with.batch, with.chips), (without.batch, without.chips));
+    // Nothing speculates: no twin.
+    assert!(without_speculation(&s, &pd).is_none());
+    assert!(without_speculation(
+        &s,
+        &Deployment::Aggregated {
+            pool: target,
+            batch: 32
+        }
+    )
+    .is_none());
 }
 
 #[test]
