@@ -36,6 +36,18 @@ pub fn replace_query(query: &str) {
     }
 }
 
+/// Moves the keyboard focus to the element with `id`, if there is one.
+pub fn focus(id: &str) {
+    use wasm_bindgen::JsCast;
+    if let Some(e) = window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.get_element_by_id(id))
+        .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
+    {
+        let _ = e.focus();
+    }
+}
+
 /// Asks the browser to copy `text`; false when there is no clipboard to ask.
 pub fn copy(text: &str) -> bool {
     match window().map(|w| w.navigator().clipboard()) {

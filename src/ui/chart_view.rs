@@ -276,7 +276,11 @@ pub fn FrontierTable() -> impl IntoView {
                         let cloud = Some(i);
                         let f = &p.figures;
                         view! {
-                            <tr class=format!("class-{}", serde_json::to_value(p.class).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default())>
+                            <tr
+                                class=format!("class-{}", serde_json::to_value(p.class).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default())
+                                class:selected=move || page.selected.get() == cloud
+                                aria-current=move || (page.selected.get() == cloud).then_some("true")
+                            >
                                 <td>{format::rate(f.tok_s_user)}</td>
                                 <td>{format::rate(f.output_tok_s_per_chip)}</td>
                                 <td>{format::usd_per_mtok(f.usd_per_mtok_output)}</td>
@@ -285,6 +289,7 @@ pub fn FrontierTable() -> impl IntoView {
                                 <td>
                                     <button
                                         class="link"
+                                        id=super::opener_id(i)
                                         disabled=cloud.is_none()
                                         on:click=move |_| page.selected.set(cloud)
                                     >

@@ -145,10 +145,19 @@ pub fn Detail() -> impl IntoView {
             Err(e) => view! { <p role="alert">{e}</p> }.into_any(),
         })
     };
+    // Escape closes the panel from anywhere on the page.
+    let listener = window_event_listener(leptos::ev::keydown, move |e| {
+        if e.key() == "Escape" && page.selected.get_untracked().is_some() {
+            page.close_detail();
+        }
+    });
+    on_cleanup(move || listener.remove());
     view! {
         <Show when=move || page.selected.with(|s| s.is_some())>
             <section class="detail" id="detail" aria-labelledby="detail-title">
-                <button class="close" on:click=move |_| page.selected.set(None)>"Close details"</button>
+                <button class="close" id="detail-close" on:click=move |_| page.close_detail()>
+                    "Close details"
+                </button>
                 {body}
             </section>
         </Show>

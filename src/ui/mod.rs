@@ -31,6 +31,11 @@ use leptos::prelude::*;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+/// The id of the frontier-table button that opens cloud point `i`.
+pub fn opener_id(i: usize) -> String {
+    format!("open-{i}")
+}
+
 /// A sweep as the page ran it.
 #[derive(Debug, PartialEq)]
 pub struct Explored {
@@ -124,6 +129,15 @@ impl Page {
         self.explored.with(|e| f(e.as_ref()?.result.as_ref().ok()?))
     }
 
+    /// Closes the detail panel and gives the keyboard focus back to the frontier row
+    /// that opened it (when the point has one), so focus never drops to the page.
+    pub fn close_detail(&self) {
+        if let Some(i) = self.selected.get_untracked() {
+            self.selected.set(None);
+            web::focus(&opener_id(i));
+        }
+    }
+
     pub fn field_error(&self, key: &'static str) -> impl Fn() -> Option<String> + Copy {
         let errors = self.field_errors;
         move || errors.with(|e| e.get(key).cloned())
@@ -169,6 +183,7 @@ pub fn App() -> impl IntoView {
     provide_context(page);
     run_page(page);
     view! {
+        <a class="skip-link" href="#results">"Skip to the results"</a>
         <header class="masthead">
             <h1>"Disagg Explorer"</h1>
             <p class="tagline">
@@ -182,7 +197,7 @@ pub fn App() -> impl IntoView {
                 <Controls/>
                 <ChipPicker/>
             </aside>
-            <section class="results" aria-label="Results">
+            <section class="results" id="results" tabindex="-1" aria-label="Results">
                 <Share/>
                 <Callout/>
                 <ChartView/>

@@ -484,6 +484,38 @@ fn the_release_page_works_end_to_end() {
     );
     let gain = page.text("#speculation-gain");
     assert!(gain.contains("speculation gives "), "{gain}");
+    // The open point's row is marked; Escape closes the panel and the focus returns
+    // to the row's button, not to the page.
+    let opener = page.js(
+        "const r = document.querySelector('#frontier-table tr[aria-current=true]');
+         return r ? r.querySelector('button').id : null;",
+    );
+    assert!(
+        opener.as_str().is_some_and(|id| id.starts_with("open-")),
+        "no marked row: {opener}"
+    );
+    page.js(
+        "document.body.dispatchEvent(new KeyboardEvent('keydown', {key: 'Escape', bubbles: true}));
+         return true;",
+    );
+    page.wait_for(
+        "Escape to close the detail",
+        "return document.getElementById('detail') ? null : true;",
+    );
+    assert_eq!(page.js("return document.activeElement.id;"), opener);
+    // A skip link is the first stop of the keyboard and leads to the results.
+    assert_eq!(
+        page.js(
+            "const f = document.querySelector('a[href], button, input, select');
+                 return [f.className, f.getAttribute('href')];"
+        ),
+        json!(["skip-link", "#results"])
+    );
+    page.click(&format!("#{}", opener.as_str().unwrap_or_default()));
+    page.wait_for(
+        "the detail panel again",
+        "return document.getElementById('detail') ? true : null;",
+    );
 
     // Close the panel (its ring marks the chosen point), then copy the link and open
     // it in a fresh browser: the same view.
