@@ -11,8 +11,9 @@
 //! 4. the fewest pipeline stages, then the narrowest expert parallelism, summed over
 //!    the pools (the simpler deployment of two that perform alike),
 //!
-//! and the first enumerated of exact ties. When nothing fits, the first combination
-//! is returned at its best batch (at least 1), with the reason it does not fit.
+//! and the first enumerated of exact ties. When nothing fits, the combination that
+//! misses by the least memory (on its most overfull chip; the first of ties) is
+//! returned at batch 1, with the reason it does not fit.
 
 use super::layouts::{pool_layouts, Search};
 use super::{evaluate, Axis, Deployment, DeploymentPoint, PoolConfig, PoolRole, Setup};
@@ -97,6 +98,14 @@ fn build<'a>(
             batch,
         },
     }
+}
+
+/// How far a point's most overfull chip is over its memory (0 when every pool fits).
+fn shortfall(p: &DeploymentPoint) -> f64 {
+    p.pools
+        .iter()
+        .map(|r| r.memory.total.0 - (r.memory.fast_capacity.0 + r.memory.cold_capacity.0))
+        .fold(0.0, f64::max)
 }
 
 /// The largest batch for which `eval` fits (0 when not even batch 1 fits).
@@ -265,7 +274,10 @@ pub fn plan<'a>(
                         }
                     }
                     Ok(p) => {
-                        if unfit.is_none() {
+                        let closer = unfit
+                            .as_ref()
+                            .is_none_or(|(_, q)| shortfall(&p) < shortfall(q));
+                        if closer {
                             unfit = Some((d, p));
                         }
                     }

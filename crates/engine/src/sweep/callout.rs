@@ -137,7 +137,15 @@ pub(super) fn callout(
         _ => None,
     };
     let verdict = Verdict::of(advantage);
-    let (headline, why) = prose(axis, objective, target, f, &het, &hom, verdict, advantage);
+    // The frontier runs from slow to fast: its last point is the fastest reachable.
+    let fastest = f
+        .all
+        .last()
+        .and_then(|&i| cloud.get(i))
+        .map(|p| p.figures.tok_s_user);
+    let (headline, why) = prose(
+        axis, objective, target, f, fastest, &het, &hom, verdict, advantage,
+    );
     Callout {
         objective,
         target_tok_s_user: target,
@@ -160,6 +168,7 @@ fn prose(
     objective: Objective,
     target: TokensPerSecond,
     f: &Frontiers,
+    fastest: Option<TokensPerSecond>,
     mixed: &Option<SweepPoint>,
     single: &Option<SweepPoint>,
     verdict: Verdict,
@@ -178,6 +187,15 @@ fn prose(
             explain_point(m)
         )
     };
+    // Nothing reaches the target: say how fast the fastest deployment is, or that
+    // nothing was left to draw.
+    let unreached = match fastest {
+        Some(v) => format!(
+            "{measure}: no deployment reaches the target; the fastest reaches {} tok/s/user.",
+            fmt_num(v.value())
+        ),
+        None => format!("{measure}: no deployment is left to compare (see the notes)."),
+    };
     match (mixed, single, advantage) {
         _ if axis == Axis::Aggregated => match single {
             Some(s) => (
@@ -189,7 +207,7 @@ fn prose(
                 explain_point(s),
             ),
             None => (
-                format!("{measure}: no deployment reaches the target."),
+                unreached,
                 "Lower the target interactivity or add faster chips.".into(),
             ),
         },
@@ -242,7 +260,7 @@ fn prose(
             if objective == Objective::CostPerMtok && f.all.is_empty() {
                 format!("{measure}: no priced deployment; $/Mtok needs chips with a public price.")
             } else {
-                format!("{measure}: no deployment reaches the target.")
+                unreached
             },
             "Lower the target interactivity, raise the chip budget or add faster chips.".into(),
         ),

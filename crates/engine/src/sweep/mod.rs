@@ -42,7 +42,8 @@ pub use callout::{explain_point, fmt_num, Callout, Verdict};
 pub use slo::{Slo, SloAnswer, SloMisses, SloPick};
 
 use crate::catalogue::Chip;
-use crate::disagg::{Axis, DeploymentSpec, Draft, Figures, Reject, Setup};
+use crate::disagg::plan::{plan, PoolChoice};
+use crate::disagg::{Axis, DeploymentSpec, Draft, Figures, PoolRole, Reject, Setup};
 use crate::error::{EngineError, Result};
 use crate::frontier::Objective;
 use crate::limits::{MAX_BATCH, MAX_SWEEP_CHIPS, MAX_SWEEP_CHIP_KINDS};
@@ -162,6 +163,29 @@ impl SweepResult {
     }
 }
 
+/// By how much the largest aggregated pool of `chip` within the budget misses, with
+/// its best layout (the planner's closest miss), when even one sequence does not fit.
+fn closest_miss(setup: &Setup<'_>, chip: &Chip, max_chips: u32) -> Option<String> {
+    let chips = *space::pool_sizes(max_chips).last()?;
+    let choice = PoolChoice {
+        chip,
+        chips,
+        parallelism: None,
+    };
+    let (_, point) = plan(
+        setup,
+        Axis::Aggregated,
+        &[(PoolRole::Colocated, choice)],
+        Some(1),
+        1,
+    )
+    .ok()?;
+    if point.fits {
+        return None;
+    }
+    Some(format!("{chips}x {}: {}", chip.name, point.reason?))
+}
+
 /// Runs a sweep.
 pub fn sweep(req: &SweepRequest) -> Result<SweepResult> {
     let setup = &req.setup;
@@ -240,6 +264,11 @@ pub fn sweep(req: &SweepRequest) -> Result<SweepResult> {
             "nothing fits within {} chips: raise the chip budget or choose a narrower weight dtype",
             req.max_chips
         ));
+        notes.extend(
+            chips
+                .iter()
+                .filter_map(|c| closest_miss(setup, c, req.max_chips)),
+        );
     } else if req.slo.is_set() && col.misses.met == 0 {
         notes.push(format!(
             "no deployment meets the SLO: of {} that fit, {} miss the TTFT limit and {} the TPOT limit",

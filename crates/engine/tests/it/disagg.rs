@@ -1055,3 +1055,73 @@ fn a_fixed_batch_sweeps_every_axis_at_that_batch_only() {
         assert!(sweep(&request(Some(0))).is_err());
     }
 }
+
+#[test]
+fn an_unreachable_target_names_the_fastest_reachable_interactivity() {
+    let r = sweep(&SweepRequest {
+        setup: setup("llama-3.3-70b", 2048, 256),
+        axis: Axis::PrefillDecode,
+        chips: vec![chip("h200"), chip("b200")],
+        max_chips: 16,
+        target_tok_s_user: Some(TokensPerSecond::new(1e5)),
+        slo: Default::default(),
+        batch: None,
+    })
+    .unwrap();
+    for c in &r.callouts {
+        let fastest = r
+            .points(&r.frontiers_of(c.objective).all)
+            .map(|p| p.figures.tok_s_user.value())
+            .fold(0.0, f64::max);
+        let said = format!(
+            "no deployment reaches the target; the fastest reaches {} tok/s/user",
+            disagg_engine::sweep::fmt_num(fastest)
+        );
+        assert!(c.headline.contains(&said), "{}", c.headline);
+    }
+}
+
+#[test]
+fn when_nothing_fits_the_closest_miss_is_named_per_chip() {
+    use disagg_engine::disagg::plan::{plan, PoolChoice};
+    use disagg_engine::disagg::PoolRole;
+    let s = setup("llama-3.1-405b", 1024, 128);
+    // The planner's answer when nothing fits is the layout that misses by the least:
+    // the weights spread over all four chips, not one chip holding them all.
+    let (_, p) = plan(
+        &s,
+        Axis::Aggregated,
+        &[(
+            PoolRole::Colocated,
+            PoolChoice {
+                chip: chip("h100-sxm"),
+                chips: 4,
+                parallelism: None,
+            },
+        )],
+        Some(1),
+        1,
+    )
+    .unwrap();
+    assert!(!p.fits);
+    let par = p.pools[0].parallelism;
+    assert_eq!(par.tp * par.pp, 4, "{par:?}");
+    // A sweep with nothing feasible says, per chip, by how much its largest pool misses.
+    let r = run(s, Axis::PrefillDecode, &["h100-sxm", "mi300x"], 4);
+    assert_eq!(r.feasible, 0);
+    for name in [
+        "4x NVIDIA H100 SXM5 80GB: does not fit",
+        "4x AMD Instinct MI300X: does not fit",
+    ] {
+        assert!(
+            r.notes
+                .iter()
+                .any(|n| n.starts_with(name) && n.contains("short by")),
+            "{name}: {:?}",
+            r.notes
+        );
+    }
+    // With room to fit, no such note.
+    let fits = run(s, Axis::PrefillDecode, &["h100-sxm", "mi300x"], 32);
+    assert!(fits.notes.iter().all(|n| !n.contains("does not fit")));
+}
