@@ -163,6 +163,7 @@ pub fn ChartView() -> impl IntoView {
     };
     view! {
         <figure class="chart">
+            <h2 class="visually-hidden">"Chart"</h2>
             {error}
             <div class="canvas-wrap">
                 <canvas
@@ -307,6 +308,9 @@ pub fn FrontierTable() -> impl IntoView {
         <details class="frontier-table" id="frontier-table" open>
             <summary>"Frontier points"</summary>
             <table>
+                <caption class="visually-hidden">
+                    "The frontier of the chart's measure; each row's deployment opens its details"
+                </caption>
                 <thead>
                     <tr>
                         <th scope="col">"tok/s/user"</th>

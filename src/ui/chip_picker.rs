@@ -80,6 +80,7 @@ fn ChipRow(card: ChipCard) -> impl IntoView {
                     <span class="visually-hidden">" — sources for "{card.name.clone()}</span>
                 </summary>
                 <table>
+                    <caption class="visually-hidden">"Sources for "{card.name.clone()}</caption>
                     <thead>
                         <tr><th>"field"</th><th>"value"</th><th>"grade"</th><th>"source"</th></tr>
                     </thead>

@@ -197,6 +197,7 @@ pub fn Controls() -> impl IntoView {
     let prefs = page.preferences;
 
     view! {
+        <h2 class="visually-hidden">"Scenario"</h2>
         <form class="scenario" on:submit=|ev| ev.prevent_default()>
             <fieldset>
                 <legend>"Model and workload"</legend>

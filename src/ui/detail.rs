@@ -122,6 +122,7 @@ pub fn Detail() -> impl IntoView {
                 {gain.map(|text| view! { <p class="speculation" id="speculation-gain">{text}</p> })}
                 <dl class="figures">{summary(&d)}</dl>
                 <table class="pools">
+                    <caption class="visually-hidden">"The deployment's pools"</caption>
                     <thead>
                         <tr>
                             <th scope="col">"pool"</th>

@@ -648,6 +648,19 @@ fn the_release_page_works_end_to_end() {
            .filter(e => !(e.labels && e.labels.length) && !e.getAttribute('aria-label'))
            .map(e => e.id || e.name);");
     assert_eq!(unlabelled, json!([]), "controls without labels");
+    // Every table says what it holds, and each region of the page has a heading.
+    let uncaptioned = page.js(
+        "return [...document.querySelectorAll('table')].filter(t => !t.querySelector('caption')).length;",
+    );
+    assert_eq!(uncaptioned, json!(0), "tables without captions");
+    let headings = page.js(
+        "return ['.controls', '.chart', '#callout'].map(s => !!document.querySelector(s + ' h2'));",
+    );
+    assert_eq!(
+        headings,
+        json!([true, true, true]),
+        "regions without headings"
+    );
 
     // Input-to-redraw latency, as the page measures it, over a run of changes.
     let fresh = driver.session();
