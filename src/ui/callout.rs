@@ -2,7 +2,7 @@
 //! at the target interactivity, for the chart's objective first.
 
 use super::Page;
-use disagg_engine::sweep::Verdict;
+use disagg_engine::sweep::{distinct_whys, Verdict};
 use leptos::prelude::*;
 
 #[component]
@@ -30,13 +30,7 @@ pub fn Callout() -> impl IntoView {
             });
             // The layouts behind the verdicts, once each (both measures often name the
             // same two deployments), folded away under the short verdict.
-            let mut whys: Vec<&str> = Vec::new();
-            for c in &callouts {
-                if !whys.contains(&c.why.as_str()) {
-                    whys.push(&c.why);
-                }
-            }
-            let whys = whys
+            let whys = distinct_whys(callouts.iter().copied())
                 .into_iter()
                 .map(|w| view! { <p class="why">{w.to_string()}</p> })
                 .collect_view();

@@ -295,6 +295,16 @@ async fn the_decode_pool_speculation_toggle_shows_its_settings_and_follows_the_l
     set_query("?");
 }
 
+/// Picks a model in the model list as a user would.
+async fn choose_model(id: &str) {
+    let model: web_sys::HtmlSelectElement = element("#in-model");
+    model.set_value(id);
+    model
+        .dispatch_event(&web_sys::Event::new("change").unwrap())
+        .unwrap();
+    settle().await;
+}
+
 #[wasm_bindgen_test]
 async fn settings_only_moe_models_take_are_off_for_a_dense_model() {
     let parent = container();
@@ -322,22 +332,12 @@ async fn settings_only_moe_models_take_are_off_for_a_dense_model() {
     assert!(!adp(), "expert-group prefill offered for a dense model");
 
     // Choosing a mixture-of-experts model offers both.
-    let model: web_sys::HtmlSelectElement = element("#in-model");
-    model.set_value("deepseek-v3");
-    model
-        .dispatch_event(&web_sys::Event::new("change").unwrap())
-        .unwrap();
-    settle().await;
+    choose_model("deepseek-v3").await;
     assert!(!af().disabled());
     assert!(adp());
 
     // And back to a dense one takes them away again.
-    let model: web_sys::HtmlSelectElement = element("#in-model");
-    model.set_value("llama-3.3-70b");
-    model
-        .dispatch_event(&web_sys::Event::new("change").unwrap())
-        .unwrap();
-    settle().await;
+    choose_model("llama-3.3-70b").await;
     assert!(af().disabled());
     assert!(!adp());
     drop(handle);

@@ -12,8 +12,8 @@ use disagg_engine::limits::{
     MAX_LENGTH, MAX_MICRO_BATCHES, MAX_OUTPUT_CV,
 };
 use disagg_engine::sweep::{
-    compare_axes, sweep, AxisBest, Callout, RejectCount, Slo, SloMisses, SweepPoint, SweepRequest,
-    SweepResult,
+    compare_axes, distinct_whys, sweep, AxisBest, Callout, RejectCount, Slo, SloMisses, SweepPoint,
+    SweepRequest, SweepResult,
 };
 use disagg_engine::units::{BytesPerSecond, Seconds, TokensPerSecond};
 use disagg_engine::{Catalogue, DType, ModelIr, Parallelism, WeightFormat, Workload};
@@ -834,13 +834,7 @@ fn print_sweep(model: &str, r: &SweepResult) {
     for c in &r.callouts {
         out!("  {}", c.headline);
     }
-    let mut whys: Vec<&str> = Vec::new();
-    for c in &r.callouts {
-        if !whys.contains(&c.why.as_str()) {
-            whys.push(&c.why);
-        }
-    }
-    for w in whys {
+    for w in distinct_whys(&r.callouts) {
         out!("  why: {w}");
     }
 }

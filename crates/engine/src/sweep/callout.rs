@@ -58,6 +58,17 @@ pub struct Callout {
     pub why: String,
 }
 
+/// The callouts' whys, each once: both measures often name the same two deployments.
+pub fn distinct_whys<'a>(callouts: impl IntoIterator<Item = &'a Callout>) -> Vec<&'a str> {
+    let mut whys: Vec<&str> = Vec::new();
+    for c in callouts {
+        if !whys.contains(&c.why.as_str()) {
+            whys.push(&c.why);
+        }
+    }
+    whys
+}
+
 /// The geometric middle of the interactivity range both the mixed and the
 /// single-kind frontiers reach (of the whole frontier when one is empty).
 pub(super) fn default_target(cloud: &[SweepPoint], f: &Frontiers) -> TokensPerSecond {

@@ -38,7 +38,7 @@ pub mod space;
 mod speculative;
 
 pub use axes::{compare_axes, AxisBest};
-pub use callout::{explain_point, fmt_num, Callout, Verdict};
+pub use callout::{distinct_whys, explain_point, fmt_num, Callout, Verdict};
 pub use slo::{Slo, SloAnswer, SloMisses, SloPick};
 
 use crate::catalogue::Chip;
