@@ -24,7 +24,7 @@ pub fn rows(axes: &[AxisBest]) -> Vec<AxisRow> {
         .map(|a| {
             let cell = |o: Objective| match &a.unavailable {
                 Some(why) => format!("does not apply: {why}"),
-                None => cell(o, pick(a, o), baseline.and_then(|b| pick(b, o))),
+                None => cell(o, a.best(o), baseline.and_then(|b| b.best(o))),
             };
             AxisRow {
                 axis: a.axis.name(),
@@ -33,13 +33,6 @@ pub fn rows(axes: &[AxisBest]) -> Vec<AxisRow> {
             }
         })
         .collect()
-}
-
-fn pick(a: &AxisBest, o: Objective) -> Option<&SweepPoint> {
-    match o {
-        Objective::ThroughputPerChip => a.throughput.as_ref(),
-        Objective::CostPerMtok => a.cost.as_ref(),
-    }
 }
 
 fn cell(o: Objective, best: Option<&SweepPoint>, baseline: Option<&SweepPoint>) -> String {
@@ -55,13 +48,7 @@ fn cell(o: Objective, best: Option<&SweepPoint>, baseline: Option<&SweepPoint>) 
     };
     let gain = baseline
         .and_then(|b| o.value(&b.figures))
-        .map(|b| {
-            if o.higher_is_better() {
-                v / b - 1.0
-            } else {
-                1.0 - v / b
-            }
-        })
+        .map(|b| o.advantage(v, b))
         // Under 1% reads as 0% in whole percents, and the model's error is far larger.
         .filter(|g| g.abs() >= 0.01)
         .map(|g| {

@@ -87,9 +87,8 @@ pub fn speculation_summary(s: &Scenario) -> Option<String> {
 /// extension on purpose).
 fn request<'a>(s: &Scenario, catalogue: &'a Catalogue) -> Result<SweepRequest<'a>, String> {
     let m = models(s, catalogue)?;
-    let window = m.target.ir.max_context;
-    let context = s.isl as u64 + s.osl as u64;
-    if context > window as u64 {
+    let setup = setup(s, &m);
+    if let Some((context, window)) = setup.context_overrun() {
         return Err(format!(
             "{} prompt and {} output tokens ({context} in all) exceed the model's context window of {window} tokens; shorten the prompt or the output",
             s.isl, s.osl
@@ -101,7 +100,7 @@ fn request<'a>(s: &Scenario, catalogue: &'a Catalogue) -> Result<SweepRequest<'a
         .map(|id| catalogue.chip(id).map_err(|e| e.to_string()))
         .collect::<Result<Vec<_>, _>>()?;
     Ok(SweepRequest {
-        setup: setup(s, &m),
+        setup,
         axis: s.axis,
         chips,
         max_chips: s.max_chips,

@@ -731,11 +731,8 @@ fn print_axes(target: TokensPerSecond, axes: &[AxisBest]) {
             out!("  {:<22} does not apply: {why}", a.axis.name());
             continue;
         }
-        for (o, p) in [
-            (Objective::ThroughputPerChip, &a.throughput),
-            (Objective::CostPerMtok, &a.cost),
-        ] {
-            let shown = match p.as_ref().and_then(|p| Some((p, o.value(&p.figures)?))) {
+        for o in Objective::ALL {
+            let shown = match a.best(o).and_then(|p| Some((p, o.value(&p.figures)?))) {
                 Some((p, v)) => format!("{v:.3} {} ({})", o.name(), p.label),
                 None => format!("no {} point reaches the target", o.name()),
             };

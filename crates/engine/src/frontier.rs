@@ -37,6 +37,16 @@ impl Objective {
         })
     }
 
+    /// How much better value `a` is than value `b`, as a fraction of `b`: 0.38 is 38%
+    /// more tok/s per chip, or 38% lower $/Mtok; negative when `a` is worse.
+    pub fn advantage(self, a: f64, b: f64) -> f64 {
+        if self.higher_is_better() {
+            a / b - 1.0
+        } else {
+            1.0 - a / b
+        }
+    }
+
     pub fn higher_is_better(self) -> bool {
         matches!(self, Objective::ThroughputPerChip)
     }

@@ -108,13 +108,19 @@ impl<'a> Setup<'a> {
     /// positions: the figures still follow the formulas, but the model as published
     /// cannot serve such a request without context extension.
     pub fn context_warning(&self) -> Option<String> {
-        let context = self.workload.request_context();
-        (context > self.model.max_context as f64).then(|| {
+        self.context_overrun().map(|(context, window)| {
             format!(
-                "the request's context ({context} tokens of prompt and output) exceeds the model's {} positions",
-                self.model.max_context
+                "the request's context ({context} tokens of prompt and output) exceeds the model's {window} positions"
             )
         })
+    }
+
+    /// The mean request's context and the model's window, when the first exceeds the
+    /// second.
+    pub fn context_overrun(&self) -> Option<(f64, u32)> {
+        let context = self.workload.request_context();
+        let window = self.model.max_context;
+        (context > window as f64).then_some((context, window))
     }
 
     pub fn validate(&self) -> Result<()> {

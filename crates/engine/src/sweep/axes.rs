@@ -23,6 +23,16 @@ pub struct AxisBest {
     pub unavailable: Option<String>,
 }
 
+impl AxisBest {
+    /// The best deployment on `objective`.
+    pub fn best(&self, objective: Objective) -> Option<&SweepPoint> {
+        match objective {
+            Objective::ThroughputPerChip => self.throughput.as_ref(),
+            Objective::CostPerMtok => self.cost.as_ref(),
+        }
+    }
+}
+
 /// Sweeps every axis at `target` and reads each one's best deployments. An error
 /// that every axis shares (a bad setup, an empty chip list) is returned as such; one
 /// that only an axis has is that axis' `unavailable`.
@@ -34,11 +44,19 @@ pub fn compare_axes(req: &SweepRequest, target: TokensPerSecond) -> Result<Vec<A
             ..req.clone()
         })
     };
-    // The aggregated axis needs nothing axis-specific: its error is everyone's.
-    at(Axis::Aggregated)?;
+    // The aggregated axis needs nothing axis-specific: its error is everyone's. Its
+    // result is kept for its own row rather than swept twice.
+    let mut aggregated = Some(at(Axis::Aggregated)?);
     Ok(Axis::ALL
         .into_iter()
-        .map(|axis| match at(axis) {
+        .map(|axis| {
+            let swept = match axis {
+                Axis::Aggregated => aggregated.take().map_or_else(|| at(axis), Ok),
+                _ => at(axis),
+            };
+            (axis, swept)
+        })
+        .map(|(axis, swept)| match swept {
             Ok(r) => {
                 let best = |o: Objective| read(&r.cloud, &r.frontiers_of(o).all, o, target).0;
                 AxisBest {

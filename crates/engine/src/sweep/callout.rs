@@ -140,11 +140,7 @@ pub(super) fn callout(
     let (het, het_v) = read(cloud, &f.heterogeneous, objective, target);
     let (hom, hom_v) = read(cloud, &f.homogeneous, objective, target);
     let advantage = match (het_v, hom_v) {
-        (Some(a), Some(b)) if b > 0.0 && a > 0.0 => Some(if objective.higher_is_better() {
-            a / b - 1.0
-        } else {
-            1.0 - a / b
-        }),
+        (Some(a), Some(b)) if b > 0.0 && a > 0.0 => Some(objective.advantage(a, b)),
         _ => None,
     };
     let verdict = Verdict::of(advantage);

@@ -156,10 +156,13 @@ fn pick(cloud: &[SweepPoint], objective: Objective) -> Option<SloPick> {
         .filter_map(|&i| {
             let p = &cloud[i];
             let v = objective.value(&p.figures)?;
+            // A runner-up is never better than the best, so its shortfall is not
+            // negative (`0 - x`, not `-x`: a tie reads 0.0%, never -0.0%).
+            let short = pct(0.0 - objective.advantage(v, best_value));
             let gap = if objective.higher_is_better() {
-                format!("{} less", pct(1.0 - v / best_value))
+                format!("{short} less")
             } else {
-                format!("{} more", pct(v / best_value - 1.0))
+                format!("{short} more")
             };
             Some(format!("{}, {} ({gap})", p.phrase, fmt_value(objective, v)))
         })

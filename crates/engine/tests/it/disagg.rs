@@ -978,20 +978,17 @@ fn the_axes_side_by_side_each_name_their_best_at_one_target() {
         .as_deref()
         .is_some_and(|e| e.contains("multi-token-prediction")));
     // Every axis sweeps the aggregated baseline too, so none does worse than it.
-    let value = |p: &Option<disagg_engine::sweep::SweepPoint>, o: Objective| {
-        o.score(&p.as_ref().unwrap().figures).unwrap()
-    };
     let agg = of(Axis::Aggregated);
     let pd = of(Axis::PrefillDecode);
     assert!(pd.unavailable.is_none());
     for o in Objective::ALL {
-        let (a, p) = match o {
-            Objective::ThroughputPerChip => (&agg.throughput, &pd.throughput),
-            Objective::CostPerMtok => (&agg.cost, &pd.cost),
-        };
-        assert!(value(p, o) >= value(a, o), "{o:?}");
+        let (a, p) = (agg.best(o).unwrap(), pd.best(o).unwrap());
+        assert!(
+            o.score(&p.figures).unwrap() >= o.score(&a.figures).unwrap(),
+            "{o:?}"
+        );
         for q in [a, p] {
-            assert!(q.as_ref().unwrap().figures.tok_s_user >= target);
+            assert!(q.figures.tok_s_user >= target);
         }
     }
     // The same as the axis' own sweep at that target reads.
