@@ -39,11 +39,18 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 export CHROMEDRIVER="$(command -v chromedriver)"
 
+# Both npm packages in one install: a second `npm install --no-save` into the same
+# prefix would drop the first as extraneous.
+axe_installed() {
+  grep -qs "\"version\": \"$AXE_CORE_VERSION\"" "$TOOLS_DIR/node_modules/axe-core/package.json"
+}
 if ! { [ -x "$TOOLS_DIR/node_modules/.bin/wasm-opt" ] \
-       && "$TOOLS_DIR/node_modules/.bin/wasm-opt" --version | grep -q "version_${BINARYEN_VERSION%%.*}"; }; then
-  log "installing binaryen $BINARYEN_VERSION (wasm-opt) from npm into .tools"
+       && "$TOOLS_DIR/node_modules/.bin/wasm-opt" --version | grep -q "version_${BINARYEN_VERSION%%.*}" \
+       && axe_installed; }; then
+  log "installing binaryen $BINARYEN_VERSION (wasm-opt) and axe-core $AXE_CORE_VERSION from npm into .tools"
   mkdir -p "$TOOLS_DIR"
-  npm install --silent --no-save --no-audit --no-fund --prefix "$TOOLS_DIR" "binaryen@$BINARYEN_VERSION"
+  npm install --silent --no-save --no-audit --no-fund --prefix "$TOOLS_DIR" \
+    "binaryen@$BINARYEN_VERSION" "axe-core@$AXE_CORE_VERSION"
 fi
 
 log "toolchain ready: $(wasm-bindgen --version), $(trunk --version), $(wasm-opt --version | head -1), $(chromedriver --version | head -1)"

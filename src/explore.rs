@@ -413,7 +413,7 @@ mod tests {
         for pick in &answer.picks {
             assert!(pick.points.iter().all(|&i| r.cloud[i].meets_slo));
         }
-        let chart = crate::chart::ChartModel::new(&r, s.y_axis, true);
+        let chart = crate::chart::ChartModel::new(&r, &s, true, Catalogue::builtin());
         assert!(chart.points.iter().any(|p| !p.meets_slo));
         assert!(chart.points.iter().any(|p| p.meets_slo));
     }

@@ -63,6 +63,8 @@ pub struct Start {
     pub preferences: Preferences,
     pub origin: Origin,
     pub notices: Vec<String>,
+    /// The point the link selects; checked against the sweep once it has run.
+    pub point: Option<usize>,
 }
 
 /// The page's starting state from the link's query and the store; damaged saved
@@ -81,6 +83,10 @@ pub fn start(query: &str, store: &mut dyn Store, catalogue: &Catalogue) -> Start
         },
     };
     let query = query.trim_start_matches('?');
+    let point = crate::scenario::selected_point(query).unwrap_or_else(|why| {
+        notices.push(format!("link: {why}"));
+        None
+    });
     let (scenario, origin) = if !query.is_empty() {
         let (s, link_notices) = Scenario::from_query(query, catalogue);
         notices.extend(link_notices.into_iter().map(|n| format!("link: {n}")));
@@ -104,6 +110,7 @@ pub fn start(query: &str, store: &mut dyn Store, catalogue: &Catalogue) -> Start
         preferences,
         origin,
         notices,
+        point,
     }
 }
 

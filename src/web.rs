@@ -60,6 +60,56 @@ pub fn copy(text: &str) -> bool {
     }
 }
 
+/// Offers `text` as a file named `name` of type `mime`; false when the browser
+/// refuses.
+pub fn download_text(name: &str, mime: &str, text: &str) -> bool {
+    let parts = js_sys::Array::of1(&wasm_bindgen::JsValue::from_str(text));
+    let options = web_sys::BlobPropertyBag::new();
+    options.set_type(mime);
+    let Ok(blob) = web_sys::Blob::new_with_str_sequence_and_options(&parts, &options) else {
+        return false;
+    };
+    let Ok(url) = web_sys::Url::create_object_url_with_blob(&blob) else {
+        return false;
+    };
+    // The download reads the blob after this returns: the address is released at the
+    // next export instead of now.
+    thread_local! {
+        static LAST: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+    }
+    if let Some(old) = LAST.with(|l| l.borrow_mut().replace(url.clone())) {
+        let _ = web_sys::Url::revoke_object_url(&old);
+    }
+    download_url(name, &url)
+}
+
+/// Offers the canvas `id` as a PNG file named `name`, at its full device resolution.
+pub fn download_canvas_png(id: &str, name: &str) -> bool {
+    use wasm_bindgen::JsCast;
+    window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.get_element_by_id(id))
+        .and_then(|e| e.dyn_into::<web_sys::HtmlCanvasElement>().ok())
+        .and_then(|c| c.to_data_url_with_type("image/png").ok())
+        .is_some_and(|url| download_url(name, &url))
+}
+
+/// Clicks a temporary link that downloads `url` as `name`.
+fn download_url(name: &str, url: &str) -> bool {
+    use wasm_bindgen::JsCast;
+    let Some(a) = window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.create_element("a").ok())
+        .and_then(|e| e.dyn_into::<web_sys::HtmlAnchorElement>().ok())
+    else {
+        return false;
+    };
+    a.set_href(url);
+    a.set_download(name);
+    a.click();
+    true
+}
+
 /// Milliseconds on the page's monotonic clock.
 pub fn now_ms() -> f64 {
     window()

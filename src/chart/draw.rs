@@ -2,7 +2,8 @@
 //! recording backend in tests. All sizes are in device pixels, `scale` times the CSS
 //! size, so the chart stays crisp on HiDPI screens.
 
-use super::{colour_of, ChartModel, Line, Rgb};
+use super::legend::{self, Mark, CHAR, MARK};
+use super::{colour_of, AxisRange, ChartModel, Line, Rgb, Scale};
 use disagg_engine::sweep::Class;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -68,15 +69,16 @@ fn draw_on<DB: DrawingBackend>(
             .pos(Pos::new(HPos::Left, VPos::Top))
     };
     root.fill(&WHITE)?;
-    let (w, _) = root.dim_in_pixel();
-    let side = px(104.0).min(w as i32 / 3).max(0) as u32;
-    let (main, bar) = root.split_horizontally(w - side);
+    let (w, h) = root.dim_in_pixel();
+    let key = legend::key(model, w as f64 / s);
+    let band = (px(key.height).max(0) as u32).min(h / 2);
+    let (main, under) = root.split_vertically(h - band);
 
     let (x0, x1) = model.x.plot_range();
     let (y0, y1) = model.y.plot_range();
     let chart = ChartBuilder::on(&main)
         .margin_top(px(16.0))
-        .margin_right(px(12.0))
+        .margin_right(px(16.0))
         .x_label_area_size(px(46.0))
         .y_label_area_size(px(66.0))
         .build_cartesian_2d(x0..x1, y0..y1)?;
@@ -85,20 +87,32 @@ fn draw_on<DB: DrawingBackend>(
     let (left, top) = at(x0, y1);
     let (right, bottom) = at(x1, y0);
 
-    // Grid and tick labels.
+    // Grid and tick labels; a label that would touch the last one drawn is left out
+    // (its grid line stays).
     let grid = ShapeStyle::from(&GRID).stroke_width(px(1.0).max(1) as u32);
+    let mut free_from = i32::MIN;
     for t in model.x.ticks() {
         plot.draw(&PathElement::new(vec![(t.at, y0), (t.at, y1)], grid))?;
         let (x, _) = at(t.at, y0);
+        let half = px(t.label.chars().count() as f64 * CHAR / 2.0);
+        if x - half < free_from {
+            continue;
+        }
+        free_from = x + half + px(6.0);
         root.draw(&Text::new(
             t.label,
             (x, bottom + px(6.0)),
             font(12.0, MUTED).pos(Pos::new(HPos::Center, VPos::Top)),
         ))?;
     }
+    let mut free_above = i32::MAX;
     for t in model.y.ticks() {
         plot.draw(&PathElement::new(vec![(x0, t.at), (x1, t.at)], grid))?;
         let (_, y) = at(x0, t.at);
+        if y + px(7.0) > free_above {
+            continue;
+        }
+        free_above = y - px(7.0);
         root.draw(&Text::new(
             t.label,
             (left - px(6.0), y),
@@ -139,10 +153,18 @@ fn draw_on<DB: DrawingBackend>(
             ShapeStyle::from(&MUTED).stroke_width(px(1.5).max(1) as u32),
         ))?;
         let (x, _) = at(tx, y1);
+        let label = format!("target {} tok/s/user", crate::format::sig3(model.target));
+        // Right of the line when it fits inside the plot, else left of it.
+        let width = px(label.chars().count() as f64 * CHAR * 11.0 / 12.0);
+        let (anchor, at_x) = if x + px(4.0) + width <= right {
+            (HPos::Left, x + px(4.0))
+        } else {
+            (HPos::Right, x - px(4.0))
+        };
         root.draw(&Text::new(
-            format!("target {} tok/s/user", crate::format::sig3(model.target)),
-            (x + px(4.0), top + px(4.0)),
-            font(11.0, MUTED),
+            label,
+            (at_x, top + px(4.0)),
+            font(11.0, MUTED).pos(Pos::new(anchor, VPos::Top)),
         ))?;
     }
 
@@ -165,13 +187,15 @@ fn draw_on<DB: DrawingBackend>(
     for p in &model.points {
         let c = at(model.x.to_plot(p.x), model.y.to_plot(p.y));
         positions.push((c.0 as f64, c.1 as f64));
-        // A point that misses the SLO is grey, whatever its price.
-        let fill = if p.meets_slo {
-            rgb(colour_of(p.usd_per_mtok, model.colour)).filled()
-        } else {
-            RGBColor(205, 205, 205).filled()
-        };
-        marker(root, p.class, c, s, fill, outline)?;
+        let [a, b] = model.fills(p);
+        marker(
+            root,
+            p.class,
+            c,
+            s,
+            [rgb(a).filled(), rgb(b).filled()],
+            outline,
+        )?;
     }
     for (index, width, size) in [(look.hovered, 1.5, 8.0), (look.selected, 2.5, 10.0)] {
         if let Some(&(x, y)) = index.and_then(|i| positions.get(i)) {
@@ -183,17 +207,18 @@ fn draw_on<DB: DrawingBackend>(
         }
     }
 
-    legend(root, (left + px(10.0), top + px(10.0)), s)?;
-    colour_bar(&bar, (top, bottom), s, model)?;
+    draw_key(&under, &key, s, model)?;
     Ok(positions)
 }
 
+/// A point's mark; `fill` holds the colours of its left and right halves (the same
+/// twice but for a mixed point coloured by chip).
 fn marker<DB: DrawingBackend>(
     root: &Area<DB>,
     class: Class,
     (x, y): (i32, i32),
     s: f64,
-    fill: ShapeStyle,
+    [fill, right]: [ShapeStyle; 2],
     outline: ShapeStyle,
 ) -> Result<(), Failure<DB>> {
     let r = |v: f64| (v * s).round() as i32;
@@ -201,7 +226,18 @@ fn marker<DB: DrawingBackend>(
         Class::Heterogeneous => {
             let d = r(6.0);
             let pts = vec![(x, y - d), (x + d, y), (x, y + d), (x - d, y)];
-            root.draw(&Polygon::new(pts.clone(), fill))?;
+            if fill.color == right.color {
+                root.draw(&Polygon::new(pts.clone(), fill))?;
+            } else {
+                root.draw(&Polygon::new(
+                    vec![(x, y - d), (x, y + d), (x - d, y)],
+                    fill,
+                ))?;
+                root.draw(&Polygon::new(
+                    vec![(x, y - d), (x + d, y), (x, y + d)],
+                    right,
+                ))?;
+            }
             let mut ring = pts;
             ring.push((x, y - d));
             root.draw(&PathElement::new(ring, outline))?;
@@ -222,98 +258,145 @@ fn marker<DB: DrawingBackend>(
     Ok(())
 }
 
-fn legend<DB: DrawingBackend>(
-    root: &Area<DB>,
-    (x, y): (i32, i32),
-    s: f64,
-) -> Result<(), Failure<DB>> {
-    let r = |v: f64| (v * s).round() as i32;
-    let font = ("sans-serif", 12.0 * s)
-        .into_font()
-        .color(&INK)
-        .pos(Pos::new(HPos::Left, VPos::Center));
-    let row = r(18.0);
-    root.draw(&Rectangle::new(
-        [(x, y), (x + r(196.0), y + row * 5 + r(8.0))],
-        RGBAColor(255, 255, 255, 0.85).filled(),
-    ))?;
-    let grey = RGBColor(200, 200, 200).filled();
-    let outline = ShapeStyle::from(&INK).stroke_width(r(1.0).max(1) as u32);
-    let rows: [(&str, Option<Class>, Option<Line>); 5] = [
-        ("mixed split", Some(Class::Heterogeneous), None),
-        ("single-kind split", Some(Class::Homogeneous), None),
-        ("aggregated baseline", Some(Class::Baseline), None),
-        (Line::Heterogeneous.name(), None, Some(Line::Heterogeneous)),
-        (Line::Homogeneous.name(), None, Some(Line::Homogeneous)),
-    ];
-    for (i, (text, class, line)) in rows.into_iter().enumerate() {
-        let cy = y + r(4.0) + row * i as i32 + row / 2;
-        let cx = x + r(14.0);
-        if let Some(c) = class {
-            marker(root, c, (cx, cy), s, grey, outline)?;
-        }
-        if let Some(l) = line {
-            root.draw(&PathElement::new(
-                vec![(cx - r(8.0), cy), (cx + r(8.0), cy)],
-                ShapeStyle::from(&line_colour(l)).stroke_width(r(2.5).max(1) as u32),
-            ))?;
-        }
-        root.draw(&Text::new(text, (cx + r(16.0), cy), font.clone()))?;
-    }
-    Ok(())
-}
-
-fn colour_bar<DB: DrawingBackend>(
-    bar: &Area<DB>,
-    (top, bottom): (i32, i32),
+/// The key under the plot, as [`legend::key`] placed it.
+fn draw_key<DB: DrawingBackend>(
+    area: &Area<DB>,
+    key: &legend::Key,
     s: f64,
     model: &ChartModel,
 ) -> Result<(), Failure<DB>> {
     let r = |v: f64| (v * s).round() as i32;
     let font = |pos| ("sans-serif", 12.0 * s).into_font().color(&INK).pos(pos);
-    bar.draw(&Text::new(
-        "$/Mtok out",
-        (r(12.0), top),
-        font(Pos::new(HPos::Left, VPos::Top)),
-    ))?;
-    let Some((lo, hi)) = model.colour else {
-        bar.draw(&Text::new(
-            "no prices",
-            (r(12.0), top + r(20.0)),
-            font(Pos::new(HPos::Left, VPos::Top)),
+    let outline = ShapeStyle::from(&INK).stroke_width(r(1.0).max(1) as u32);
+    let grey = RGBColor(200, 200, 200).filled();
+    for placed in &key.entries {
+        let (x, y) = (placed.x, placed.y);
+        let centre = (r(x + MARK / 2.0 - 2.0), r(y + legend::ROW / 2.0));
+        let text_at = (r(x + MARK), r(y + legend::ROW / 2.0));
+        let text = placed.entry.text.as_str();
+        match placed.entry.mark {
+            Mark::Shape(class) => marker(area, class, centre, s, [grey, grey], outline)?,
+            Mark::Line(line) => area
+                .draw(&PathElement::new(
+                    vec![(centre.0 - r(9.0), centre.1), (centre.0 + r(9.0), centre.1)],
+                    ShapeStyle::from(&line_colour(line)).stroke_width(r(2.5).max(1) as u32),
+                ))
+                .map(|_| ())?,
+            Mark::Swatch(c) => swatch(area, centre, s, [c, c], outline)?,
+            Mark::Split(a, b) => marker(
+                area,
+                Class::Heterogeneous,
+                centre,
+                s,
+                [rgb(a).filled(), rgb(b).filled()],
+                outline,
+            )?,
+            Mark::PriceBar { lo, hi } => {
+                price_bar(area, (x, y), text, (lo, hi), s, model, key_width(area, s))?;
+                continue;
+            }
+        }
+        area.draw(&Text::new(
+            text,
+            text_at,
+            font(Pos::new(HPos::Left, VPos::Center)),
         ))?;
-        return Ok(());
+    }
+    Ok(())
+}
+
+fn key_width<DB: DrawingBackend>(area: &Area<DB>, s: f64) -> f64 {
+    area.dim_in_pixel().0 as f64 / s
+}
+
+fn swatch<DB: DrawingBackend>(
+    area: &Area<DB>,
+    (x, y): (i32, i32),
+    s: f64,
+    [a, _]: [Rgb; 2],
+    outline: ShapeStyle,
+) -> Result<(), Failure<DB>> {
+    let d = (5.0 * s).round() as i32;
+    let corners = [(x - d, y - d), (x + d, y + d)];
+    area.draw(&Rectangle::new(corners, rgb(a).filled()))?;
+    area.draw(&Rectangle::new(corners, outline))?;
+    Ok(())
+}
+
+/// The $/Mtok scale: its title, a bar cheap (left) to dear (right) and round prices
+/// labelled along its length (the ends when no round price falls inside).
+fn price_bar<DB: DrawingBackend>(
+    area: &Area<DB>,
+    (x, y): (f64, f64),
+    title: &str,
+    (lo, hi): (f64, f64),
+    s: f64,
+    model: &ChartModel,
+    width: f64,
+) -> Result<(), Failure<DB>> {
+    let r = |v: f64| (v * s).round() as i32;
+    let font = |pos| ("sans-serif", 12.0 * s).into_font().color(&INK).pos(pos);
+    area.draw(&Text::new(
+        title,
+        (r(x), r(y + 9.0)),
+        font(Pos::new(HPos::Left, VPos::Center)),
+    ))?;
+    let (start, length) = legend::price_bar_span(title, width);
+    let (bx, top, bottom) = (x + start, y + 3.0, y + 15.0);
+    let scale = AxisRange {
+        lo,
+        hi: hi.max(lo),
+        scale: Scale::Log,
     };
-    let (y_top, y_bottom) = (top + r(22.0), bottom - r(4.0));
+    let at = |v: f64| {
+        let (a, b) = scale.plot_range();
+        let t = if b > a {
+            (scale.to_plot(v) - a) / (b - a)
+        } else {
+            0.0
+        };
+        bx + length * t.clamp(0.0, 1.0)
+    };
     let steps = 48;
-    let span = (y_bottom - y_top).max(1);
     for i in 0..steps {
-        let t0 = i as f64 / steps as f64;
-        let t1 = (i + 1) as f64 / steps as f64;
-        // Dear at the top, cheap at the bottom.
-        let v = (hi.ln() + (lo.ln() - hi.ln()) * (t0 + t1) / 2.0).exp();
-        let a = y_top + (span as f64 * t0) as i32;
-        let b = y_top + (span as f64 * t1).ceil() as i32;
-        bar.draw(&Rectangle::new(
-            [(r(12.0), a), (r(28.0), b)],
+        let (t0, t1) = (i as f64 / steps as f64, (i + 1) as f64 / steps as f64);
+        let v = (lo.ln() + (hi.ln() - lo.ln()) * (t0 + t1) / 2.0).exp();
+        area.draw(&Rectangle::new(
+            [
+                (r(bx + length * t0), r(top)),
+                (r(bx + length * t1).max(r(bx + length * t0) + 1), r(bottom)),
+            ],
             rgb(colour_of(Some(v), model.colour)).filled(),
         ))?;
     }
-    bar.draw(&Text::new(
-        format!("${}", crate::format::sig3(hi)),
-        (r(32.0), y_top),
-        font(Pos::new(HPos::Left, VPos::Top)),
-    ))?;
-    bar.draw(&Text::new(
-        format!("${}", crate::format::sig3(lo)),
-        (r(32.0), y_bottom),
-        font(Pos::new(HPos::Left, VPos::Bottom)),
-    ))?;
-    bar.draw(&Text::new(
-        "grey: no price",
-        (r(12.0), y_bottom + r(10.0)),
-        font(Pos::new(HPos::Left, VPos::Top)),
-    ))?;
+    let mut labels: Vec<(f64, f64)> = scale
+        .ticks()
+        .into_iter()
+        .map(|t| 10f64.powf(t.at))
+        .map(|v| (at(v), v))
+        .collect();
+    if labels.len() < 2 {
+        labels = vec![(at(lo), lo), (at(hi), hi)];
+        labels.dedup_by(|a, b| (a.0 - b.0).abs() < 1.0);
+    }
+    let mut free_from = f64::NEG_INFINITY;
+    for (px_at, v) in labels {
+        let text = format!("${}", super::compact(v));
+        let half = text.chars().count() as f64 * CHAR / 2.0;
+        if px_at - half < free_from {
+            continue;
+        }
+        free_from = px_at + half + 6.0;
+        area.draw(&PathElement::new(
+            vec![(r(px_at), r(bottom)), (r(px_at), r(bottom + 3.0))],
+            ShapeStyle::from(&INK).stroke_width(r(1.0).max(1) as u32),
+        ))?;
+        area.draw(&Text::new(
+            text,
+            (r(px_at), r(bottom + 5.0)),
+            font(Pos::new(HPos::Center, VPos::Top)),
+        ))?;
+    }
     Ok(())
 }
 
@@ -426,7 +509,11 @@ mod tests {
 
     fn record(s: &Scenario, y: YAxis) -> (ChartModel, Recorder, Vec<(f64, f64)>) {
         let r = explore(s, Catalogue::builtin()).unwrap();
-        let m = ChartModel::new(&r, y, true);
+        let shown = Scenario {
+            y_axis: y,
+            ..s.clone()
+        };
+        let m = ChartModel::new(&r, &shown, true, Catalogue::builtin());
         let mut rec = Recorder::default();
         let look = Look {
             scale: 2.0,
@@ -462,6 +549,35 @@ mod tests {
                 rec.texts
             );
         }
+    }
+
+    #[test]
+    fn colour_by_chip_splits_mixed_points_and_names_the_chips_under_the_plot() {
+        let s = Scenario {
+            colour_by: crate::scenario::ColourBy::Chip,
+            ..Scenario::default()
+        };
+        let (m, rec, _) = record(&s, YAxis::TokSPerChip);
+        let mixed = m
+            .points
+            .iter()
+            .filter(|p| p.class == Class::Heterogeneous)
+            .count();
+        // Two halves per mixed point, the shape key's diamond and the halves' key.
+        assert_eq!(rec.polygons, 2 * mixed + 1 + 2);
+        for chip in &m.chips {
+            assert!(
+                rec.texts.contains(&chip.name),
+                "no {} in {:?}",
+                chip.name,
+                rec.texts
+            );
+        }
+        assert!(!rec.texts.iter().any(|t| t.starts_with('$')));
+        let (_, price, _) = record(&Scenario::default(), YAxis::TokSPerChip);
+        // The price scale is labelled along its length, not only at its ends.
+        let prices = price.texts.iter().filter(|t| t.starts_with('$')).count();
+        assert!(prices >= 3, "{:?}", price.texts);
     }
 
     #[test]

@@ -3,12 +3,15 @@
 //! the pointer. [`draw`] turns a [`ChartModel`] into pixels with plotters; everything
 //! here is tested natively.
 
+pub mod describe;
 pub mod draw;
+pub mod legend;
 
 use crate::format::sig3;
-use crate::scenario::YAxis;
+use crate::scenario::{ColourBy, Scenario, YAxis};
 use disagg_engine::disagg::Figures;
-use disagg_engine::sweep::{Class, SweepResult};
+use disagg_engine::sweep::{Class, SweepPoint, SweepResult};
+use disagg_engine::Catalogue;
 
 /// How an axis maps data to position.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,9 +38,12 @@ pub struct Tick {
 /// Data spanning at least this ratio gets a log axis.
 pub const LOG_SPAN: f64 = 10.0;
 
-/// Most ticks a linear axis draws: about five fit the range by construction; the bound
-/// only guards degenerate ranges.
-pub const MAX_LINEAR_TICKS: usize = 12;
+/// Fewest ticks an axis aims at.
+pub const MIN_TICKS: usize = 5;
+
+/// Most ticks a linear axis draws: at most thirteen fit the range by construction (a
+/// step 2.5 times wider gave fewer than five); the bound guards degenerate ranges.
+pub const MAX_LINEAR_TICKS: usize = 14;
 
 impl AxisRange {
     /// An axis covering `values` with a little room at both ends; log when they span
@@ -96,52 +102,15 @@ impl AxisRange {
         v.is_finite() && v >= self.lo && v <= self.hi
     }
 
-    /// Round-numbered ticks inside the range (at most [`MAX_LINEAR_TICKS`] on a linear
-    /// axis): decades (with 2 and 5 between when
-    /// the range is narrow) on a log axis, steps of 1, 2 or 5 on a linear one.
+    /// Round-numbered ticks inside the range, at least [`MIN_TICKS`] where round
+    /// numbers allow. On a log axis, the sparsest of 1; 1, 3; 1, 2, 5; and
+    /// 1, 1.5, 2, 3, 5, 7 per decade that gives enough (every other decade past eight);
+    /// on a linear one, the widest step of 1, 2 or 5 times a power of ten that does.
     pub fn ticks(&self) -> Vec<Tick> {
-        let mut values = Vec::new();
-        match self.scale {
-            Scale::Log => {
-                let (a, b) = (
-                    self.lo.log10().floor() as i32,
-                    self.hi.log10().ceil() as i32,
-                );
-                let decades = b - a;
-                let step = if decades > 8 { 2 } else { 1 };
-                let mantissas: &[f64] = if decades <= 2 {
-                    &[1.0, 2.0, 5.0]
-                } else {
-                    &[1.0]
-                };
-                for e in (a..=b).step_by(step) {
-                    for m in mantissas {
-                        values.push(m * 10f64.powi(e));
-                    }
-                }
-            }
-            Scale::Linear => {
-                let raw = (self.hi - self.lo) / 5.0;
-                if raw.is_finite() && raw > 0.0 {
-                    let mag = 10f64.powf(raw.log10().floor());
-                    let step = [1.0, 2.0, 5.0, 10.0]
-                        .into_iter()
-                        .map(|m| m * mag)
-                        .find(|s| *s >= raw)
-                        .unwrap_or(10.0 * mag);
-                    // Ticks by index: a step below the values' resolution cannot stall
-                    // the loop, and there are never more than a handful.
-                    let first = (self.lo / step).ceil();
-                    for i in 0..MAX_LINEAR_TICKS {
-                        let v = (first + i as f64) * step;
-                        if v > self.hi + step * 1e-9 {
-                            break;
-                        }
-                        values.push(v);
-                    }
-                }
-            }
-        }
+        let values = match self.scale {
+            Scale::Log => self.log_tick_values(),
+            Scale::Linear => self.linear_tick_values(),
+        };
         values
             .into_iter()
             .filter(|v| self.contains(*v))
@@ -149,6 +118,55 @@ impl AxisRange {
                 at: self.to_plot(v),
                 label: compact(v),
             })
+            .collect()
+    }
+
+    fn log_tick_values(&self) -> Vec<f64> {
+        const MANTISSAS: [&[f64]; 4] = [
+            &[1.0],
+            &[1.0, 3.0],
+            &[1.0, 2.0, 5.0],
+            &[1.0, 1.5, 2.0, 3.0, 5.0, 7.0],
+        ];
+        let (a, b) = (
+            self.lo.log10().floor() as i32,
+            self.hi.log10().ceil() as i32,
+        );
+        let step = if b - a > 8 { 2 } else { 1 };
+        let with = |mantissas: &[f64]| -> Vec<f64> {
+            (a..=b)
+                .step_by(step)
+                .flat_map(|e| mantissas.iter().map(move |m| m * 10f64.powi(e)))
+                .filter(|v| self.contains(*v))
+                .collect()
+        };
+        let mut values = Vec::new();
+        for mantissas in MANTISSAS {
+            values = with(mantissas);
+            if values.len() >= MIN_TICKS {
+                break;
+            }
+        }
+        values
+    }
+
+    fn linear_tick_values(&self) -> Vec<f64> {
+        let span = self.hi - self.lo;
+        if !(span.is_finite() && span > 0.0) {
+            return Vec::new();
+        }
+        let count = |step: f64| ((self.hi / step).floor() - (self.lo / step).ceil() + 1.0).max(0.0);
+        // From a step wider than the range down, the first that gives enough ticks.
+        let top = 10f64.powf(span.log10().ceil());
+        let step = (0..12)
+            .map(|i| top / [1.0, 2.0, 5.0][i % 3] / 10f64.powi(i as i32 / 3))
+            .find(|s| count(*s) >= MIN_TICKS as f64)
+            .unwrap_or(top / 1e4);
+        // Ticks by index: a step below the values' resolution cannot stall the loop.
+        let first = (self.lo / step).ceil();
+        (0..MAX_LINEAR_TICKS)
+            .map(|i| (first + i as f64) * step)
+            .take_while(|v| *v <= self.hi + step * 1e-9)
             .collect()
     }
 }
@@ -186,6 +204,18 @@ pub struct PlotPoint {
     pub meets_slo: bool,
     /// Index into the sweep's cloud.
     pub cloud_index: usize,
+    /// The chips of its first and last pool (prefill and decode, attention and experts,
+    /// target and draft; the same twice for one kind), as indices into
+    /// [`ChartModel::chips`].
+    pub chips: [usize; 2],
+}
+
+/// A chip as the chart's colour key shows it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ChipKey {
+    pub id: String,
+    pub name: String,
+    pub colour: Rgb,
 }
 
 /// Which frontier a line traces.
@@ -221,6 +251,12 @@ pub struct ChartModel {
     pub y: AxisRange,
     /// $/Mtok range of the colour scale, when any point has a price.
     pub colour: Option<(f64, f64)>,
+    pub colour_by: ColourBy,
+    /// Every chip of the scenario, in its order, with a colour of its own.
+    pub chips: Vec<ChipKey>,
+    /// The pool roles a mixed point's halves stand for (left, right), when there is a
+    /// mixed point.
+    pub halves: Option<(&'static str, &'static str)>,
     pub target: f64,
     pub x_label: &'static str,
     pub y_label: &'static str,
@@ -249,7 +285,8 @@ fn usd(f: &Figures) -> Option<f64> {
         .filter(|v| v.is_finite() && *v > 0.0)
 }
 
-/// Draw order: the baseline under the splits, mixed deployments on top.
+/// Draw order: the baseline under the splits, mixed deployments on top (and points
+/// that miss the SLO under all those that meet it).
 fn layer(c: Class) -> u8 {
     match c {
         Class::Baseline => 0,
@@ -258,10 +295,40 @@ fn layer(c: Class) -> u8 {
     }
 }
 
+/// The chips of a point's first and last pool.
+fn end_chips(p: &SweepPoint) -> [&str; 2] {
+    let pools = &p.spec.pools;
+    let chip = |i: Option<usize>| i.and_then(|i| pools.get(i)).map_or("", |p| p.chip.as_str());
+    [chip(Some(0)), chip(pools.len().checked_sub(1))]
+}
+
 impl ChartModel {
-    /// The chart of a sweep; `every_point` draws each pairing's frontier points,
-    /// otherwise only the points of the drawn frontiers.
-    pub fn new(result: &SweepResult, y: YAxis, every_point: bool) -> ChartModel {
+    /// The chart of a sweep as scenario `s` asks to see it (y axis, colours);
+    /// `every_point` draws each pairing's frontier points, otherwise only the points of
+    /// the drawn frontiers.
+    pub fn new(
+        result: &SweepResult,
+        s: &Scenario,
+        every_point: bool,
+        catalogue: &Catalogue,
+    ) -> ChartModel {
+        let y = s.y_axis;
+        let chips: Vec<ChipKey> = s
+            .chips
+            .iter()
+            .enumerate()
+            .map(|(i, id)| ChipKey {
+                id: id.clone(),
+                name: catalogue.chip(id).map_or(id.clone(), |c| c.name.clone()),
+                colour: chip_colour(i),
+            })
+            .collect();
+        let chip_index = |id: &str| {
+            chips
+                .iter()
+                .position(|c| c.id.eq_ignore_ascii_case(id))
+                .unwrap_or(0)
+        };
         let frontiers = result.frontiers_of(y.objective());
         let mut on_frontier = vec![false; result.cloud.len()];
         for &i in frontiers.homogeneous.iter().chain(&frontiers.heterogeneous) {
@@ -284,11 +351,12 @@ impl ChartModel {
                     class: p.class,
                     meets_slo: p.meets_slo,
                     cloud_index: i,
+                    chips: end_chips(p).map(chip_index),
                 }),
                 _ => unplotted += 1,
             }
         }
-        points.sort_by_key(|p| layer(p.class));
+        points.sort_by_key(|p| (p.meets_slo, layer(p.class)));
         let line = |line: Line, pts: &[usize]| FrontierLine {
             line,
             points: result
@@ -316,12 +384,25 @@ impl ChartModel {
                     (lo.min(*v), hi.max(*v))
                 })
         });
+        let halves = result
+            .cloud
+            .iter()
+            .find(|p| p.class == Class::Heterogeneous)
+            .and_then(|p| {
+                Some((
+                    p.spec.pools.first()?.role.name(),
+                    p.spec.pools.last()?.role.name(),
+                ))
+            });
         ChartModel {
             points,
             frontiers,
             x,
             y: yr,
             colour,
+            colour_by: s.colour_by,
+            chips,
+            halves,
             target,
             x_label: "tok/s per user (interactivity)",
             y_label: y_label(y),
@@ -336,6 +417,47 @@ pub type Rgb = (u8, u8, u8);
 const STOPS: [Rgb; 4] = [(0, 92, 171), (0, 158, 115), (230, 159, 0), (213, 94, 0)];
 /// Points without a price.
 pub const UNPRICED: Rgb = (150, 150, 150);
+
+/// Chip colours: Okabe-Ito without its yellow and black, then Paul Tol's muted set;
+/// twelve, one per chip kind the page allows, none of them the greys of missing data.
+const CHIP_COLOURS: [Rgb; 12] = [
+    (0, 114, 178),
+    (213, 94, 0),
+    (0, 158, 115),
+    (230, 159, 0),
+    (204, 121, 167),
+    (86, 180, 233),
+    (51, 34, 136),
+    (153, 153, 51),
+    (136, 34, 85),
+    (68, 170, 153),
+    (221, 204, 119),
+    (204, 102, 119),
+];
+
+/// The colour of the `i`th chip of the scenario.
+pub fn chip_colour(i: usize) -> Rgb {
+    CHIP_COLOURS[i % CHIP_COLOURS.len()]
+}
+
+/// A point that misses the SLO, whatever its price or chips.
+pub const MISSES_SLO: Rgb = (205, 205, 205);
+
+impl ChartModel {
+    /// A point's fill: grey when it misses the SLO, else its price or its chips' colours
+    /// (two for a mixed point, its halves).
+    pub fn fills(&self, p: &PlotPoint) -> [Rgb; 2] {
+        if !p.meets_slo {
+            return [MISSES_SLO; 2];
+        }
+        match self.colour_by {
+            ColourBy::Price => [colour_of(p.usd_per_mtok, self.colour); 2],
+            ColourBy::Chip => p
+                .chips
+                .map(|i| self.chips.get(i).map_or(UNPRICED, |c| c.colour)),
+        }
+    }
+}
 
 /// The colour of a $/Mtok value on a log scale over `range`.
 pub fn colour_of(v: Option<f64>, range: Option<(f64, f64)>) -> Rgb {
@@ -397,14 +519,14 @@ mod tests {
             scale: Scale::Log,
         };
         let labels: Vec<_> = log.ticks().into_iter().map(|t| t.label).collect();
-        assert_eq!(labels, ["10", "100", "1k"]);
+        assert_eq!(labels, ["3", "10", "30", "100", "300", "1k", "3k"]);
         let narrow = AxisRange {
             lo: 3.0,
             hi: 90.0,
             scale: Scale::Log,
         };
         let labels: Vec<_> = narrow.ticks().into_iter().map(|t| t.label).collect();
-        assert_eq!(labels, ["5", "10", "20", "50"]);
+        assert_eq!(labels, ["3", "5", "7", "10", "15", "20", "30", "50", "70"]);
         let lin = AxisRange {
             lo: 0.0,
             hi: 47.0,
@@ -432,6 +554,31 @@ mod tests {
     }
 
     #[test]
+    fn every_axis_gets_enough_ticks_and_not_too_many() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed >> 11) as f64 / (1u64 << 53) as f64
+        };
+        for _ in 0..2000 {
+            let lo = 10f64.powf(next() * 8.0 - 3.0);
+            let hi = lo * (1.0 + next() * 1e4);
+            let axis = AxisRange::covering([lo, hi]);
+            let ticks = axis.ticks();
+            assert!(
+                (MIN_TICKS - 1..=MAX_LINEAR_TICKS).contains(&ticks.len()),
+                "{axis:?}: {} ticks",
+                ticks.len()
+            );
+            let (a, b) = axis.plot_range();
+            assert!(ticks.iter().all(|t| t.at >= a && t.at <= b));
+            assert!(ticks.windows(2).all(|w| w[0].at < w[1].at));
+        }
+    }
+
+    #[test]
     fn compact_labels() {
         assert_eq!(compact(1500.0), "1.5k");
         assert_eq!(compact(2_000_000.0), "2M");
@@ -451,6 +598,40 @@ mod tests {
     }
 
     #[test]
+    fn colour_by_chip_gives_each_chip_its_own_colour_and_mixed_points_two() {
+        let s = Scenario {
+            colour_by: ColourBy::Chip,
+            ..Scenario::default()
+        };
+        let r = explore(&s, Catalogue::builtin()).unwrap();
+        let m = ChartModel::new(&r, &s, true, Catalogue::builtin());
+        assert_eq!(m.chips.len(), s.chips.len());
+        let mut colours: Vec<Rgb> = m.chips.iter().map(|c| c.colour).collect();
+        colours.dedup();
+        assert_eq!(colours.len(), s.chips.len());
+        assert!(m
+            .chips
+            .iter()
+            .all(|c| !c.name.is_empty() && c.colour != MISSES_SLO));
+        assert_eq!(m.halves, Some(("prefill", "decode")));
+        for p in &m.points {
+            let point = &r.cloud[p.cloud_index];
+            let [a, b] = m.fills(p);
+            let first = &point.spec.pools[0].chip;
+            assert_eq!(m.chips[p.chips[0]].id, *first);
+            assert_eq!(a, m.chips[p.chips[0]].colour);
+            assert_eq!(a == b, p.class != Class::Heterogeneous, "{}", point.label);
+        }
+        // Price mode: one colour per point, from its $/Mtok.
+        let price = ChartModel::new(&r, &Scenario::default(), true, Catalogue::builtin());
+        for p in &price.points {
+            let [a, b] = price.fills(p);
+            assert_eq!(a, b);
+            assert_eq!(a, colour_of(p.usd_per_mtok, price.colour));
+        }
+    }
+
+    #[test]
     fn nearest_point_within_reach() {
         let p = [(0.0, 0.0), (10.0, 0.0), (10.0, 3.0)];
         assert_eq!(nearest(&p, (9.0, 2.5), 5.0), Some(2));
@@ -462,9 +643,13 @@ mod tests {
     fn the_model_holds_every_drawable_point_inside_its_axes() {
         let r = explore(&Scenario::default(), Catalogue::builtin()).unwrap();
         for y in [YAxis::TokSPerChip, YAxis::TokSPerUsdHour] {
-            let m = ChartModel::new(&r, y, true);
+            let s = Scenario {
+                y_axis: y,
+                ..Scenario::default()
+            };
+            let m = ChartModel::new(&r, &s, true, Catalogue::builtin());
             assert_eq!(m.points.len() + m.unplotted, r.cloud.len());
-            let few = ChartModel::new(&r, y, false);
+            let few = ChartModel::new(&r, &s, false, Catalogue::builtin());
             assert!(few.points.len() < m.points.len());
             let on_lines: usize = few.frontiers.iter().map(|f| f.points.len()).sum();
             assert_eq!(few.points.len(), on_lines);
@@ -474,8 +659,13 @@ mod tests {
             }
             assert!(m.x.contains(m.target));
             assert!(m.frontiers.iter().all(|f| !f.points.is_empty()));
-            // Mixed deployments are drawn last, on top.
-            let layers: Vec<u8> = m.points.iter().map(|p| layer(p.class)).collect();
+            // Mixed deployments are drawn last, on top; points that miss the SLO under
+            // those that meet it.
+            let layers: Vec<(bool, u8)> = m
+                .points
+                .iter()
+                .map(|p| (p.meets_slo, layer(p.class)))
+                .collect();
             assert!(layers.windows(2).all(|w| w[0] <= w[1]));
         }
     }

@@ -32,7 +32,7 @@ pub fn AxesTable() -> impl IntoView {
             Some(Err(e)) => Some(view! { <p class="field-error">{e.clone()}</p> }.into_any()),
             Some(Ok(rows)) => Some(
                 view! {
-                    <table class="axes-table" id="axes-table">
+                    <div class="table-scroll" tabindex="0" role="region" aria-label="Axes compared"><table class="axes-table" id="axes-table">
                         <caption>"The best deployment of each axis at the same target"</caption>
                         <thead>
                             <tr>
@@ -55,7 +55,7 @@ pub fn AxesTable() -> impl IntoView {
                                 })
                                 .collect_view()}
                         </tbody>
-                    </table>
+                    </table></div>
                 }
                 .into_any(),
             ),

@@ -1,13 +1,17 @@
 //! The chart canvas with hover and click, the status line with the measured redraw
 //! time, and the frontier as a table (the keyboard's way to every point).
 
-use super::Page;
+use super::{Explored, Page};
+use crate::chart::describe::describe;
 use crate::chart::draw::{draw, Look};
-use crate::chart::{nearest, ChartModel};
+use crate::chart::{legend, nearest, ChartModel};
 use crate::format;
 use crate::perf::Redraw;
+use crate::scenario::Scenario;
+use crate::storage::Preferences;
 use crate::web;
 use disagg_engine::units::Seconds;
+use disagg_engine::Catalogue;
 use leptos::html::Canvas;
 use leptos::prelude::*;
 use plotters_canvas::CanvasBackend;
@@ -19,7 +23,11 @@ const REACH: f64 = 10.0;
 /// The chart of the current sweep. Every recomputation counts as a new chart, even
 /// one equal to the last: an input whose sweep draws the same picture is still answered
 /// by a redraw, so its latency is recorded then and not charged to the next input.
-fn chart_model(page: Page) -> Memo<Option<Arc<ChartModel>>> {
+pub(super) fn chart_model(
+    scenario: RwSignal<Scenario>,
+    preferences: RwSignal<Preferences>,
+    explored: RwSignal<Option<Arc<Explored>>>,
+) -> Memo<Option<Arc<ChartModel>>> {
     fn changed(
         old: Option<&Option<Arc<ChartModel>>>,
         new: Option<&Option<Arc<ChartModel>>>,
@@ -32,9 +40,25 @@ fn chart_model(page: Page) -> Memo<Option<Arc<ChartModel>>> {
     }
     Memo::new_with_compare(
         move |_| {
-            let every = page.preferences.with(|p| p.show_cloud);
-            let y = page.scenario.with(|s| s.y_axis);
-            page.with_result(|r| Some(Arc::new(ChartModel::new(r, y, every))))
+            let every = preferences.with(|p| p.show_cloud);
+            // The chips and the rest come with the sweep; only what to show is read
+            // from the live scenario, so a change that sweeps again redraws once.
+            let (y_axis, colour_by) = scenario.with(|s| (s.y_axis, s.colour_by));
+            explored.with(|e| {
+                let e = e.as_ref()?;
+                let r = e.result.as_ref().ok()?;
+                let shown = Scenario {
+                    y_axis,
+                    colour_by,
+                    ..e.scenario.clone()
+                };
+                Some(Arc::new(ChartModel::new(
+                    r,
+                    &shown,
+                    every,
+                    Catalogue::builtin(),
+                )))
+            })
         },
         changed,
     )
@@ -43,7 +67,7 @@ fn chart_model(page: Page) -> Memo<Option<Arc<ChartModel>>> {
 #[component]
 pub fn ChartView() -> impl IntoView {
     let page = expect_context::<Page>();
-    let model = chart_model(page);
+    let model = page.chart;
     let canvas_ref = NodeRef::<Canvas>::new();
     let positions = StoredValue::new(Vec::<(f64, f64)>::new());
     let resized = RwSignal::new(0u32);
@@ -68,7 +92,8 @@ pub fn ChartView() -> impl IntoView {
         let t0 = web::now_ms();
         let dpr = web::device_pixel_ratio();
         let css_w = (canvas.client_width() as f64).max(320.0);
-        let css_h = (css_w * 0.6).clamp(320.0, 560.0);
+        let key_h = model.as_ref().map_or(0.0, |m| legend::key(m, css_w).height);
+        let css_h = (css_w * 0.6).clamp(320.0, 560.0) + key_h;
         let _ = canvas.style(("height", format!("{css_h}px")));
         canvas.set_width((css_w * dpr).round() as u32);
         canvas.set_height((css_h * dpr).round() as u32);
@@ -128,17 +153,34 @@ pub fn ChartView() -> impl IntoView {
     };
     let on_click = move |ev: leptos::ev::MouseEvent| {
         if let Some((cloud, _)) = point_at(&ev) {
+            page.opener.set_value(None);
             page.selected.set(Some(cloud));
         }
     };
     let tooltip = move || {
         let (x, y) = tip.get()?;
+        // Right of the pointer on the chart's left half, left of it on the right half,
+        // so the tooltip stays on screen however narrow the chart is.
+        let width = canvas_ref
+            .get_untracked()
+            .map_or(0.0, |c| c.client_width() as f64);
+        let flip = if x > width / 2.0 {
+            "translateX(calc(-100% - 28px))"
+        } else {
+            "none"
+        };
         let cloud = page.hovered.get()?;
         page.explored.with(|e| {
             let p = e.as_ref()?.point(cloud)?;
             let f = &p.figures;
             Some(view! {
-                <div class="tooltip" role="tooltip" style:left=format!("{}px", x + 14.0) style:top=format!("{}px", y + 14.0)>
+                <div
+                    class="tooltip"
+                    role="tooltip"
+                    style:left=format!("{}px", x + 14.0)
+                    style:top=format!("{}px", y + 14.0)
+                    style:transform=flip
+                >
                     <strong>{p.phrase.clone()}</strong>
                     <div>{p.label.clone()}</div>
                     <div>
@@ -153,6 +195,22 @@ pub fn ChartView() -> impl IntoView {
                 </div>
             })
         })
+    };
+    // The key's entries as drawn, for the browser tests to read.
+    let key_text = move || {
+        model.with(|m| {
+            m.as_ref().map_or(String::new(), |m| {
+                legend::entries(m)
+                    .into_iter()
+                    .map(|e| e.text)
+                    .collect::<Vec<_>>()
+                    .join(" | ")
+            })
+        })
+    };
+    let summary = move || {
+        let m = model.get()?;
+        page.with_result(|r| Some(describe(&m, r)))
     };
     let error = move || {
         page.explored.with(|e| {
@@ -170,13 +228,16 @@ pub fn ChartView() -> impl IntoView {
                     id="chart"
                     node_ref=canvas_ref
                     role="img"
-                    aria-label="Scatter of deployments: interactivity (tok/s per user) across, throughput per chip or per dollar up; the frontier table below lists the same points"
+                    aria-label="Chart of the swept deployments"
+                    aria-describedby="chart-summary"
+                    data-key=key_text
                     on:mousemove=on_move
                     on:mouseleave=on_leave
                     on:click=on_click
                 ></canvas>
                 {tooltip}
             </div>
+            <p class="visually-hidden" id="chart-summary">{summary}</p>
         </figure>
     }
 }
@@ -194,11 +255,14 @@ pub fn Status() -> impl IntoView {
                 .map(|c| format!("{} {}", format::count(c.count), c.name))
                 .collect::<Vec<_>>()
                 .join(", ");
+            let drawn = page
+                .chart
+                .with(|m| m.as_ref().map_or(0, |m| m.points.len()));
             Some(format!(
                 "{} configurations evaluated, {} feasible, {} points drawn; rejected {}{}",
                 format::count(r.evaluated),
                 format::count(r.feasible),
-                format::count(r.cloud.len() as u64),
+                format::count(drawn as u64),
                 format::count(rejected),
                 if reasons.is_empty() {
                     String::new()
@@ -245,11 +309,8 @@ pub fn Status() -> impl IntoView {
     };
     let redraws = move || page.latencies.with(|l| l.total());
     let drawn = move || {
-        page.explored.with(|e| {
-            e.as_ref()
-                .and_then(|e| e.result.as_ref().ok())
-                .map_or(0, |r| r.cloud.len())
-        })
+        page.chart
+            .with(|m| m.as_ref().map_or(0, |m| m.points.len()))
     };
     view! {
         <div class="status" id="status" data-last-ms=last_ms data-p95-ms=p95_ms data-points=drawn data-redraws=redraws>
@@ -291,8 +352,7 @@ pub fn FrontierTable() -> impl IntoView {
                                     <button
                                         class="link"
                                         id=super::opener_id(i)
-                                        disabled=cloud.is_none()
-                                        on:click=move |_| page.selected.set(cloud)
+                                        on:click=move |_| page.open_detail(i, super::opener_id(i))
                                     >
                                         {p.label.clone()}
                                     </button>
@@ -307,7 +367,7 @@ pub fn FrontierTable() -> impl IntoView {
     view! {
         <details class="frontier-table" id="frontier-table" open>
             <summary>"Frontier points"</summary>
-            <table>
+            <div class="table-scroll"><table>
                 <caption class="visually-hidden">
                     "The frontier of the chart's measure; each row's deployment opens its details"
                 </caption>
@@ -322,7 +382,7 @@ pub fn FrontierTable() -> impl IntoView {
                     </tr>
                 </thead>
                 <tbody>{rows}</tbody>
-            </table>
+            </table></div>
         </details>
     }
 }

@@ -79,13 +79,13 @@ fn ChipRow(card: ChipCard) -> impl IntoView {
                     {grade}
                     <span class="visually-hidden">" — sources for "{card.name.clone()}</span>
                 </summary>
-                <table>
+                <div class="table-scroll" tabindex="0" role="region" aria-label="Sources"><table>
                     <caption class="visually-hidden">"Sources for "{card.name.clone()}</caption>
                     <thead>
                         <tr><th>"field"</th><th>"value"</th><th>"grade"</th><th>"source"</th></tr>
                     </thead>
                     <tbody>{numbers}</tbody>
-                </table>
+                </table></div>
             </details>
         </li>
     }

@@ -1,7 +1,7 @@
 //! The scenario's inputs: model, workload, axis and its settings, budget, chart axis.
 
 use super::Page;
-use crate::scenario::{Scenario, YAxis, MAX_PREFIX_HIT_PCT};
+use crate::scenario::{ColourBy, Scenario, YAxis, MAX_PREFIX_HIT_PCT};
 use disagg_engine::disagg::Axis;
 use disagg_engine::limits::{
     MAX_BATCH, MAX_DRAFT_TOKENS, MAX_LENGTH, MAX_OUTPUT_CV, MAX_SWEEP_CHIPS,
@@ -194,6 +194,27 @@ pub fn Controls() -> impl IntoView {
         }
     })
     .collect_view();
+    let colours = [
+        (ColourBy::Price, "price", "colour by $/Mtok"),
+        (ColourBy::Chip, "chip", "colour by chip"),
+    ]
+    .into_iter()
+    .map(|(c, key, name)| {
+        let id = format!("colour-{key}");
+        view! {
+            <div class="radio inline">
+                <input
+                    type="radio"
+                    name="colour"
+                    id=id.clone()
+                    prop:checked=move || s.with(|s| s.colour_by == c)
+                    on:change=move |_| page.set_field("colour", key)
+                />
+                <label for=id>{name}</label>
+            </div>
+        }
+    })
+    .collect_view();
     let prefs = page.preferences;
 
     view! {
@@ -365,13 +386,14 @@ pub fn Controls() -> impl IntoView {
             </fieldset>
             <fieldset>
                 <legend>"Chart"</legend>
-                <div class="radios">{y_axes}</div>
+                <div class="radios" role="group" aria-label="Up the chart">{y_axes}</div>
+                <div class="radios" role="group" aria-label="Colour of the points">{colours}</div>
                 <div class="check">
                     <input
                         type="checkbox"
                         id="in-cloud"
                         prop:checked=move || prefs.with(|p| p.show_cloud)
-                        on:change=move |ev| prefs.update(|p| p.show_cloud = event_target_checked(&ev))
+                        on:change=move |ev| page.edit_preferences(|p| p.show_cloud = event_target_checked(&ev))
                     />
                     <label for="in-cloud">"Show every pairing's best points, not only the frontiers"</label>
                 </div>

@@ -121,7 +121,7 @@ pub fn Detail() -> impl IntoView {
                 {speculation.map(|text| view! { <p class="speculation">{text}</p> })}
                 {gain.map(|text| view! { <p class="speculation" id="speculation-gain">{text}</p> })}
                 <dl class="figures">{summary(&d)}</dl>
-                <table class="pools">
+                <div class="table-scroll" tabindex="0" role="region" aria-label="Pools"><table class="pools">
                     <caption class="visually-hidden">"The deployment's pools"</caption>
                     <thead>
                         <tr>
@@ -137,7 +137,7 @@ pub fn Detail() -> impl IntoView {
                         </tr>
                     </thead>
                     <tbody>{pools(&d)}</tbody>
-                </table>
+                </table></div>
                 <ul class="warnings">
                     {d.warnings.iter().map(|w| view! { <li>{w.clone()}</li> }).collect_view()}
                 </ul>

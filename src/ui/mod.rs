@@ -8,7 +8,9 @@ mod chart_view;
 mod chip_picker;
 mod controls;
 mod detail;
+mod export;
 mod notices;
+mod points_table;
 mod share;
 
 pub use axes::AxesTable;
@@ -17,9 +19,12 @@ pub use chart_view::{ChartView, FrontierTable, Status};
 pub use chip_picker::ChipPicker;
 pub use controls::Controls;
 pub use detail::Detail;
+pub use export::Export;
 pub use notices::Notices;
+pub use points_table::PointsTable;
 pub use share::Share;
 
+use crate::chart::ChartModel;
 use crate::explore::explore;
 use crate::perf::{Latencies, Redraw};
 use crate::scenario::Scenario;
@@ -39,7 +44,7 @@ pub fn opener_id(i: usize) -> String {
 /// A sweep as the page ran it.
 #[derive(Debug, PartialEq)]
 pub struct Explored {
-    /// The scenario swept; its y axis is not used.
+    /// The scenario swept; its y axis and colours are not used.
     pub scenario: Scenario,
     pub result: Result<SweepResult, String>,
 }
@@ -59,8 +64,13 @@ pub struct Page {
     /// Per-input messages for values that were refused, by query key.
     pub field_errors: RwSignal<BTreeMap<String, String>>,
     pub explored: RwSignal<Option<Arc<Explored>>>,
+    /// What the chart draws of the current sweep.
+    pub chart: Memo<Option<Arc<ChartModel>>>,
     /// Index into the sweep's cloud.
     pub selected: RwSignal<Option<usize>>,
+    /// The id of the control that opened the selected point's details, where focus
+    /// returns when they close.
+    pub opener: StoredValue<Option<String>>,
     pub hovered: RwSignal<Option<usize>>,
     /// When the input that the next redraw answers happened.
     pub input_at: StoredValue<Option<f64>>,
@@ -72,13 +82,18 @@ pub struct Page {
 
 impl Page {
     pub fn new(start: Start) -> Page {
+        let scenario = RwSignal::new(start.scenario);
+        let preferences = RwSignal::new(start.preferences);
+        let explored = RwSignal::new(None);
         Page {
-            scenario: RwSignal::new(start.scenario),
-            preferences: RwSignal::new(start.preferences),
+            scenario,
+            preferences,
             notices: RwSignal::new(start.notices),
             field_errors: RwSignal::new(BTreeMap::new()),
-            explored: RwSignal::new(None),
-            selected: RwSignal::new(None),
+            explored,
+            chart: chart_view::chart_model(scenario, preferences, explored),
+            selected: RwSignal::new(start.point),
+            opener: StoredValue::new(None),
             hovered: RwSignal::new(None),
             input_at: StoredValue::new(Some(web::now_ms())),
             unreported_sweep_ms: StoredValue::new(0.0),
@@ -99,6 +114,12 @@ impl Page {
             self.hovered.set(None);
         }
         self.scenario.update(f);
+    }
+
+    /// Changes a preference from an input: the redraw that follows answers it.
+    pub fn edit_preferences(&self, f: impl FnOnce(&mut Preferences)) {
+        self.input_at.set_value(Some(web::now_ms()));
+        self.preferences.update(f);
     }
 
     /// Sets one control from its text; a refused value keeps the scenario and shows
@@ -129,13 +150,29 @@ impl Page {
         self.explored.with(|e| f(e.as_ref()?.result.as_ref().ok()?))
     }
 
-    /// Closes the detail panel and gives the keyboard focus back to the frontier row
-    /// that opened it (when the point has one), so focus never drops to the page.
+    /// Opens cloud point `i`'s details from the control `opener`.
+    pub fn open_detail(&self, i: usize, opener: String) {
+        self.opener.set_value(Some(opener));
+        self.selected.set(Some(i));
+    }
+
+    /// Closes the detail panel and gives the keyboard focus back to what opened it
+    /// (the frontier row of the point when the chart did), so focus never drops to the
+    /// page.
     pub fn close_detail(&self) {
         if let Some(i) = self.selected.get_untracked() {
             self.selected.set(None);
-            web::focus(&opener_id(i));
+            let opener = self.opener.get_value().unwrap_or_else(|| opener_id(i));
+            self.opener.set_value(None);
+            web::focus(&opener);
         }
+    }
+
+    /// The link of what the page shows: the scenario and the selected point (tracked).
+    pub fn link_query(&self) -> String {
+        let point = self.selected.get();
+        self.scenario
+            .with(|s| crate::scenario::link_query(s, point))
     }
 
     pub fn field_error(&self, key: &'static str) -> impl Fn() -> Option<String> + Copy {
@@ -152,17 +189,30 @@ fn run_page(page: Page) {
     let swept = Memo::new(move |_| {
         page.scenario.with(|s| Scenario {
             y_axis: crate::scenario::YAxis::TokSPerChip,
+            colour_by: crate::scenario::ColourBy::Price,
             ..s.clone()
         })
     });
     Effect::new(move |_| {
-        web::replace_query(&page.scenario.with(|s| s.to_query()));
+        web::replace_query(&page.link_query());
     });
     Effect::new(move |_| {
         let s = swept.get();
         let t0 = web::now_ms();
         let result = explore(&s, Catalogue::builtin());
         page.unreported_sweep_ms.set_value(web::now_ms() - t0);
+        // Only a link selects a point before a sweep (an edit clears the selection):
+        // check it names one of this sweep's points.
+        let drawn = result.as_ref().map_or(0, |r| r.cloud.len());
+        if let Some(n) = page.selected.get_untracked().filter(|n| *n >= drawn) {
+            page.selected.set(None);
+            page.notices.update(|v| {
+                v.push(format!(
+                    "link: ignored point={n}: this sweep has {drawn} points (0 to {})",
+                    drawn.saturating_sub(1)
+                ))
+            });
+        }
         page.explored.set(Some(Arc::new(Explored {
             scenario: s,
             result,
@@ -202,8 +252,10 @@ pub fn App() -> impl IntoView {
                 <Callout/>
                 <ChartView/>
                 <Status/>
+                <Export/>
                 <Detail/>
                 <FrontierTable/>
+                <PointsTable/>
             </section>
         </main>
         <footer class="footer">

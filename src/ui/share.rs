@@ -7,7 +7,7 @@ use leptos::prelude::*;
 #[component]
 pub fn Share() -> impl IntoView {
     let page = expect_context::<Page>();
-    let link = Memo::new(move |_| page.scenario.with(|s| web::link_for(&s.to_query())));
+    let link = Memo::new(move |_| web::link_for(&page.link_query()));
     let said = RwSignal::new(String::new());
     let copy = move |_| {
         let url = link.get_untracked();

@@ -10,333 +10,10 @@
 //! hostile link and finds notices and a working chart, and reports the page's own
 //! input-to-redraw measurements.
 
-use serde_json::{json, Value};
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicU32, Ordering};
-use std::time::{Duration, Instant};
+mod driver;
 
-const WAIT: Duration = Duration::from_secs(60);
-
-fn dist() -> PathBuf {
-    let d = std::env::var_os("DISAGG_DIST")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("dist"));
-    assert!(
-        d.join("index.html").exists(),
-        "no {}/index.html: run `trunk build --release` first (scripts/test.sh does)",
-        d.display()
-    );
-    d
-}
-
-/// Serves a folder on 127.0.0.1 from a background thread; returns the base URL.
-fn serve(root: PathBuf) -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("bind loopback");
-    let addr = listener.local_addr().unwrap();
-    std::thread::spawn(move || {
-        for stream in listener.incoming().flatten() {
-            let root = root.clone();
-            std::thread::spawn(move || {
-                let _ = answer(stream, &root);
-            });
-        }
-    });
-    format!("http://{addr}")
-}
-
-fn answer(mut stream: TcpStream, root: &Path) -> std::io::Result<()> {
-    let mut reader = BufReader::new(stream.try_clone()?);
-    let mut request = String::new();
-    reader.read_line(&mut request)?;
-    loop {
-        let mut line = String::new();
-        if reader.read_line(&mut line)? == 0 || line == "\r\n" {
-            break;
-        }
-    }
-    let path = request.split_whitespace().nth(1).unwrap_or("/");
-    let path = path
-        .split('?')
-        .next()
-        .unwrap_or("/")
-        .trim_start_matches('/');
-    let file = if path.is_empty() || path.contains("..") {
-        root.join("index.html")
-    } else {
-        root.join(path)
-    };
-    let (status, body) = match std::fs::read(&file) {
-        Ok(b) => ("200 OK", b),
-        Err(_) => ("404 Not Found", b"not found".to_vec()),
-    };
-    let kind = match file.extension().and_then(|e| e.to_str()) {
-        Some("wasm") => "application/wasm",
-        Some("js") => "text/javascript",
-        Some("css") => "text/css",
-        Some("html") => "text/html; charset=utf-8",
-        _ => "application/octet-stream",
-    };
-    write!(
-        stream,
-        "HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-        body.len()
-    )?;
-    stream.write_all(&body)
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-/// One HTTP/1.1 exchange with chromedriver.
-fn http(port: u16, method: &str, path: &str, body: Option<&Value>) -> std::io::Result<Value> {
-    let mut s = TcpStream::connect(("127.0.0.1", port))?;
-    let body = body.map(|b| b.to_string()).unwrap_or_default();
-    write!(
-        s,
-        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    )?;
-    s.set_read_timeout(Some(Duration::from_secs(120)))?;
-    // chromedriver may keep the connection open: read the head, then the body by its
-    // length (or its chunks).
-    let mut reader = BufReader::new(s);
-    let mut length = None;
-    let mut chunked = false;
-    loop {
-        let mut line = String::new();
-        if reader.read_line(&mut line)? == 0 || line == "\r\n" {
-            break;
-        }
-        let lower = line.to_ascii_lowercase();
-        if let Some(v) = lower.strip_prefix("content-length:") {
-            length = v.trim().parse::<usize>().ok();
-        }
-        if lower.starts_with("transfer-encoding:") && lower.contains("chunked") {
-            chunked = true;
-        }
-    }
-    let mut payload = Vec::new();
-    if chunked {
-        loop {
-            let mut size = String::new();
-            reader.read_line(&mut size)?;
-            let n = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
-            if n == 0 {
-                break;
-            }
-            let mut chunk = vec![0; n + 2];
-            reader.read_exact(&mut chunk)?;
-            payload.extend_from_slice(&chunk[..n]);
-        }
-    } else if let Some(n) = length {
-        payload.resize(n, 0);
-        reader.read_exact(&mut payload)?;
-    } else {
-        reader.read_to_end(&mut payload)?;
-    }
-    let payload = String::from_utf8_lossy(&payload);
-    Ok(serde_json::from_str(&payload).unwrap_or(Value::Null))
-}
-
-struct Driver {
-    child: Child,
-    port: u16,
-}
-
-impl Driver {
-    fn start() -> Driver {
-        let port = free_port();
-        let bin = std::env::var("CHROMEDRIVER").unwrap_or_else(|_| "chromedriver".into());
-        let child = Command::new(&bin)
-            .arg(format!("--port={port}"))
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap_or_else(|e| panic!("cannot start {bin}: {e} (scripts/setup.sh installs it)"));
-        let start = Instant::now();
-        while http(port, "GET", "/status", None).is_err() {
-            assert!(start.elapsed() < WAIT, "chromedriver did not answer");
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        Driver { child, port }
-    }
-
-    /// A browser with a fresh profile: no saved state.
-    fn session(&self) -> Session {
-        static SESSIONS: AtomicU32 = AtomicU32::new(0);
-        let profile = std::env::temp_dir().join(format!(
-            "disagg-e2e-{}-{}",
-            std::process::id(),
-            SESSIONS.fetch_add(1, Ordering::Relaxed)
-        ));
-        let caps = json!({"capabilities": {"alwaysMatch": {
-            "browserName": "chrome",
-            "goog:chromeOptions": {
-                "binary": std::env::var("CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into()),
-                "args": ["--headless", "--no-sandbox", "--disable-gpu",
-                         "--disable-background-networking", "--disable-component-update",
-                         "--no-first-run", "--disable-sync", "--disable-quic",
-                         "--window-size=1400,1600", "--force-device-scale-factor=1",
-                         format!("--user-data-dir={}", profile.display())]
-            }
-        }}});
-        let v = http(self.port, "POST", "/session", Some(&caps)).expect("new session");
-        let id = v["value"]["sessionId"]
-            .as_str()
-            .unwrap_or_else(|| panic!("no session: {v}"))
-            .to_string();
-        Session {
-            port: self.port,
-            id,
-        }
-    }
-}
-
-impl Drop for Driver {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-    }
-}
-
-struct Session {
-    port: u16,
-    id: String,
-}
-
-impl Session {
-    fn call(&self, method: &str, path: &str, body: Option<Value>) -> Value {
-        let v = http(
-            self.port,
-            method,
-            &format!("/session/{}{path}", self.id),
-            body.as_ref(),
-        )
-        .expect("webdriver call");
-        if v["value"].get("error").is_some() {
-            panic!("webdriver {method} {path}: {}", v["value"]);
-        }
-        v["value"].clone()
-    }
-
-    fn open(&self, url: &str) {
-        self.call("POST", "/url", Some(json!({ "url": url })));
-    }
-
-    fn js(&self, script: &str) -> Value {
-        self.call(
-            "POST",
-            "/execute/sync",
-            Some(json!({ "script": script, "args": [] })),
-        )
-    }
-
-    fn text(&self, css: &str) -> String {
-        self.js(&format!(
-            "const e = document.querySelector({css:?}); return e ? e.innerText : '';"
-        ))
-        .as_str()
-        .unwrap_or_default()
-        .to_string()
-    }
-
-    /// A real WebDriver click on the element `css` finds.
-    fn click(&self, css: &str) {
-        let e = self.call(
-            "POST",
-            "/element",
-            Some(json!({ "using": "css selector", "value": css })),
-        );
-        let id = e
-            .as_object()
-            .and_then(|o| o.values().next())
-            .and_then(Value::as_str)
-            .unwrap_or_else(|| panic!("no element {css}"))
-            .to_string();
-        self.call("POST", &format!("/element/{id}/click"), Some(json!({})));
-    }
-
-    fn wait_for(&self, what: &str, script: &str) -> Value {
-        let start = Instant::now();
-        loop {
-            let v = self.js(script);
-            if !v.is_null() && v != json!(false) && v != json!("") {
-                return v;
-            }
-            assert!(start.elapsed() < WAIT, "timed out waiting for {what}");
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-
-    /// Redraws the page has measured (each answers one input).
-    fn redraws(&self) -> u64 {
-        self.js("return Number(document.getElementById('status').dataset.redraws || 0);")
-            .as_u64()
-            .unwrap_or(0)
-    }
-
-    fn wait_ready(&self) {
-        self.wait_for(
-            "the first chart",
-            "const s = document.getElementById('status');
-             return s && Number(s.dataset.points) > 0 && Number(s.dataset.redraws) > 0 ? true : null;",
-        );
-    }
-
-    fn after_input(&self, what: &str, before: u64) {
-        self.wait_for(
-            what,
-            &format!(
-                "return Number(document.getElementById('status').dataset.redraws) > {before} ? true : null;"
-            ),
-        );
-    }
-
-    /// A fingerprint of the chart's pixels: size and an FNV-1a hash of the RGBA data.
-    fn canvas(&self) -> String {
-        self.js("const c = document.getElementById('chart');
-             const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-             let h = 2166136261;
-             for (let i = 0; i < d.length; i++) { h = Math.imul(h ^ d[i], 16777619) >>> 0; }
-             return c.width + 'x' + c.height + ':' + h.toString(16);")
-            .as_str()
-            .unwrap_or_default()
-            .to_string()
-    }
-
-    fn blank(&self) -> bool {
-        self.js("const c = document.getElementById('chart');
-             const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-             let coloured = 0;
-             for (let i = 0; i < d.length; i += 4) {
-               if (d[i] !== d[i+1] || d[i+1] !== d[i+2]) coloured++;
-             }
-             return coloured < 100;")
-            .as_bool()
-            .unwrap_or(true)
-    }
-
-    fn latency(&self) -> (f64, f64, u64) {
-        let v = self.js("const s = document.getElementById('status').dataset;
-             return [Number(s.lastMs), Number(s.p95Ms), Number(s.points)];");
-        (
-            v[0].as_f64().unwrap_or(f64::NAN),
-            v[1].as_f64().unwrap_or(f64::NAN),
-            v[2].as_u64().unwrap_or(0),
-        )
-    }
-
-    fn close(&self) {
-        let _ = http(self.port, "DELETE", &format!("/session/{}", self.id), None);
-    }
-}
+use driver::{dist, serve, Driver, Session};
+use serde_json::json;
 
 #[test]
 #[ignore = "needs dist/ from `trunk build --release`, Chromium and chromedriver; run by scripts/test.sh"]
@@ -517,13 +194,9 @@ fn the_release_page_works_end_to_end() {
         "return document.getElementById('detail') ? true : null;",
     );
 
-    // Close the panel (its ring marks the chosen point), then copy the link and open
-    // it in a fresh browser: the same view.
-    page.click("#detail .close");
-    page.wait_for(
-        "the detail panel to close",
-        "return document.getElementById('detail') ? null : true;",
-    );
+    // With the panel open, copy the link and open it in a fresh browser: the same
+    // view, the same point open.
+    let detail_title = page.text("#detail-title");
     page.click("#copy-link");
     let link = page
         .js("return document.getElementById('share-link').value;")
@@ -531,7 +204,7 @@ fn the_release_page_works_end_to_end() {
         .unwrap()
         .to_string();
     assert!(
-        link.contains("axis=spec") && link.contains("gb200"),
+        link.contains("axis=spec") && link.contains("gb200") && link.contains("&point="),
         "{link}"
     );
     let address = page.js("return location.href;");
@@ -550,6 +223,11 @@ fn the_release_page_works_end_to_end() {
         json!(true)
     );
     assert_eq!(fresh.text("#chip-count"), "5");
+    fresh.wait_for(
+        "the linked point's details",
+        "return document.getElementById('detail') ? true : null;",
+    );
+    assert_eq!(fresh.text("#detail-title"), detail_title);
     assert_eq!(
         fresh.canvas(),
         canvas_here,
@@ -642,6 +320,37 @@ fn the_release_page_works_end_to_end() {
     );
     assert!(!batch.blank(), "the batch link left a blank chart");
     batch.close();
+    // On the speculative axis at that batch, a drafting point shows its twin without
+    // speculation, at the same batch.
+    let spec = driver.session();
+    spec.open(&format!("{base}/?v=1&batch=32&axis=spec"));
+    spec.wait_ready();
+    spec.js(
+        "const b = [...document.querySelectorAll('#frontier-table button')]
+                 .find(b => b.textContent.includes('draft'));
+             b.click(); return true;",
+    );
+    spec.wait_for(
+        "the twin without speculation",
+        "return document.getElementById('speculation-gain') ? true : null;",
+    );
+    let gain = spec.text("#speculation-gain");
+    assert!(
+        gain.contains("Without speculation, at the same batch")
+            && gain.contains("speculation gives "),
+        "{gain}"
+    );
+    assert!(
+        spec.text("#detail-title").contains("batch 32"),
+        "{}",
+        spec.text("#detail-title")
+    );
+    spec.close();
+
+    chips_apart_and_every_point_reachable(&driver, &base);
+    export_matches_the_drawn_points(&driver, &base);
+    phones(&driver, &base);
+    accessibility_audit(&driver, &base);
 
     // Every control has a label a screen reader and keyboard user can find.
     let unlabelled = page.js("return [...document.querySelectorAll('input, select')]
@@ -717,5 +426,280 @@ fn the_release_page_works_end_to_end() {
     let (last, p95, points) = fresh.latency();
     eprintln!("latency large scenario (10 chips, 256 budget, pd): last {last:.1} ms, p95 {p95:.1} ms over 6 changes, {points} points drawn");
     fresh.close();
+    page.close();
+}
+
+/// Colour by chip names every chip in the chart's key; "points drawn" counts what is
+/// drawn; every drawn point is a row of a sortable table that opens its details.
+fn chips_apart_and_every_point_reachable(driver: &Driver, base: &str) {
+    let page = driver.session();
+    page.open(&format!("{base}/"));
+    page.wait_ready();
+    let key = |p: &Session| p.js("return document.getElementById('chart').dataset.key;");
+    let price_key = key(&page);
+    assert!(
+        price_key
+            .as_str()
+            .unwrap_or_default()
+            .contains("$/Mtok out"),
+        "{price_key}"
+    );
+    let canvas = page.canvas();
+    let n = page.redraws();
+    page.click("#colour-chip");
+    page.after_input("colour by chip", n);
+    let chip_key = key(&page);
+    let chip_key = chip_key.as_str().unwrap_or_default();
+    for name in [
+        "NVIDIA H200",
+        "AMD Instinct MI355X",
+        "halves: prefill chip | decode chip",
+    ] {
+        assert!(chip_key.contains(name), "{name} not in the key: {chip_key}");
+    }
+    assert!(!chip_key.contains("$/Mtok"), "{chip_key}");
+    assert_ne!(page.canvas(), canvas, "colour by chip drew the same pixels");
+    assert!(page
+        .text("#chart-summary")
+        .contains("Colour shows the chip: "));
+    assert!(page
+        .js("return location.search;")
+        .as_str()
+        .unwrap_or_default()
+        .contains("colour=chip"));
+
+    // "Points drawn" is what is drawn: fewer with the cloud hidden, and the status
+    // line says the same number.
+    let drawn = |p: &Session| p.latency().2;
+    let all = drawn(&page);
+    let n = page.redraws();
+    page.click("#in-cloud");
+    page.after_input("hiding the cloud", n);
+    let few = drawn(&page);
+    assert!(few < all, "{few} of {all}");
+    assert!(
+        page.text("#status")
+            .contains(&format!("{few} points drawn")),
+        "{}",
+        page.text("#status")
+    );
+    let n = page.redraws();
+    page.click("#in-cloud");
+    page.after_input("showing the cloud", n);
+
+    // The table of every drawn point: one row each, sortable, rows open the details.
+    page.click("#points-table summary");
+    let rows = page.wait_for(
+        "the points table",
+        "const n = document.querySelectorAll('#points-table tbody tr').length; return n > 0 ? n : null;",
+    );
+    assert_eq!(rows.as_u64(), Some(all));
+    page.click("#sort-Mtokout");
+    let sorted = page.js(
+        "const th = document.getElementById('sort-Mtokout').closest('th');
+         const cells = [...document.querySelectorAll('#points-table tbody tr')]
+           .map(r => parseFloat(r.children[2].textContent.replace(/[$,]/g, '')))
+           .filter(v => !isNaN(v));
+         return [th.getAttribute('aria-sort'), cells.every((v, i) => i === 0 || cells[i - 1] <= v)];",
+    );
+    assert_eq!(sorted, json!(["ascending", true]));
+    let opener = page.js(
+        "const b = document.querySelector('#points-table tbody tr:last-child button');
+         b.focus(); b.click(); return b.id;",
+    );
+    page.wait_for(
+        "the details of a table row",
+        "return document.getElementById('detail') ? true : null;",
+    );
+    page.js(
+        "document.body.dispatchEvent(new KeyboardEvent('keydown', {key: 'Escape', bubbles: true}));
+         return true;",
+    );
+    page.wait_for(
+        "Escape to close the row's details",
+        "return document.getElementById('detail') ? null : true;",
+    );
+    assert_eq!(page.js("return document.activeElement.id;"), opener);
+    page.close();
+}
+
+/// The CSV export has one row per drawn point, the same points the table lists; the
+/// PNG is the canvas at its device resolution.
+fn export_matches_the_drawn_points(driver: &Driver, base: &str) {
+    let page = driver.session();
+    page.open(&format!("{base}/?v=1&axis=agg"));
+    page.wait_ready();
+    page.js("window.__exports = [];
+         const make = URL.createObjectURL;
+         URL.createObjectURL = b => { window.__exports.push(b); return make.call(URL, b); };
+         const click = HTMLAnchorElement.prototype.click;
+         HTMLAnchorElement.prototype.click = function () {
+           window.__downloads = (window.__downloads || []).concat([[this.download, this.href]]);
+         };
+         return true;");
+    page.click("#export-csv");
+    let csv = page.js_async("window.__exports[0].text().then(done);");
+    let csv = csv.as_str().unwrap_or_default();
+    let lines: Vec<&str> = csv.lines().filter(|l| !l.is_empty()).collect();
+    let drawn = page.latency().2 as usize;
+    assert_eq!(lines.len(), drawn + 1, "{csv:.400}");
+    for column in [
+        "point",
+        "config.pools.0.chip",
+        "ttft_s",
+        "tpot_s",
+        "usd_per_mtok_output",
+    ] {
+        assert!(
+            lines[0].split(',').any(|c| c == column),
+            "no {column}: {}",
+            lines[0]
+        );
+    }
+    page.click("#points-table summary");
+    page.wait_for(
+        "the points table",
+        "return document.querySelectorAll('#points-table tbody tr').length > 0 ? true : null;",
+    );
+    let mut in_table: Vec<String> = page
+        .js("return [...document.querySelectorAll('#points-table tbody button')].map(b => b.id.slice(4));")
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap_or_default().to_string())
+        .collect();
+    let mut in_csv: Vec<String> = lines[1..]
+        .iter()
+        .map(|l| l.split(',').next().unwrap_or_default().to_string())
+        .collect();
+    in_table.sort();
+    in_csv.sort();
+    assert_eq!(in_csv, in_table, "the CSV's points are not the drawn ones");
+    assert!(page
+        .text("#export-status")
+        .contains(&format!("{drawn} points")));
+
+    page.click("#export-json");
+    let doc = page.js_async("window.__exports[1].text().then(done);");
+    let doc: serde_json::Value = serde_json::from_str(doc.as_str().unwrap_or_default()).unwrap();
+    assert_eq!(doc["points"].as_array().map(Vec::len), Some(drawn));
+    assert!(doc["link_query"]
+        .as_str()
+        .unwrap_or_default()
+        .contains("axis=agg"));
+
+    page.click("#export-png");
+    let png = page.js_async(
+        "const [name, href] = window.__downloads[window.__downloads.length - 1];
+         const img = new Image();
+         img.onload = () => done([name, href.slice(0, 22), img.naturalWidth === document.getElementById('chart').width,
+                                  img.naturalHeight === document.getElementById('chart').height]);
+         img.onerror = () => done(['unreadable', href.slice(0, 40)]);
+         img.src = href;",
+    );
+    assert_eq!(png[1], json!("data:image/png;base64,"), "{png}");
+    assert!(
+        png[0].as_str().unwrap_or_default().ends_with(".png"),
+        "{png}"
+    );
+    assert_eq!(
+        (png[2].clone(), png[3].clone()),
+        (json!(true), json!(true)),
+        "{png}"
+    );
+    page.close();
+}
+
+/// At 390 CSS pixels: no sideways scroll, the verdict above the controls, the detail
+/// panel and a tooltip inside the screen.
+fn phones(driver: &Driver, base: &str) {
+    let phone = driver.phone(390, 844);
+    phone.open(&format!("{base}/"));
+    phone.wait_ready();
+    let fits = "return [document.documentElement.scrollWidth, window.innerWidth];";
+    assert_eq!(phone.js(fits), json!([390, 390]));
+    assert_eq!(
+        phone.js(
+            "const top = s => document.querySelector(s).getBoundingClientRect().top;
+             return top('#callout-verdict') < top('.controls');"
+        ),
+        json!(true),
+        "the verdict is not above the controls"
+    );
+    // A tooltip near the right edge: hover the rightmost coloured pixel of the plot.
+    let tip = phone.js_async(
+        "const c = document.getElementById('chart');
+         const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+         const scale = c.width / c.clientWidth;
+         let best = null;
+         for (let y = 0; y < c.height * 0.6; y += 2) {
+           for (let x = c.width - 1; x >= 0; x -= 2) {
+             const i = (y * c.width + x) * 4;
+             const [r, g, b] = [d[i], d[i + 1], d[i + 2]];
+             const grey = Math.abs(r - g) < 12 && Math.abs(g - b) < 12;
+             const line = r === 136 && g === 34 && b === 170;
+             if (!grey && !line) { if (!best || x > best[0]) best = [x, y]; break; }
+           }
+         }
+         const rect = c.getBoundingClientRect();
+         c.dispatchEvent(new MouseEvent('mousemove', {bubbles: true,
+           clientX: rect.left + best[0] / scale, clientY: rect.top + best[1] / scale}));
+         setTimeout(() => {
+           const t = document.querySelector('.tooltip');
+           if (!t) return done(null);
+           const r = t.getBoundingClientRect();
+           done([r.left >= 0, r.right <= window.innerWidth]);
+         }, 200);",
+    );
+    assert_eq!(tip, json!([true, true]), "the tooltip leaves the screen");
+    phone.click("#frontier-table button");
+    phone.wait_for(
+        "the detail panel on a phone",
+        "return document.getElementById('detail') ? true : null;",
+    );
+    assert_eq!(
+        phone.js(fits),
+        json!([390, 390]),
+        "the detail widens the page"
+    );
+    assert_eq!(
+        phone.js(
+            "const r = document.getElementById('detail').getBoundingClientRect();
+                  return r.left >= 0 && r.right <= window.innerWidth;"
+        ),
+        json!(true)
+    );
+    let violations = phone.accessibility_violations();
+    assert!(violations.is_empty(), "on a phone: {violations:#?}");
+    phone.close();
+}
+
+/// axe-core finds no serious or critical violation, on the first view and with every
+/// panel open.
+fn accessibility_audit(driver: &Driver, base: &str) {
+    let page = driver.session();
+    page.open(&format!("{base}/?v=1&ttft=800"));
+    page.wait_ready();
+    let violations = page.accessibility_violations();
+    assert!(violations.is_empty(), "first view: {violations:#?}");
+    page.click("#compare-axes");
+    page.wait_for(
+        "the axes table",
+        "return document.getElementById('axes-table') ? true : null;",
+    );
+    page.click("#callout-why summary");
+    page.click("#points-table summary");
+    page.click("#frontier-table button");
+    page.wait_for(
+        "the detail panel",
+        "return document.getElementById('detail') ? true : null;",
+    );
+    page.js("document.querySelectorAll('.provenance')[0].open = true; return true;");
+    let violations = page.accessibility_violations();
+    assert!(violations.is_empty(), "every panel open: {violations:#?}");
+    eprintln!(
+        "accessibility: axe-core {} found no serious or critical violation",
+        page.js("return axe.version;")
+    );
     page.close();
 }

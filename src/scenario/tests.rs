@@ -1,0 +1,381 @@
+use super::*;
+
+fn cat() -> &'static Catalogue {
+    Catalogue::builtin()
+}
+
+#[test]
+fn every_default_id_is_in_the_catalogue() {
+    let s = Scenario::default();
+    assert!(cat().model(&s.model).is_ok());
+    for c in &s.chips {
+        assert!(cat().chip(c).is_ok(), "{c}");
+    }
+    assert!(cat().model(s.draft_model.as_deref().unwrap()).is_ok());
+}
+
+#[test]
+fn query_round_trips() {
+    let s = Scenario {
+        model: "deepseek-v3".into(),
+        isl: 2048,
+        osl: 1024,
+        prefix_hit_pct: 56.3,
+        output_cv: 1.114,
+        weight_dtype: Some(DType::Fp4),
+        kv_dtype: DType::Bf16,
+        axis: Axis::AttentionExpert,
+        chips: vec!["gb200".into(), "mi355x".into()],
+        max_chips: 128,
+        target_tok_s_user: Some(37.5),
+        ttft_ms: Some(500.0),
+        tpot_ms: Some(33.3),
+        batch: Some(48),
+        draft_model: None,
+        acceptance: 0.65,
+        draft_tokens: 3,
+        speculative_decode: true,
+        aligned_prefill: true,
+        y_axis: YAxis::TokSPerUsdHour,
+        colour_by: ColourBy::Chip,
+    };
+    let (back, notices) = Scenario::from_query(&s.to_query(), cat());
+    assert_eq!(back, s);
+    assert!(notices.is_empty(), "{notices:?}");
+}
+
+#[test]
+fn the_colour_and_the_selected_point_travel_in_the_link() {
+    assert!(!Scenario::default().to_query().contains("colour"));
+    let (s, notices) = Scenario::from_query("v=1&colour=chip&point=12", cat());
+    assert_eq!(s.colour_by, ColourBy::Chip);
+    assert!(
+        notices.is_empty(),
+        "the point is not a scenario notice: {notices:?}"
+    );
+    let (_, notices) = Scenario::from_query("v=1&colour=plaid", cat());
+    assert!(
+        notices[0].contains("colour is price or chip"),
+        "{notices:?}"
+    );
+    assert_eq!(selected_point("?v=1&point=12"), Ok(Some(12)));
+    let link = link_query(&s, Some(7));
+    assert_eq!(selected_point(&link), Ok(Some(7)));
+    assert_eq!(Scenario::from_query(&link, cat()).0, s);
+    assert_eq!(link_query(&s, None), s.to_query());
+    assert_eq!(selected_point("v=1"), Ok(None));
+    for bad in ["point=-1", "point=NaN", "point=99999999999999", "point="] {
+        let why = selected_point(bad).unwrap_err();
+        assert!(why.contains("point="), "{why}");
+    }
+}
+
+#[test]
+fn hostile_queries_give_the_nearest_valid_scenario_and_say_why() {
+    let (s, notices) = Scenario::from_query(
+        "?v=1&model=gpt-9&isl=-5&osl=99999999999999999999&chips=h200,warp-drive,h200\
+         &budget=0&acc=NaN&k=400&target=inf&axis=%3Cscript%3E&zzz=1&%E0%A4=%&sd=maybe&adp=2&ocv=-1",
+        cat(),
+    );
+    let d = Scenario::default();
+    assert_eq!(s.model, d.model);
+    assert_eq!((s.isl, s.osl), (d.isl, d.osl));
+    assert_eq!(s.chips, vec!["h200".to_string()]);
+    assert_eq!(s.max_chips, d.max_chips);
+    assert_eq!(s.acceptance, d.acceptance);
+    assert_eq!(s.draft_tokens, d.draft_tokens);
+    assert_eq!(s.target_tok_s_user, None);
+    assert_eq!(s.axis, d.axis);
+    assert!(!s.speculative_decode);
+    assert!(!s.aligned_prefill);
+    assert_eq!(s.output_cv, 0.0);
+    for needle in [
+        "model",
+        "isl",
+        "osl",
+        "warp-drive",
+        "budget",
+        "acc",
+        "k=",
+        "target",
+        "axis",
+        "zzz",
+        "sd=",
+        "adp=",
+        "spread",
+    ] {
+        assert!(
+            notices.iter().any(|n| n.contains(needle)),
+            "no notice mentions {needle}: {notices:#?}"
+        );
+    }
+}
+
+#[test]
+fn too_many_chip_kinds_are_cut_with_a_notice() {
+    let all: Vec<&str> = cat().chips.iter().map(|c| c.id.as_str()).collect();
+    let (s, notices) = Scenario::from_query(&format!("v=1&chips={}", all.join(",")), cat());
+    assert_eq!(s.chips.len(), MAX_CHIP_KINDS);
+    assert!(notices.iter().any(|n| n.contains("at most")));
+}
+
+#[test]
+fn an_input_that_fails_leaves_the_scenario_as_it_was() {
+    let mut s = Scenario::default();
+    let before = s.clone();
+    for (k, v) in [
+        ("isl", "0"),
+        ("osl", "1e9"),
+        ("acc", "1.5"),
+        ("target", "-3"),
+        ("wd", "fp3"),
+        ("hit", "100"),
+        ("hit", "-1"),
+        ("hit", "NaN"),
+        ("ocv", "-0.1"),
+        ("ocv", "11"),
+        ("ocv", "inf"),
+    ] {
+        assert!(s.apply(k, v, cat()).is_err(), "{k}={v}");
+    }
+    assert_eq!(s, before);
+    s.apply("target", "25", cat()).unwrap();
+    assert_eq!(s.target_tok_s_user, Some(25.0));
+    s.apply("target", "", cat()).unwrap();
+    assert_eq!(s.target_tok_s_user, None);
+    s.apply("wd", "default", cat()).unwrap();
+    assert_eq!(s.weight_dtype, None);
+}
+
+#[test]
+fn the_hit_share_caches_whole_tokens_and_leaves_one_to_compute() {
+    let mut s = Scenario {
+        isl: 4383,
+        prefix_hit_pct: 56.3,
+        ..Scenario::default()
+    };
+    // 0.563 * 4383 = 2467.6
+    assert_eq!(s.workload().cached, 2468);
+    s.isl = 1;
+    assert_eq!(s.workload().cached, 0);
+    s.isl = 100;
+    s.prefix_hit_pct = MAX_PREFIX_HIT_PCT;
+    assert_eq!(s.workload().cached, 99);
+    s.prefix_hit_pct = 0.0;
+    assert_eq!(s.workload().cached, 0);
+    assert!(!s.to_query().contains("hit="));
+}
+
+#[test]
+fn the_output_spread_reaches_the_workload_and_the_link_only_when_set() {
+    let mut s = Scenario::default();
+    assert_eq!(s.workload().output_cv, 0.0);
+    assert!(!s.to_query().contains("ocv="));
+    s.apply("ocv", "1.25", cat()).unwrap();
+    assert_eq!(s.workload().output_cv, 1.25);
+    assert!(s.to_query().contains("ocv=1.25"));
+}
+
+#[test]
+fn garbage_never_panics() {
+    for q in [
+        "",
+        "?",
+        "&&&",
+        "=",
+        "v",
+        "%",
+        "%%%",
+        "chips=",
+        "chips=,,,",
+        "\u{0}=\u{0}",
+    ] {
+        let (s, _) = Scenario::from_query(q, cat());
+        assert!(!s.chips.is_empty());
+    }
+}
+#[test]
+fn a_chip_toggle_goes_through_apply_and_keeps_the_pool_valid() {
+    let cat = Catalogue::builtin();
+    let mut s = Scenario::default();
+    let first = s.chips[0].clone();
+    // Unticking keeps the others; ticking appends; both land through `apply`.
+    let without = s.chips_toggled(&first, false).unwrap();
+    assert!(!without.split(',').any(|c| c == first));
+    s.apply("chips", &without, cat).unwrap();
+    let with = s.chips_toggled(&first, true).unwrap();
+    assert!(with.ends_with(&first));
+    // The last chip stays, and the page's limit holds.
+    let one = Scenario {
+        chips: vec![first.clone()],
+        ..Scenario::default()
+    };
+    assert!(one
+        .chips_toggled(&first, false)
+        .unwrap_err()
+        .contains("at least one"));
+    let full = Scenario {
+        chips: cat
+            .chips
+            .iter()
+            .take(MAX_CHIP_KINDS)
+            .map(|c| c.id.clone())
+            .collect(),
+        ..Scenario::default()
+    };
+    let extra = &cat.chips[MAX_CHIP_KINDS].id;
+    assert!(full
+        .chips_toggled(extra, true)
+        .unwrap_err()
+        .contains("at most"));
+    // A toggle of a chip already in that state changes nothing.
+    assert_eq!(
+        full.chips_toggled(&full.chips[0], true).unwrap(),
+        full.chips.join(",")
+    );
+}
+
+#[test]
+fn a_link_of_a_million_unknown_chips_gives_a_few_notices() {
+    let ids: Vec<String> = (0..100_000).map(|i| format!("nochip{i}")).collect();
+    let mut s = Scenario::default();
+    let before = s.chips.clone();
+    let notices = s.apply("chips", &ids.join(","), cat()).unwrap();
+    assert_eq!(notices.len(), MAX_NOTICES_PER_FIELD + 2, "{notices:?}");
+    assert!(notices.iter().any(|n| n == "and 99995 more ignored chips"));
+    assert_eq!(s.chips, before);
+}
+
+/// Bounded-time mutation fuzzing of the link parser, seeded with real links: every
+/// mutant gives a scenario and at most a page of notices, never a panic, and the
+/// scenario it gives is a fixed point of its own link. `DISAGG_FUZZ_INPUTS` runs
+/// longer (`cargo test --release -p disagg-explorer --lib fuzz -- --nocapture`).
+#[test]
+#[allow(clippy::print_stdout)] // the count, for the long run's record
+fn fuzz_links() {
+    let env = |k: &str| std::env::var(k).ok().and_then(|v| v.parse::<u64>().ok());
+    let mut state = env("DISAGG_FUZZ_SEED").unwrap_or(0x11c0_ffee).max(1);
+    let inputs = env("DISAGG_FUZZ_INPUTS").unwrap_or(2_000) as usize;
+    let budget = std::time::Duration::from_secs(if env("DISAGG_FUZZ_INPUTS").is_some() {
+        u64::MAX / 4
+    } else {
+        3
+    });
+    let mut next = || {
+        state ^= state >> 12;
+        state ^= state << 25;
+        state ^= state >> 27;
+        state.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    };
+    let seeds = [
+        Scenario::default().to_query(),
+        Scenario {
+            target_tok_s_user: Some(37.5),
+            ..Scenario::default()
+        }
+        .to_query(),
+        "v=1&model=deepseek-v3&axis=af&chips=h200,b200&budget=4096&isl=1000000&osl=1".into(),
+        "model=llama-3.2-1b&isl=1000000&osl=1000000&chips=l40s&budget=1&axis=agg&target=23.17654743841697".into(),
+    ];
+    let pieces = [
+        "&",
+        "=",
+        "%",
+        "%FF",
+        "%2",
+        ",",
+        "chips=",
+        "isl=",
+        "target=",
+        "budget=",
+        "axis=",
+        "model=",
+        "1e308",
+        "-1",
+        "NaN",
+        "4294967296",
+        "0",
+        "\u{0}",
+        "é",
+        "&v=2",
+    ];
+    let start = std::time::Instant::now();
+    let mut tried = 0;
+    while tried < inputs && start.elapsed() < budget {
+        let mut link: Vec<char> = seeds[next() as usize % seeds.len()].chars().collect();
+        for _ in 0..1 + next() % 4 {
+            let at = next() as usize % (link.len() + 1);
+            match next() % 3 {
+                0 if at < link.len() => {
+                    link.remove(at);
+                }
+                1 => {
+                    let piece = pieces[next() as usize % pieces.len()];
+                    for (k, c) in piece.chars().enumerate() {
+                        link.insert(at + k, c);
+                    }
+                }
+                _ => {
+                    let end = (at + 1 + next() as usize % 8).min(link.len());
+                    let copy: Vec<char> = link[at.min(end)..end].to_vec();
+                    for _ in 0..1 + next() % 64 {
+                        link.splice(at..at, copy.iter().copied());
+                    }
+                }
+            }
+        }
+        let link: String = link.into_iter().collect();
+        let (s, notices) = Scenario::from_query(&link, cat());
+        assert!(notices.len() <= MAX_NOTICES + 1, "{link}");
+        let (again, notes) = Scenario::from_query(&s.to_query(), cat());
+        assert_eq!(again, s, "{link}");
+        assert!(notes.is_empty(), "{link}: {notes:?}");
+        tried += 1;
+    }
+    println!("fuzz links: {tried} inputs");
+}
+
+#[test]
+fn a_link_of_a_hundred_thousand_fields_gives_a_page_of_notices() {
+    let link: Vec<String> = (0..100_000).map(|i| format!("k{i}=v")).collect();
+    let (s, notices) = Scenario::from_query(&link.join("&"), cat());
+    assert_eq!(s, Scenario::default());
+    assert_eq!(notices.len(), MAX_NOTICES + 1);
+    assert!(
+        notices[MAX_NOTICES].starts_with("and ") && notices[MAX_NOTICES].ends_with(" more notices")
+    );
+}
+
+#[test]
+fn a_fixed_batch_comes_from_the_link_and_a_bad_one_is_refused() {
+    let (s, notices) = Scenario::from_query("v=1&batch=32", cat());
+    assert!(notices.is_empty(), "{notices:?}");
+    assert_eq!(s.batch, Some(32));
+    assert!(s.to_query().contains("batch=32"));
+    let mut t = s.clone();
+    for bad in ["0", "-1", "1.5", "99999999999", "many"] {
+        let err = t.apply("batch", bad, cat()).unwrap_err();
+        assert!(err.contains("a batch is a whole number"), "{bad}: {err}");
+        assert_eq!(t.batch, Some(32));
+    }
+    t.apply("batch", "", cat()).unwrap();
+    assert_eq!(t.batch, None);
+    assert!(!t.to_query().contains("batch="));
+}
+
+#[test]
+fn latency_limits_come_from_the_link_and_bad_ones_are_refused() {
+    let (s, notices) = Scenario::from_query("v=1&ttft=500&tpot=30", cat());
+    assert!(notices.is_empty(), "{notices:?}");
+    assert_eq!((s.ttft_ms, s.tpot_ms), (Some(500.0), Some(30.0)));
+    assert!(s.to_query().contains("ttft=500") && s.to_query().contains("tpot=30"));
+    // Empty means none; a non-positive, huge or non-numeric limit is refused by name.
+    let mut t = s.clone();
+    t.apply("ttft", "", cat()).unwrap();
+    assert_eq!(t.ttft_ms, None);
+    for bad in ["0", "-5", "1e12", "NaN", "fast"] {
+        let err = t.apply("tpot", bad, cat()).unwrap_err();
+        assert!(err.contains("latency limit"), "{bad}: {err}");
+        assert_eq!(t.tpot_ms, Some(30.0));
+    }
+}
