@@ -3,6 +3,7 @@
 
 use crate::storage::Store;
 use gloo_storage::{LocalStorage, Storage};
+use wasm_bindgen::JsCast;
 
 fn window() -> Option<web_sys::Window> {
     web_sys::window()
@@ -108,6 +109,18 @@ fn download_url(name: &str, url: &str) -> bool {
     a.set_download(name);
     a.click();
     true
+}
+
+/// Runs `f` in a task of its own, after the browser has had its turn (input, paint):
+/// long work split this way never holds the page for the sum of its parts. Runs `f`
+/// at once when there is no window to schedule on.
+pub fn next_task(f: impl FnOnce() + 'static) {
+    let Some(w) = window() else {
+        f();
+        return;
+    };
+    let callback = wasm_bindgen::closure::Closure::once_into_js(f);
+    let _ = w.set_timeout_with_callback(callback.unchecked_ref());
 }
 
 /// Milliseconds on the page's monotonic clock.

@@ -4,8 +4,8 @@
 
 use super::Page;
 use crate::compare::{rows, AxisRow};
-use crate::explore::compare;
-use disagg_engine::Catalogue;
+use crate::jobs::{Answer, Job};
+use crate::worker::Sweeper;
 use leptos::prelude::*;
 
 #[component]
@@ -17,14 +17,40 @@ pub fn AxesTable() -> impl IntoView {
         page.explored.track();
         table.set(None);
     });
+    // Its own worker: a comparison never waits behind, or cancels, the page's sweep.
+    let comparing = RwSignal::new(false);
+    let sweeper = StoredValue::new_local(None::<Sweeper>);
     let run = move |_| {
         let Some(target) = page.with_result(|r| Some(r.target_tok_s_user)) else {
             return;
         };
-        let s = page.scenario.get_untracked();
-        table.set(Some(
-            compare(&s, Catalogue::builtin(), target).map(|axes| rows(&axes)),
-        ));
+        let s = page
+            .explored
+            .with_untracked(|e| e.as_ref().map(|e| e.scenario.clone()));
+        let Some(s) = s else { return };
+        if sweeper.with_value(Option::is_none) {
+            sweeper.set_value(Some(Sweeper::new(move |request, answer, _| {
+                comparing.set(false);
+                // A comparison of a scenario the page has left is not shown.
+                let current = page.explored.with_untracked(|e| {
+                    e.as_ref().map(|e| e.scenario.to_query()) == Some(request.query.clone())
+                });
+                if let (Answer::Axes(axes), true) = (answer, current) {
+                    table.set(Some(axes.map(|a| rows(&a))));
+                }
+            })));
+        }
+        comparing.set(true);
+        sweeper.with_value(|w| {
+            if let Some(w) = w {
+                w.submit(
+                    &s,
+                    Job::Axes {
+                        target_tok_s_user: target.value(),
+                    },
+                )
+            }
+        });
     };
     let body = move || {
         table.with(|t| match t {
@@ -66,6 +92,9 @@ pub fn AxesTable() -> impl IntoView {
             <button type="button" id="compare-axes" on:click=run>
                 "Compare every axis at this target"
             </button>
+            <Show when=move || comparing.get()>
+                <p role="status" id="axes-busy">"Sweeping every axis…"</p>
+            </Show>
             {body}
         </div>
     }

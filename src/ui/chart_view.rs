@@ -38,12 +38,14 @@ pub(super) fn chart_model(
             _ => true,
         }
     }
+    // The chips and the rest come with the sweep; only what to show is read from the
+    // live scenario (through a memo, so that an edit that sweeps again redraws once,
+    // when its sweep arrives, and not at once with the old sweep).
+    let look = Memo::new(move |_| scenario.with(|s| (s.y_axis, s.colour_by)));
     Memo::new_with_compare(
         move |_| {
             let every = preferences.with(|p| p.show_cloud);
-            // The chips and the rest come with the sweep; only what to show is read
-            // from the live scenario, so a change that sweeps again redraws once.
-            let (y_axis, colour_by) = scenario.with(|s| (s.y_axis, s.colour_by));
+            let (y_axis, colour_by) = look.get();
             explored.with(|e| {
                 let e = e.as_ref()?;
                 let r = e.result.as_ref().ok()?;
@@ -236,6 +238,9 @@ pub fn ChartView() -> impl IntoView {
                     on:click=on_click
                 ></canvas>
                 {tooltip}
+                <Show when=move || page.sweeping.get()>
+                    <p class="busy" id="busy" role="status">"Sweeping… the chart shows the last result until the new one is ready."</p>
+                </Show>
             </div>
             <p class="visually-hidden" id="chart-summary">{summary}</p>
         </figure>
@@ -313,7 +318,15 @@ pub fn Status() -> impl IntoView {
             .with(|m| m.as_ref().map_or(0, |m| m.points.len()))
     };
     view! {
-        <div class="status" id="status" data-last-ms=last_ms data-p95-ms=p95_ms data-points=drawn data-redraws=redraws>
+        <div
+            class="status"
+            id="status"
+            data-last-ms=last_ms
+            data-p95-ms=p95_ms
+            data-points=drawn
+            data-redraws=redraws
+            data-sweeping=move || page.sweeping.get().to_string()
+        >
             <p>{counts}</p>
             <p id="timing">{timing}</p>
             <ul class="notes">{notes}</ul>

@@ -25,15 +25,17 @@ pub use points_table::PointsTable;
 pub use share::Share;
 
 use crate::chart::ChartModel;
-use crate::explore::explore;
+use crate::jobs::{Answer, Job};
 use crate::perf::{Latencies, Redraw};
 use crate::scenario::Scenario;
 use crate::storage::{self, Preferences, Start};
 use crate::web::{self, BrowserStore};
+use crate::worker::Sweeper;
 use disagg_engine::sweep::{SweepPoint, SweepResult};
 use disagg_engine::Catalogue;
 use leptos::prelude::*;
 use std::collections::BTreeMap;
+use std::rc::Rc;
 use std::sync::Arc;
 
 /// The id of the frontier-table button that opens cloud point `i`.
@@ -64,6 +66,8 @@ pub struct Page {
     /// Per-input messages for values that were refused, by query key.
     pub field_errors: RwSignal<BTreeMap<String, String>>,
     pub explored: RwSignal<Option<Arc<Explored>>>,
+    /// A sweep is under way (the chart shows the last one meanwhile).
+    pub sweeping: RwSignal<bool>,
     /// What the chart draws of the current sweep.
     pub chart: Memo<Option<Arc<ChartModel>>>,
     /// Index into the sweep's cloud.
@@ -91,6 +95,7 @@ impl Page {
             notices: RwSignal::new(start.notices),
             field_errors: RwSignal::new(BTreeMap::new()),
             explored,
+            sweeping: RwSignal::new(false),
             chart: chart_view::chart_model(scenario, preferences, explored),
             selected: RwSignal::new(start.point),
             opener: StoredValue::new(None),
@@ -181,8 +186,29 @@ impl Page {
     }
 }
 
-/// Runs the sweep whenever the scenario changes, and keeps the link and the saved
-/// state in step with it.
+/// A finished sweep becomes the page's: shown, timed, and the link's point checked
+/// against it.
+fn show_sweep(page: Page, scenario: Scenario, result: Result<SweepResult, String>, ms: f64) {
+    page.unreported_sweep_ms.set_value(ms);
+    // Only a link selects a point before a sweep (an edit clears the selection):
+    // check it names one of this sweep's points.
+    let drawn = result.as_ref().map_or(0, |r| r.cloud.len());
+    if let Some(n) = page.selected.get_untracked().filter(|n| *n >= drawn) {
+        page.selected.set(None);
+        page.notices.update(|v| {
+            v.push(format!(
+                "link: ignored point={n}: this sweep has {drawn} points (0 to {})",
+                drawn.saturating_sub(1)
+            ))
+        });
+    }
+    page.explored
+        .set(Some(Arc::new(Explored { scenario, result })));
+    page.sweeping.set(false);
+}
+
+/// Sweeps (in the worker) whenever the scenario changes, and keeps the link and the
+/// saved state in step with it.
 fn run_page(page: Page) {
     // What the sweep depends on: the scenario without the chart's y axis, so that
     // switching the axis redraws without sweeping again.
@@ -196,27 +222,17 @@ fn run_page(page: Page) {
     Effect::new(move |_| {
         web::replace_query(&page.link_query());
     });
+    let sweeper = Rc::new(Sweeper::new(move |request, answer, ms| {
+        let Answer::Sweep(result) = answer else {
+            return;
+        };
+        let (scenario, _) = Scenario::from_query(&request.query, Catalogue::builtin());
+        show_sweep(page, scenario, result.map(|r| *r), ms);
+    }));
     Effect::new(move |_| {
         let s = swept.get();
-        let t0 = web::now_ms();
-        let result = explore(&s, Catalogue::builtin());
-        page.unreported_sweep_ms.set_value(web::now_ms() - t0);
-        // Only a link selects a point before a sweep (an edit clears the selection):
-        // check it names one of this sweep's points.
-        let drawn = result.as_ref().map_or(0, |r| r.cloud.len());
-        if let Some(n) = page.selected.get_untracked().filter(|n| *n >= drawn) {
-            page.selected.set(None);
-            page.notices.update(|v| {
-                v.push(format!(
-                    "link: ignored point={n}: this sweep has {drawn} points (0 to {})",
-                    drawn.saturating_sub(1)
-                ))
-            });
-        }
-        page.explored.set(Some(Arc::new(Explored {
-            scenario: s,
-            result,
-        })));
+        page.sweeping.set(true);
+        sweeper.submit(&s, Job::Sweep);
     });
     Effect::new(move |_| {
         let s = page.scenario.get();
@@ -247,7 +263,7 @@ pub fn App() -> impl IntoView {
                 <Controls/>
                 <ChipPicker/>
             </aside>
-            <section class="results" id="results" tabindex="-1" aria-label="Results">
+            <section class="results" id="results" tabindex="-1" aria-label="Results" aria-busy=move || page.sweeping.get().to_string()>
                 <Share/>
                 <Callout/>
                 <ChartView/>

@@ -317,7 +317,13 @@ impl Session {
             if !v.is_null() && v != json!(false) && v != json!("") {
                 return v;
             }
-            assert!(start.elapsed() < WAIT, "timed out waiting for {what}");
+            if start.elapsed() >= WAIT {
+                let page = self.js(
+                    "const s = document.getElementById('status');
+                     return [location.href, s ? s.outerHTML : 'no status', document.body.innerText.slice(0, 600)];",
+                );
+                panic!("timed out waiting for {what}; the page: {page}");
+            }
             std::thread::sleep(Duration::from_millis(50));
         }
     }

@@ -1,0 +1,351 @@
+//! The work the page hands to its Web Worker, and the worker's answers, as plain
+//! values that travel as JSON text. The scenario travels as its link query (which
+//! round-trips exactly), so the worker rebuilds the very scenario the page holds.
+//!
+//! [`run`] does a job; the worker calls it, and so does the page itself when no worker
+//! could start. [`Queue`] decides what to send when: one job in flight, newer inputs
+//! replacing older waiting ones, and a long stale job cancelled.
+
+use crate::explore::{compare, explore};
+use crate::scenario::Scenario;
+use disagg_engine::sweep::{AxisBest, SweepPoint, SweepResult};
+use disagg_engine::units::TokensPerSecond;
+use disagg_engine::Catalogue;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Job {
+    /// The scenario's sweep.
+    Sweep,
+    /// Every axis at the sweep's target interactivity.
+    Axes { target_tok_s_user: f64 },
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Request {
+    pub id: u64,
+    /// The scenario as its link query.
+    pub query: String,
+    pub job: Job,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Answer {
+    Sweep(Result<Box<SweepResult>, String>),
+    Axes(Result<Vec<AxisBest>, String>),
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Reply {
+    pub id: u64,
+    /// Time the job took in the worker.
+    pub ms: f64,
+    pub answer: Answer,
+}
+
+impl Request {
+    pub fn new(id: u64, scenario: &Scenario, job: Job) -> Request {
+        Request {
+            id,
+            query: scenario.to_query(),
+            job,
+        }
+    }
+}
+
+/// Does `request`'s job. A query the page wrote always reads back cleanly; one that
+/// does not is answered with the reason, never a guess.
+pub fn run(request: &Request, catalogue: &Catalogue) -> Answer {
+    let (scenario, notices) = Scenario::from_query(&request.query, catalogue);
+    let refused = (!notices.is_empty()).then(|| {
+        format!(
+            "the worker could not read the scenario: {}",
+            notices.join("; ")
+        )
+    });
+    match request.job {
+        Job::Sweep => Answer::Sweep(match refused {
+            Some(why) => Err(why),
+            None => explore(&scenario, catalogue).map(Box::new),
+        }),
+        Job::Axes { target_tok_s_user } => Answer::Axes(match refused {
+            Some(why) => Err(why),
+            None => compare(
+                &scenario,
+                catalogue,
+                TokensPerSecond::new(target_tok_s_user),
+            ),
+        }),
+    }
+}
+
+/// What the worker posts: a sweep's cloud in parts, then the reply with the rest.
+/// Each message is read in a task of its own on the page, so a large sweep never
+/// holds the page for the time it takes to read all of it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum FromWorker {
+    Part { id: u64, points: Vec<SweepPoint> },
+    Done(Reply),
+}
+
+/// Points per [`FromWorker::Part`]: a few milliseconds of reading on the page.
+pub const POINTS_PER_PART: usize = 500;
+
+/// The worker's side: a request's JSON text in, the messages to post out (parts of
+/// a sweep's cloud, then the reply).
+pub fn answer_messages(text: &str, catalogue: &Catalogue, clock: impl Fn() -> f64) -> Vec<String> {
+    let mut reply: Reply = match serde_json::from_str(&answer_text(text, catalogue, clock)) {
+        Ok(r) => r,
+        Err(_) => return Vec::new(),
+    };
+    let mut out = Vec::new();
+    if let Answer::Sweep(Ok(result)) = &mut reply.answer {
+        let cloud = std::mem::take(&mut result.cloud);
+        for part in cloud.chunks(POINTS_PER_PART) {
+            let message = FromWorker::Part {
+                id: reply.id,
+                points: part.to_vec(),
+            };
+            out.extend(serde_json::to_string(&message).ok());
+        }
+    }
+    out.extend(serde_json::to_string(&FromWorker::Done(reply)).ok());
+    out
+}
+
+/// The page's side: gathers one request's parts until its reply comes.
+#[derive(Debug, Default)]
+pub struct Assembly {
+    id: u64,
+    points: Vec<SweepPoint>,
+}
+
+impl Assembly {
+    /// Takes one message; returns the whole reply once it is complete. Parts of
+    /// another request than the one being gathered start it afresh.
+    pub fn take(&mut self, message: FromWorker) -> Option<Reply> {
+        match message {
+            FromWorker::Part { id, points } => {
+                if id != self.id {
+                    self.id = id;
+                    self.points.clear();
+                }
+                self.points.extend(points);
+                None
+            }
+            FromWorker::Done(mut reply) => {
+                let points = if reply.id == self.id {
+                    std::mem::take(&mut self.points)
+                } else {
+                    Vec::new()
+                };
+                self.points.clear();
+                if let Answer::Sweep(Ok(result)) = &mut reply.answer {
+                    result.cloud = points;
+                }
+                Some(reply)
+            }
+        }
+    }
+}
+
+/// A request's JSON text in, the reply's JSON text out, with the time `clock`
+/// measured around the job.
+pub fn answer_text(text: &str, catalogue: &Catalogue, clock: impl Fn() -> f64) -> String {
+    let reply = match serde_json::from_str::<Request>(text) {
+        Ok(request) => {
+            let t0 = clock();
+            let answer = run(&request, catalogue);
+            Reply {
+                id: request.id,
+                ms: clock() - t0,
+                answer,
+            }
+        }
+        // A message the page did not write: answered as a failed sweep with id 0,
+        // which no request carries.
+        Err(e) => Reply {
+            id: 0,
+            ms: 0.0,
+            answer: Answer::Sweep(Err(format!("the worker got an unreadable request: {e}"))),
+        },
+    };
+    serde_json::to_string(&reply).unwrap_or_default()
+}
+
+/// What the page should do after handing a request to [`Queue::submit`].
+#[derive(Clone, Debug, PartialEq)]
+pub enum Action {
+    /// Post it to the worker.
+    Send(Request),
+    /// Nothing yet: it waits until the job in flight ends.
+    Wait,
+    /// Stop the worker (its job is stale and long), start a new one, post this.
+    Restart(Request),
+}
+
+/// Jobs between the page and one worker: at most one in flight and one waiting (the
+/// newest; an older waiting job is dropped unseen).
+#[derive(Debug, Default)]
+pub struct Queue {
+    in_flight: Option<(u64, f64)>,
+    waiting: Option<Request>,
+}
+
+/// A stale job that has run this long is cancelled rather than waited for: restarting
+/// the worker costs about a sweep of the default scenario.
+pub const CANCEL_AFTER_MS: f64 = 250.0;
+
+impl Queue {
+    /// A new request at time `now` (ms).
+    pub fn submit(&mut self, request: Request, now: f64) -> Action {
+        match self.in_flight {
+            None => {
+                self.in_flight = Some((request.id, now));
+                Action::Send(request)
+            }
+            Some((_, started)) if now - started >= CANCEL_AFTER_MS => {
+                self.waiting = None;
+                self.in_flight = Some((request.id, now));
+                Action::Restart(request)
+            }
+            Some(_) => {
+                self.waiting = Some(request);
+                Action::Wait
+            }
+        }
+    }
+
+    /// The reply to `id` arrived at `now`: whether it answers the newest request (an
+    /// older one is stale and dropped), and the waiting request to send next.
+    pub fn finished(&mut self, id: u64, now: f64) -> (bool, Option<Request>) {
+        if self.in_flight.map(|(f, _)| f) != Some(id) {
+            return (false, None);
+        }
+        self.in_flight = None;
+        match self.waiting.take() {
+            Some(next) => {
+                self.in_flight = Some((next.id, now));
+                (false, Some(next))
+            }
+            None => (true, None),
+        }
+    }
+
+    /// Whether a job is in flight.
+    pub fn busy(&self) -> bool {
+        self.in_flight.is_some()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use disagg_engine::disagg::Axis;
+
+    fn cat() -> &'static Catalogue {
+        Catalogue::builtin()
+    }
+
+    #[test]
+    fn a_sweep_through_json_is_the_sweep_itself() {
+        for s in [
+            Scenario::default(),
+            Scenario {
+                axis: Axis::Speculative,
+                ttft_ms: Some(700.0),
+                batch: Some(32),
+                ..Scenario::default()
+            },
+        ] {
+            let request = Request::new(7, &s, Job::Sweep);
+            let text = serde_json::to_string(&request).unwrap();
+            let reply: Reply = serde_json::from_str(&answer_text(&text, cat(), || 1.0)).unwrap();
+            assert_eq!(reply.id, 7);
+            assert_eq!(
+                reply.answer,
+                Answer::Sweep(explore(&s, cat()).map(Box::new))
+            );
+        }
+    }
+
+    #[test]
+    fn a_sweep_in_parts_reassembles_to_the_sweep() {
+        let s = Scenario::default();
+        let request = Request::new(9, &s, Job::Sweep);
+        let text = serde_json::to_string(&request).unwrap();
+        let messages = answer_messages(&text, cat(), || 0.0);
+        let expected = explore(&s, cat()).unwrap();
+        assert_eq!(
+            messages.len(),
+            expected.cloud.len().div_ceil(POINTS_PER_PART) + 1
+        );
+        let mut assembly = Assembly::default();
+        // A stray part of an older request is dropped when the newer one's parts come.
+        let stray = FromWorker::Part {
+            id: 8,
+            points: expected.cloud[..3].to_vec(),
+        };
+        assert_eq!(assembly.take(stray), None);
+        let mut replies = Vec::new();
+        for m in &messages {
+            replies.extend(assembly.take(serde_json::from_str(m).unwrap()));
+        }
+        assert_eq!(replies.len(), 1);
+        assert_eq!(replies[0].answer, Answer::Sweep(Ok(Box::new(expected))));
+    }
+
+    #[test]
+    fn the_axes_job_compares_at_the_given_target() {
+        let s = Scenario::default();
+        let target = explore(&s, cat()).unwrap().target_tok_s_user;
+        let request = Request::new(
+            3,
+            &s,
+            Job::Axes {
+                target_tok_s_user: target.value(),
+            },
+        );
+        let text = serde_json::to_string(&request).unwrap();
+        let reply: Reply = serde_json::from_str(&answer_text(&text, cat(), || 0.0)).unwrap();
+        assert_eq!(reply.answer, Answer::Axes(compare(&s, cat(), target)));
+    }
+
+    #[test]
+    fn bad_messages_are_answered_not_obeyed() {
+        let reply: Reply = serde_json::from_str(&answer_text("{nope", cat(), || 0.0)).unwrap();
+        assert_eq!(reply.id, 0);
+        assert!(matches!(reply.answer, Answer::Sweep(Err(ref e)) if e.contains("unreadable")));
+        let request = Request {
+            id: 5,
+            query: "v=1&model=gpt-9".into(),
+            job: Job::Sweep,
+        };
+        assert!(matches!(run(&request, cat()), Answer::Sweep(Err(ref e)) if e.contains("gpt-9")));
+    }
+
+    #[test]
+    fn the_queue_keeps_one_job_in_flight_and_the_newest_waiting() {
+        let s = Scenario::default();
+        let r = |id| Request::new(id, &s, Job::Sweep);
+        let mut q = Queue::default();
+        assert_eq!(q.submit(r(1), 0.0), Action::Send(r(1)));
+        assert_eq!(q.submit(r(2), 10.0), Action::Wait);
+        assert_eq!(q.submit(r(3), 20.0), Action::Wait);
+        // 1 is stale: dropped, and only the newest waiting request goes next.
+        assert_eq!(q.finished(1, 30.0), (false, Some(r(3))));
+        assert!(q.busy());
+        // A reply to a request never in flight changes nothing.
+        assert_eq!(q.finished(2, 31.0), (false, None));
+        assert_eq!(q.finished(3, 40.0), (true, None));
+        assert!(!q.busy());
+        // A long stale job is cancelled.
+        assert_eq!(q.submit(r(4), 100.0), Action::Send(r(4)));
+        assert_eq!(
+            q.submit(r(5), 100.0 + CANCEL_AFTER_MS),
+            Action::Restart(r(5))
+        );
+        assert_eq!(q.finished(4, 500.0), (false, None));
+        assert_eq!(q.finished(5, 501.0), (true, None));
+    }
+}
