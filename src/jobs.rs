@@ -94,10 +94,7 @@ pub const POINTS_PER_PART: usize = 500;
 /// The worker's side: a request's JSON text in, the messages to post out (parts of
 /// a sweep's cloud, then the reply).
 pub fn answer_messages(text: &str, catalogue: &Catalogue, clock: impl Fn() -> f64) -> Vec<String> {
-    let mut reply: Reply = match serde_json::from_str(&answer_text(text, catalogue, clock)) {
-        Ok(r) => r,
-        Err(_) => return Vec::new(),
-    };
+    let mut reply = reply_to(text, catalogue, clock);
     let mut out = Vec::new();
     if let Answer::Sweep(Ok(result)) = &mut reply.answer {
         let cloud = std::mem::take(&mut result.cloud);
@@ -152,7 +149,12 @@ impl Assembly {
 /// A request's JSON text in, the reply's JSON text out, with the time `clock`
 /// measured around the job.
 pub fn answer_text(text: &str, catalogue: &Catalogue, clock: impl Fn() -> f64) -> String {
-    let reply = match serde_json::from_str::<Request>(text) {
+    serde_json::to_string(&reply_to(text, catalogue, clock)).unwrap_or_default()
+}
+
+/// The reply to a request's JSON text.
+fn reply_to(text: &str, catalogue: &Catalogue, clock: impl Fn() -> f64) -> Reply {
+    match serde_json::from_str::<Request>(text) {
         Ok(request) => {
             let t0 = clock();
             let answer = run(&request, catalogue);
@@ -169,8 +171,7 @@ pub fn answer_text(text: &str, catalogue: &Catalogue, clock: impl Fn() -> f64) -
             ms: 0.0,
             answer: Answer::Sweep(Err(format!("the worker got an unreadable request: {e}"))),
         },
-    };
-    serde_json::to_string(&reply).unwrap_or_default()
+    }
 }
 
 /// What the page should do after handing a request to [`Queue::submit`].

@@ -3,6 +3,7 @@
 //! sweep; the points per sweep are printed first, so points per second is their ratio.
 //! `compare_axes/deepseek-v3` sweeps every axis at one target: its ratio to
 //! `sweep/deepseek-v3/pd` is what the page's axes table costs over its own sweep.
+//! `largest/deepseek-r1/af` is the largest sweep the page allows.
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use disagg_engine::disagg::{Axis, Setup};
@@ -51,5 +52,37 @@ fn bench(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, bench);
+/// The largest sweep the page allows: twelve chip kinds and 4,096 chips on the
+/// attention/expert axis of DeepSeek-R1 (about 1.65 million configurations).
+fn largest(c: &mut Criterion) {
+    let cat = Catalogue::builtin();
+    let preset = cat.model("deepseek-r1").unwrap();
+    let chips = [
+        "h100-sxm", "h200", "b200", "b300", "gb200", "gb300", "mi300x", "mi325x", "mi355x",
+        "a100-80g", "gaudi3", "tpu-v6e",
+    ];
+    let req = SweepRequest {
+        setup: Setup::new(
+            &preset.ir,
+            Workload::new(8192, 1024),
+            WeightFormat::new(preset.default_weight_dtype),
+        ),
+        axis: Axis::AttentionExpert,
+        chips: chips.iter().map(|id| cat.chip(id).unwrap()).collect(),
+        max_chips: disagg_engine::limits::MAX_SWEEP_CHIPS,
+        target_tok_s_user: None,
+        slo: Default::default(),
+        batch: None,
+    };
+    let points = sweep(&req).unwrap().evaluated;
+    println!("sweep/largest/deepseek-r1/af: {points} points per sweep");
+    let mut group = c.benchmark_group("sweep");
+    group.sample_size(10);
+    group.bench_function("largest/deepseek-r1/af", |b| {
+        b.iter(|| sweep(black_box(&req)).unwrap())
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench, largest);
 criterion_main!(benches);
