@@ -9,13 +9,36 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-/// How to draw: device pixels per CSS pixel, and the points to ring.
+/// How to draw: device pixels per CSS pixel, and the point to ring. (The hovered
+/// point's ring is drawn apart, by [`hover_ring`], so that hovering never redraws
+/// the chart.)
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Look {
     pub scale: f64,
     /// Index into [`ChartModel::points`].
     pub selected: Option<usize>,
-    pub hovered: Option<usize>,
+}
+
+/// The ring around the hovered point at `at` (device pixels), alone, on a transparent
+/// layer over the chart.
+pub fn hover_ring<DB: DrawingBackend>(
+    backend: DB,
+    at: (f64, f64),
+    scale: f64,
+) -> Result<(), String> {
+    let root = backend.into_drawing_area();
+    let s = if scale.is_finite() && scale > 0.0 {
+        scale
+    } else {
+        1.0
+    };
+    root.draw(&Circle::new(
+        (at.0 as i32, at.1 as i32),
+        (8.0 * s).round() as i32,
+        ShapeStyle::from(&INK).stroke_width((1.5 * s).round().max(1.0) as u32),
+    ))
+    .map_err(|e| e.to_string())?;
+    root.present().map_err(|e| e.to_string())
 }
 
 const INK: RGBColor = RGBColor(33, 37, 41);
@@ -182,7 +205,8 @@ fn draw_on<DB: DrawingBackend>(
     }
 
     // Points: baseline squares, homogeneous circles, mixed diamonds.
-    let outline = ShapeStyle::from(&INK).stroke_width(px(1.0).max(1) as u32);
+    let outline = (model.points.len() <= DENSE)
+        .then(|| ShapeStyle::from(&INK).stroke_width(px(1.0).max(1) as u32));
     let mut positions = Vec::with_capacity(model.points.len());
     for p in &model.points {
         let c = at(model.x.to_plot(p.x), model.y.to_plot(p.y));
@@ -197,14 +221,12 @@ fn draw_on<DB: DrawingBackend>(
             outline,
         )?;
     }
-    for (index, width, size) in [(look.hovered, 1.5, 8.0), (look.selected, 2.5, 10.0)] {
-        if let Some(&(x, y)) = index.and_then(|i| positions.get(i)) {
-            root.draw(&Circle::new(
-                (x as i32, y as i32),
-                px(size),
-                ShapeStyle::from(&INK).stroke_width(px(width).max(1) as u32),
-            ))?;
-        }
+    if let Some(&(x, y)) = look.selected.and_then(|i| positions.get(i)) {
+        root.draw(&Circle::new(
+            (x as i32, y as i32),
+            px(10.0),
+            ShapeStyle::from(&INK).stroke_width(px(2.5).max(1) as u32),
+        ))?;
     }
 
     draw_key(&under, &key, s, model)?;
@@ -219,9 +241,12 @@ fn marker<DB: DrawingBackend>(
     (x, y): (i32, i32),
     s: f64,
     [fill, right]: [ShapeStyle; 2],
-    outline: ShapeStyle,
+    outline: Option<ShapeStyle>,
 ) -> Result<(), Failure<DB>> {
     let r = |v: f64| (v * s).round() as i32;
+    let Some(outline) = outline else {
+        return fills_only(root, class, (x, y), s, [fill, right]);
+    };
     match class {
         Class::Heterogeneous => {
             let d = r(6.0);
@@ -258,6 +283,41 @@ fn marker<DB: DrawingBackend>(
     Ok(())
 }
 
+/// A mark without its outline: what a dense cloud draws (see [`DENSE`]).
+fn fills_only<DB: DrawingBackend>(
+    root: &Area<DB>,
+    class: Class,
+    (x, y): (i32, i32),
+    s: f64,
+    [fill, right]: [ShapeStyle; 2],
+) -> Result<(), Failure<DB>> {
+    let r = |v: f64| (v * s).round() as i32;
+    match class {
+        Class::Heterogeneous => {
+            let d = r(6.0);
+            root.draw(&Polygon::new(
+                vec![(x, y - d), (x, y + d), (x - d, y)],
+                fill,
+            ))?;
+            root.draw(&Polygon::new(
+                vec![(x, y - d), (x + d, y), (x, y + d)],
+                right,
+            ))?;
+        }
+        Class::Homogeneous => root.draw(&Circle::new((x, y), r(4.5), fill))?,
+        Class::Baseline => {
+            let d = r(4.0);
+            root.draw(&Rectangle::new([(x - d, y - d), (x + d, y + d)], fill))?
+        }
+    }
+    Ok(())
+}
+
+/// Above this many points the marks are drawn without outlines: in so dense a cloud
+/// the outlines merge into a dark mass, and they double the drawing time (the page's
+/// largest sweep draws about 6,000 points).
+pub const DENSE: usize = 2500;
+
 /// The key under the plot, as [`legend::key`] placed it.
 fn draw_key<DB: DrawingBackend>(
     area: &Area<DB>,
@@ -275,7 +335,7 @@ fn draw_key<DB: DrawingBackend>(
         let text_at = (r(x + MARK), r(y + legend::ROW / 2.0));
         let text = placed.entry.text.as_str();
         match placed.entry.mark {
-            Mark::Shape(class) => marker(area, class, centre, s, [grey, grey], outline)?,
+            Mark::Shape(class) => marker(area, class, centre, s, [grey, grey], Some(outline))?,
             Mark::Line(line) => area
                 .draw(&PathElement::new(
                     vec![(centre.0 - r(9.0), centre.1), (centre.0 + r(9.0), centre.1)],
@@ -289,7 +349,7 @@ fn draw_key<DB: DrawingBackend>(
                 centre,
                 s,
                 [rgb(a).filled(), rgb(b).filled()],
-                outline,
+                Some(outline),
             )?,
             Mark::PriceBar { lo, hi } => {
                 price_bar(area, (x, y), text, (lo, hi), s, model, key_width(area, s))?;
@@ -578,6 +638,31 @@ mod tests {
         // The price scale is labelled along its length, not only at its ends.
         let prices = price.texts.iter().filter(|t| t.starts_with('$')).count();
         assert!(prices >= 3, "{:?}", price.texts);
+    }
+
+    #[test]
+    fn a_dense_cloud_is_drawn_without_outlines() {
+        let (mut m, _, _) = record(&Scenario::default(), YAxis::TokSPerChip);
+        let one = m.points.clone();
+        while m.points.len() <= DENSE {
+            m.points.extend(one.iter().cloned());
+        }
+        let circles = m
+            .points
+            .iter()
+            .filter(|p| p.class == Class::Homogeneous)
+            .count();
+        let mut rec = Recorder::default();
+        let look = Look {
+            scale: 1.0,
+            ..Look::default()
+        };
+        let pos = draw(&mut rec, &m, &look).unwrap();
+        assert_eq!(pos.len(), m.points.len());
+        // Every mark filled (the key's circle too), and no diamond outline drawn: the
+        // paths left are the grid, frontiers, target, ticks and the key's.
+        assert_eq!(rec.circles, circles + 1);
+        assert!(rec.paths < 100, "{} paths", rec.paths);
     }
 
     #[test]

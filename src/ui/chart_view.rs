@@ -3,7 +3,7 @@
 
 use super::{Explored, Page};
 use crate::chart::describe::describe;
-use crate::chart::draw::{draw, Look};
+use crate::chart::draw::{draw, hover_ring, Look};
 use crate::chart::{legend, nearest, ChartModel};
 use crate::format;
 use crate::perf::Redraw;
@@ -16,6 +16,10 @@ use leptos::html::Canvas;
 use leptos::prelude::*;
 use plotters_canvas::CanvasBackend;
 use std::sync::Arc;
+
+/// A new chart of more points than this is drawn in a task of its own (a few
+/// milliseconds per hundred points).
+const DRAW_APART: usize = 1000;
 
 /// Pointer reach for hover and click, in CSS pixels.
 const REACH: f64 = 10.0;
@@ -71,6 +75,9 @@ pub fn ChartView() -> impl IntoView {
     let page = expect_context::<Page>();
     let model = page.chart;
     let canvas_ref = NodeRef::<Canvas>::new();
+    let ring_ref = NodeRef::<Canvas>::new();
+    // Counts the chart's redraws, which move the points under the hover ring.
+    let redrawn = RwSignal::new(0u64);
     let positions = StoredValue::new(Vec::<(f64, f64)>::new());
     let resized = RwSignal::new(0u32);
     let tip = RwSignal::new(None::<(f64, f64)>);
@@ -87,47 +94,87 @@ pub fn ChartView() -> impl IntoView {
             _ => false,
         };
         let selected = page.selected.get();
-        let hovered = page.hovered.get();
         let Some(canvas) = canvas_ref.get() else {
             return model;
         };
-        let t0 = web::now_ms();
-        let dpr = web::device_pixel_ratio();
-        let css_w = (canvas.client_width() as f64).max(320.0);
-        let key_h = model.as_ref().map_or(0.0, |m| legend::key(m, css_w).height);
-        let css_h = (css_w * 0.6).clamp(320.0, 560.0) + key_h;
-        let _ = canvas.style(("height", format!("{css_h}px")));
-        canvas.set_width((css_w * dpr).round() as u32);
-        canvas.set_height((css_h * dpr).round() as u32);
-        let index_of = |cloud: Option<usize>, m: &ChartModel| {
-            cloud.and_then(|c| m.points.iter().position(|p| p.cloud_index == c))
-        };
-        let drawn = match (&model, CanvasBackend::with_canvas_object(canvas.clone())) {
-            (Some(m), Some(backend)) => {
-                let look = Look {
-                    scale: dpr,
-                    selected: index_of(selected, m),
-                    hovered: index_of(hovered, m),
-                };
-                draw(backend, m, &look).unwrap_or_default()
+        let drawing = model.clone();
+        let paint = move || {
+            let model = drawing;
+            let t0 = web::now_ms();
+            let dpr = web::device_pixel_ratio();
+            let css_w = (canvas.client_width() as f64).max(320.0);
+            let key_h = model.as_ref().map_or(0.0, |m| legend::key(m, css_w).height);
+            let css_h = (css_w * 0.6).clamp(320.0, 560.0) + key_h;
+            // Only a new size reallocates the canvas and restyles it (plotters paints
+            // every pixel anyway).
+            let (w, h) = ((css_w * dpr).round() as u32, (css_h * dpr).round() as u32);
+            if (canvas.width(), canvas.height()) != (w, h) {
+                let _ = canvas.style(("height", format!("{css_h}px")));
+                canvas.set_width(w);
+                canvas.set_height(h);
             }
-            _ => Vec::new(),
-        };
-        positions.set_value(drawn.iter().map(|&(x, y)| (x / dpr, y / dpr)).collect());
-        let done = web::now_ms();
-        if let (Some(started), true) = (page.input_at.get_value(), fresh) {
-            page.input_at.set_value(None);
-            let sweep_ms = page.unreported_sweep_ms.get_value();
-            page.unreported_sweep_ms.set_value(0.0);
-            let r = Redraw {
-                total_ms: done - started,
-                sweep_ms,
-                draw_ms: done - t0,
+            let index_of = |cloud: Option<usize>, m: &ChartModel| {
+                cloud.and_then(|c| m.points.iter().position(|p| p.cloud_index == c))
             };
-            page.latencies.update(|l| l.push(r.total_ms));
-            page.last_redraw.set(Some(r));
+            let drawn = match (&model, CanvasBackend::with_canvas_object(canvas.clone())) {
+                (Some(m), Some(backend)) => {
+                    let look = Look {
+                        scale: dpr,
+                        selected: index_of(selected, m),
+                    };
+                    draw(backend, m, &look).unwrap_or_default()
+                }
+                _ => Vec::new(),
+            };
+            positions.set_value(drawn.iter().map(|&(x, y)| (x / dpr, y / dpr)).collect());
+            redrawn.update(|n| *n += 1);
+            let done = web::now_ms();
+            if let (Some(started), true) = (page.input_at.get_value(), fresh) {
+                page.input_at.set_value(None);
+                let sweep_ms = page.unreported_sweep_ms.get_value();
+                page.unreported_sweep_ms.set_value(0.0);
+                let r = Redraw {
+                    total_ms: done - started,
+                    sweep_ms,
+                    draw_ms: done - t0,
+                };
+                page.latencies.update(|l| l.push(r.total_ms));
+                page.last_redraw.set(Some(r));
+            }
+        };
+        // A new chart of a large sweep is drawn in a task of its own, after the one
+        // that shows the sweep's words and tables.
+        if fresh && model.as_ref().is_some_and(|m| m.points.len() > DRAW_APART) {
+            web::next_task(paint);
+        } else {
+            paint();
         }
         model
+    });
+
+    // The hover ring, on its own layer: follows the pointer and every redraw.
+    Effect::new(move |_| {
+        redrawn.track();
+        let hovered = page.hovered.get();
+        let (Some(layer), Some(canvas)) = (ring_ref.get(), canvas_ref.get()) else {
+            return;
+        };
+        // Setting the size clears the layer.
+        layer.set_width(canvas.width());
+        layer.set_height(canvas.height());
+        let _ = layer.style(("height", format!("{}px", canvas.client_height())));
+        let at = model.with_untracked(|m| {
+            let m = m.as_ref()?;
+            let i = m
+                .points
+                .iter()
+                .position(|p| Some(p.cloud_index) == hovered)?;
+            positions.with_value(|p| p.get(i).copied())
+        });
+        if let (Some((x, y)), Some(backend)) = (at, CanvasBackend::with_canvas_object(layer)) {
+            let dpr = web::device_pixel_ratio();
+            let _ = hover_ring(backend, (x * dpr, y * dpr), dpr);
+        }
     });
 
     let point_at = move |ev: &leptos::ev::MouseEvent| -> Option<(usize, (f64, f64))> {
@@ -237,6 +284,7 @@ pub fn ChartView() -> impl IntoView {
                     on:mouseleave=on_leave
                     on:click=on_click
                 ></canvas>
+                <canvas class="ring-layer" node_ref=ring_ref aria-hidden="true"></canvas>
                 {tooltip}
                 <Show when=move || page.sweeping.get()>
                     <p class="busy" id="busy" role="status">"Sweeping… the chart shows the last result until the new one is ready."</p>
