@@ -44,6 +44,7 @@ fn weakness(g: Grade) -> u8 {
         Grade::Derived => 1,
         Grade::VendorClaim => 2,
         Grade::Estimate => 3,
+        Grade::User => 4,
     }
 }
 

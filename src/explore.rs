@@ -2,6 +2,7 @@
 //! evaluation of one point the detail panel opens. Plain logic, tested natively.
 
 use crate::scenario::Scenario;
+use disagg_engine::catalogue::USER_MODEL_ID;
 use disagg_engine::disagg::{
     evaluate, expected_tokens, without_speculation, Axis, DeploymentPoint, DeploymentSpec, Draft,
     Figures, Setup, Speculation,
@@ -9,15 +10,33 @@ use disagg_engine::disagg::{
 use disagg_engine::sweep::{compare_axes, sweep, AxisBest, Slo, SweepRequest, SweepResult};
 use disagg_engine::units::{Seconds, TokensPerSecond};
 use disagg_engine::{Assumptions, Catalogue, ModelPreset, WeightFormat};
+use std::borrow::Cow;
 
-/// What the page needs from the catalogue to build a [`Setup`].
+/// What the page needs from the catalogue (or the user's config) to build a [`Setup`].
 struct Models<'a> {
-    target: &'a ModelPreset,
+    target: Cow<'a, ModelPreset>,
     draft: Option<&'a ModelPreset>,
 }
 
+/// The scenario's model: the catalogue's, or the one its `cfg` describes.
+fn target<'a>(s: &Scenario, catalogue: &'a Catalogue) -> Result<Cow<'a, ModelPreset>, String> {
+    if s.model != USER_MODEL_ID {
+        return catalogue
+            .model(&s.model)
+            .map(Cow::Borrowed)
+            .map_err(|e| e.to_string());
+    }
+    let text = s
+        .custom_config
+        .as_deref()
+        .ok_or("paste or upload your model's config.json (or choose a catalogue model)")?;
+    ModelPreset::from_user_config(text)
+        .map(Cow::Owned)
+        .map_err(|e| format!("your config.json: {e}"))
+}
+
 fn models<'a>(s: &Scenario, catalogue: &'a Catalogue) -> Result<Models<'a>, String> {
-    let target = catalogue.model(&s.model).map_err(|e| e.to_string())?;
+    let target = target(s, catalogue)?;
     let draft = match &s.draft_model {
         Some(id) => Some(catalogue.model(id).map_err(|e| e.to_string())?),
         None => None,
@@ -25,7 +44,7 @@ fn models<'a>(s: &Scenario, catalogue: &'a Catalogue) -> Result<Models<'a>, Stri
     Ok(Models { target, draft })
 }
 
-fn setup<'a>(s: &Scenario, m: &Models<'a>) -> Setup<'a> {
+fn setup<'a>(s: &Scenario, m: &'a Models<'_>) -> Setup<'a> {
     let weights = WeightFormat {
         dtype: s.weight_dtype.unwrap_or(m.target.default_weight_dtype),
         bits_override: None,
@@ -56,7 +75,12 @@ fn setup<'a>(s: &Scenario, m: &Models<'a>) -> Setup<'a> {
 /// attention/expert axis and the expert-group prefill setting apply. A model the
 /// catalogue does not hold counts as dense (the sweep then names the unknown id).
 pub fn model_is_moe(s: &Scenario, catalogue: &Catalogue) -> bool {
-    catalogue.model(&s.model).is_ok_and(|m| m.ir.is_moe())
+    target(s, catalogue).is_ok_and(|m| m.ir.is_moe())
+}
+
+/// The scenario's model, for its summary (`None` with the reason when it cannot be read).
+pub fn model_of(s: &Scenario, catalogue: &Catalogue) -> Result<ModelPreset, String> {
+    target(s, catalogue).map(Cow::into_owned)
 }
 
 /// The speculation in force, in words, where the scenario's axis uses it: which draft,
@@ -85,9 +109,12 @@ pub fn speculation_summary(s: &Scenario) -> Option<String> {
 /// The sweep the scenario asks for. The page refuses a request longer than the
 /// model's context window (the engine only warns, since the CLI may model context
 /// extension on purpose).
-fn request<'a>(s: &Scenario, catalogue: &'a Catalogue) -> Result<SweepRequest<'a>, String> {
-    let m = models(s, catalogue)?;
-    let setup = setup(s, &m);
+fn request<'a>(
+    s: &Scenario,
+    m: &'a Models<'a>,
+    catalogue: &'a Catalogue,
+) -> Result<SweepRequest<'a>, String> {
+    let setup = setup(s, m);
     if let Some((context, window)) = setup.context_overrun() {
         return Err(format!(
             "{} prompt and {} output tokens ({context} in all) exceed the model's context window of {window} tokens; shorten the prompt or the output",
@@ -115,7 +142,8 @@ fn request<'a>(s: &Scenario, catalogue: &'a Catalogue) -> Result<SweepRequest<'a
 
 /// Sweeps the scenario; an error is a sentence the page shows as it is.
 pub fn explore(s: &Scenario, catalogue: &Catalogue) -> Result<SweepResult, String> {
-    sweep(&request(s, catalogue)?).map_err(|e| e.to_string())
+    let m = models(s, catalogue)?;
+    sweep(&request(s, &m, catalogue)?).map_err(|e| e.to_string())
 }
 
 /// Every axis swept at `target` (the scenario's sweep's target), best deployments each.
@@ -124,7 +152,8 @@ pub fn compare(
     catalogue: &Catalogue,
     target: TokensPerSecond,
 ) -> Result<Vec<AxisBest>, String> {
-    compare_axes(&request(s, catalogue)?, target).map_err(|e| e.to_string())
+    let m = models(s, catalogue)?;
+    compare_axes(&request(s, &m, catalogue)?, target).map_err(|e| e.to_string())
 }
 
 /// Everything about one deployment of the scenario: pools, memory, time split.
@@ -177,6 +206,27 @@ pub fn speculation_gain(with: &Figures, without: &Figures) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_users_config_is_swept_like_a_catalogue_model() {
+        let s = Scenario {
+            model: "custom".into(),
+            custom_config: Some(crate::scenario::tests::QWEN25_72B.to_string()),
+            ..Scenario::default()
+        };
+        let r = explore(&s, Catalogue::builtin()).unwrap();
+        assert!(!r.cloud.is_empty());
+        let m = model_of(&s, Catalogue::builtin()).unwrap();
+        assert!((m.ir.params().total / 1e9 - 72.7).abs() < 0.1);
+        assert!(!model_is_moe(&s, Catalogue::builtin()));
+        // Without a config, the sweep says what to do.
+        let none = Scenario {
+            custom_config: None,
+            ..s
+        };
+        let why = explore(&none, Catalogue::builtin()).unwrap_err();
+        assert!(why.contains("config.json"), "{why}");
+    }
     use disagg_engine::disagg::Axis;
     use disagg_engine::sweep::Class;
 

@@ -19,6 +19,7 @@ pub mod explore;
 pub mod export;
 pub mod format;
 pub mod jobs;
+pub mod model_summary;
 pub mod perf;
 pub mod points;
 pub mod scenario;

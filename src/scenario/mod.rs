@@ -4,12 +4,13 @@
 //! yields the nearest valid scenario plus one notice per thing that was ignored or
 //! clamped, so the page always has something to draw and can say what it changed.
 
+use disagg_engine::catalogue::USER_MODEL_ID;
 use disagg_engine::disagg::Axis;
 use disagg_engine::frontier::Objective;
 use disagg_engine::limits::{
     MAX_BATCH, MAX_DRAFT_TOKENS, MAX_LENGTH, MAX_OUTPUT_CV, MAX_SWEEP_CHIPS,
 };
-use disagg_engine::{Catalogue, DType, Workload};
+use disagg_engine::{Catalogue, DType, ModelPreset, Workload};
 use std::ops::RangeInclusive;
 use std::str::FromStr;
 
@@ -87,6 +88,9 @@ pub struct Scenario {
     pub y_axis: YAxis,
     /// Link key `colour` (`price` or `chip`); `price` is not written.
     pub colour_by: ColourBy,
+    /// The user's own `config.json` text (link key `cfg`), the model when `model` is
+    /// `custom`.
+    pub custom_config: Option<String>,
 }
 
 impl Default for Scenario {
@@ -115,6 +119,7 @@ impl Default for Scenario {
             aligned_prefill: false,
             y_axis: YAxis::TokSPerChip,
             colour_by: ColourBy::Price,
+            custom_config: None,
         }
     }
 }
@@ -226,6 +231,10 @@ impl Scenario {
         if self.colour_by == ColourBy::Chip {
             q.push("colour=chip".into());
         }
+        // Last, being the longest: the user's config, when it is the model.
+        if let (true, Some(cfg)) = (self.model == USER_MODEL_ID, &self.custom_config) {
+            q.push(format!("cfg={}", encode(cfg)));
+        }
         q.join("&")
     }
 
@@ -311,12 +320,19 @@ impl Scenario {
     ) -> Result<Vec<String>, String> {
         let value = value.trim();
         match key {
+            "model" if value == USER_MODEL_ID => self.model = USER_MODEL_ID.to_string(),
             "model" => {
                 self.model = catalogue
                     .model(value)
-                    .map_err(|_| "not a catalogue model".to_string())?
+                    .map_err(|_| format!("not a catalogue model (or {USER_MODEL_ID}, with cfg)"))?
                     .id
                     .clone()
+            }
+            "cfg" => {
+                // Parsed now, so that a bad config is refused with its field named
+                // rather than breaking the sweep later.
+                ModelPreset::from_user_config(value).map_err(|e| e.to_string())?;
+                self.custom_config = Some(value.to_string());
             }
             "isl" | "osl" => {
                 let n = parse_in(
@@ -541,4 +557,4 @@ fn shorten(s: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -38,6 +38,7 @@ fn query_round_trips() {
         aligned_prefill: true,
         y_axis: YAxis::TokSPerUsdHour,
         colour_by: ColourBy::Chip,
+        custom_config: None,
     };
     let (back, notices) = Scenario::from_query(&s.to_query(), cat());
     assert_eq!(back, s);
@@ -378,4 +379,39 @@ fn latency_limits_come_from_the_link_and_bad_ones_are_refused() {
         assert!(err.contains("latency limit"), "{bad}: {err}");
         assert_eq!(t.tpot_ms, Some(30.0));
     }
+}
+
+/// A Qwen2.5-72B-shaped config, from the public fields of its `config.json`.
+pub(crate) const QWEN25_72B: &str = r#"{"architectures":["Qwen2ForCausalLM"],"model_type":"qwen2",
+  "hidden_size":8192,"intermediate_size":29568,"num_hidden_layers":80,
+  "num_attention_heads":64,"num_key_value_heads":8,"vocab_size":152064,
+  "max_position_embeddings":32768,"tie_word_embeddings":false,"torch_dtype":"bfloat16"}"#;
+
+#[test]
+fn a_users_config_travels_in_the_link_and_a_bad_one_is_refused_by_field() {
+    let mut s = Scenario::default();
+    s.apply("model", "custom", cat()).unwrap();
+    s.apply("cfg", QWEN25_72B, cat()).unwrap();
+    let q = s.to_query();
+    assert!(q.contains("model=custom") && q.contains("&cfg=%7B"), "{q}");
+    let (back, notices) = Scenario::from_query(&q, cat());
+    assert!(notices.is_empty(), "{notices:?}");
+    assert_eq!(back, s);
+    // A config without its width: refused, the field named, the scenario kept.
+    let bad = QWEN25_72B.replace("\"hidden_size\":8192,", "");
+    let why = s.clone().apply("cfg", &bad, cat()).unwrap_err();
+    assert!(why.contains("hidden_size"), "{why}");
+    let (kept, notices) =
+        Scenario::from_query(&format!("v=1&model=custom&cfg={}", encode(&bad)), cat());
+    assert_eq!(kept.custom_config, None);
+    assert!(
+        notices.iter().any(|n| n.contains("hidden_size")),
+        "{notices:?}"
+    );
+    // A catalogue model does not write the config into its link.
+    let other = Scenario {
+        model: "llama-3.3-70b".into(),
+        ..s
+    };
+    assert!(!other.to_query().contains("cfg="));
 }

@@ -2,6 +2,7 @@
 
 use super::Page;
 use crate::scenario::{ColourBy, Scenario, YAxis, MAX_PREFIX_HIT_PCT};
+use disagg_engine::catalogue::USER_MODEL_ID;
 use disagg_engine::disagg::Axis;
 use disagg_engine::limits::{
     MAX_BATCH, MAX_DRAFT_TOKENS, MAX_LENGTH, MAX_OUTPUT_CV, MAX_SWEEP_CHIPS,
@@ -226,8 +227,16 @@ pub fn Controls() -> impl IntoView {
                     <label for="in-model">"Model"</label>
                     <select id="in-model" on:change=move |ev| page.set_field("model", &event_target_value(&ev))>
                         {models}
+                        <option
+                            value=USER_MODEL_ID
+                            prop:selected=move || s.with(|s| s.model == USER_MODEL_ID)
+                        >
+                            "Your own config.json…"
+                        </option>
                     </select>
                 </div>
+                <super::OwnModel/>
+                <super::ModelSummary/>
                 <div class="row">
                     <NumberField
                         key="isl"

@@ -10,6 +10,7 @@ mod controls;
 mod detail;
 mod export;
 mod notices;
+mod own_model;
 mod points_table;
 mod share;
 
@@ -21,6 +22,7 @@ pub use controls::Controls;
 pub use detail::Detail;
 pub use export::Export;
 pub use notices::Notices;
+pub use own_model::{ModelSummary, OwnModel};
 pub use points_table::PointsTable;
 pub use share::Share;
 

@@ -263,9 +263,9 @@ pub(crate) fn load_model(spec: &str) -> Result<(String, ModelIr, DType), String>
     if looks_like_path {
         let text = std::fs::read_to_string(spec)
             .map_err(|e| format!("cannot read config file '{spec}': {e}"))?;
-        let ir = disagg_engine::model::hf::parse_config_str(&text)
+        let preset = disagg_engine::ModelPreset::from_user_config(&text)
             .map_err(|e| format!("{spec}: {e}"))?;
-        return Ok((spec.to_string(), ir, DType::Bf16));
+        return Ok((spec.to_string(), preset.ir, preset.default_weight_dtype));
     }
     let preset = cat.model(spec).map_err(|e| e.to_string())?;
     Ok((

@@ -18,6 +18,9 @@ pub const MAX_CHIPS: u32 = 1_000_000;
 /// expert counts, windows, positions): 2^24, far above any real model, small enough that
 /// products of two such fields stay exact and no allocation follows from one.
 pub const MAX_CONFIG_VALUE: u32 = 1 << 24;
+/// Longest `config.json` text a user may give (a link, a paste, an upload): real configs
+/// are a few kilobytes; the largest with per-layer lists stay well under this.
+pub const MAX_CONFIG_BYTES: usize = 256 * 1024;
 /// Most layers a model config may have, and the longest per-layer list it may carry
 /// (`layer_types`, `moe_layers_enum`, `block_configs`, ...).
 pub const MAX_LAYERS: u32 = 10_000;

@@ -355,6 +355,7 @@ fn the_release_page_works_end_to_end() {
     phones(&driver, &base);
     accessibility_audit(&driver, &base);
     the_worker_keeps_the_page_responsive(&driver, &base);
+    a_users_own_model(&driver, &base);
 
     // Every control has a label a screen reader and keyboard user can find.
     let unlabelled = page.js("return [...document.querySelectorAll('input, select')]
@@ -791,5 +792,81 @@ fn the_worker_keeps_the_page_responsive(driver: &Driver, base: &str) {
     // guards against a return of the freeze, with room for a slower machine.
     assert!(longest <= 100.0, "main-thread tasks over 50 ms: {tasks}");
     assert!(timer.as_f64().is_some_and(|t| t < 50.0), "timer {timer}");
+    page.close();
+}
+
+/// A Qwen2.5-72B-shaped config, from the public fields of its `config.json`.
+const QWEN25_72B: &str = r#"{"architectures":["Qwen2ForCausalLM"],"model_type":"qwen2",
+  "hidden_size":8192,"intermediate_size":29568,"num_hidden_layers":80,
+  "num_attention_heads":64,"num_key_value_heads":8,"vocab_size":152064,
+  "max_position_embeddings":32768,"tie_word_embeddings":false,"torch_dtype":"bfloat16"}"#;
+
+/// A pasted config draws a chart and reads as 72.7B parameters; its link (`cfg=`)
+/// reproduces the view in a fresh browser; a bad config is refused with its field named.
+fn a_users_own_model(driver: &Driver, base: &str) {
+    let page = driver.session();
+    page.open(&format!("{base}/"));
+    page.wait_ready();
+    page.js(
+        "const m = document.getElementById('in-model'); m.value = 'custom';
+         m.dispatchEvent(new Event('change', {bubbles: true})); return true;",
+    );
+    page.wait_for(
+        "the config box",
+        "return document.getElementById('in-cfg') ? true : null;",
+    );
+    let n = page.redraws();
+    page.js(&format!(
+        "const t = document.getElementById('in-cfg'); t.value = {};
+         t.dispatchEvent(new Event('change', {{bubbles: true}})); return true;",
+        json!(QWEN25_72B)
+    ));
+    page.after_input("the sweep of the pasted model", n);
+    assert!(!page.blank(), "the pasted model drew a blank chart");
+    let about = page.text("#model-summary");
+    assert!(about.contains("72.7B total"), "{about}");
+    let link = page
+        .js("return location.href;")
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        link.contains("model=custom") && link.contains("&cfg=%7B"),
+        "{link}"
+    );
+    let canvas = page.canvas();
+    let callout = page.text("#callout");
+    // The link alone reproduces it.
+    let fresh = driver.session();
+    fresh.open(&link);
+    fresh.wait_ready();
+    assert_eq!(fresh.text("#callout"), callout);
+    assert_eq!(
+        fresh.canvas(),
+        canvas,
+        "the cfg link drew a different chart"
+    );
+    assert!(fresh.text("#model-summary").contains("72.7B total"));
+    assert!(
+        fresh.text("#notices").is_empty(),
+        "{}",
+        fresh.text("#notices")
+    );
+    fresh.close();
+    // A config without its width is refused, the field named, the chart kept.
+    page.js(&format!(
+        "const t = document.getElementById('in-cfg'); t.value = {};
+         t.dispatchEvent(new Event('change', {{bubbles: true}})); return true;",
+        json!(QWEN25_72B.replace("\"hidden_size\":8192,", ""))
+    ));
+    let why = page.wait_for(
+        "the refusal",
+        "const e = document.getElementById('in-cfg-error'); return e && e.innerText ? e.innerText : null;",
+    );
+    assert!(
+        why.as_str().unwrap_or_default().contains("hidden_size"),
+        "{why}"
+    );
+    assert_eq!(page.canvas(), canvas);
     page.close();
 }

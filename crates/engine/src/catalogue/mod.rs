@@ -10,7 +10,7 @@ pub mod model_preset;
 pub mod provenance;
 
 pub use chip::{Chip, ChipEfficiency, Link, MemoryTier};
-pub use model_preset::ModelPreset;
+pub use model_preset::{ModelPreset, USER_MODEL_ID};
 pub use provenance::{Grade, Provenance};
 
 use crate::error::{EngineError, Result};

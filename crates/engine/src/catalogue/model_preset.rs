@@ -4,6 +4,7 @@
 use super::provenance::{resolve, Dimension, Grade, Provenance, RawValue};
 use crate::dtype::DType;
 use crate::error::EngineError;
+use crate::limits::MAX_CONFIG_BYTES;
 use crate::model::{hf, ModelIr};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -46,6 +47,64 @@ pub(super) struct ModelFile {
     #[serde(default)]
     field_grades: BTreeMap<String, Grade>,
     config: serde_json::Value,
+}
+
+/// The id a user's own model goes by.
+pub const USER_MODEL_ID: &str = "custom";
+
+impl ModelPreset {
+    /// A model from a user's `config.json` text: parsed by the same code as the
+    /// catalogue's configs, its parameter counts computed (there is no official count to
+    /// check them by), graded `user`. Its name is the config's `_name_or_path`, else its
+    /// architecture; its weights are served in the config's `torch_dtype` when that is
+    /// FP16, else BF16. Text over [`MAX_CONFIG_BYTES`] is refused before parsing.
+    pub fn from_user_config(text: &str) -> Result<ModelPreset, EngineError> {
+        if text.len() > MAX_CONFIG_BYTES {
+            return Err(EngineError::Config(format!(
+                "the config is {} bytes; the most the engine reads is {MAX_CONFIG_BYTES}",
+                text.len()
+            )));
+        }
+        let value: serde_json::Value = serde_json::from_str(text)
+            .map_err(|e| EngineError::Config(format!("not valid JSON: {e}")))?;
+        let ir = hf::parse_config(&value)?;
+        let text_field = |key: &str| value.get(key).and_then(|v| v.as_str());
+        let architecture = value
+            .get("architectures")
+            .and_then(|a| a.get(0))
+            .and_then(|a| a.as_str());
+        let name = text_field("_name_or_path")
+            .or(architecture)
+            .filter(|n| !n.trim().is_empty())
+            .map_or("your model".to_string(), |n| {
+                n.chars().take(80).collect::<String>()
+            });
+        let default_weight_dtype = match text_field("torch_dtype") {
+            Some("float16") => DType::Fp16,
+            _ => DType::Bf16,
+        };
+        let counts = ir.params();
+        Ok(ModelPreset {
+            id: USER_MODEL_ID.to_string(),
+            name,
+            hf_repo: String::new(),
+            default_weight_dtype,
+            official_total_params: counts.total,
+            official_active_params: Some(counts.active),
+            param_note: Some("computed from the config; no official count to compare".into()),
+            config_provenance: Provenance {
+                value: counts.total,
+                unit: "parameters".into(),
+                grade: Grade::User,
+                sources: Vec::new(),
+                note: Some("the user's own config.json".into()),
+                formula: None,
+            },
+            field_grades: BTreeMap::new(),
+            provenance: BTreeMap::new(),
+            ir,
+        })
+    }
 }
 
 /// How far a computed total may sit from the official one without a recorded reason.

@@ -18,6 +18,9 @@ pub enum Grade {
     VendorClaim,
     /// A reasoned guess where nothing trustworthy is published.
     Estimate,
+    /// Entered by the user (a pasted config, an edited number): checked for sense, not
+    /// against any source.
+    User,
 }
 
 impl Grade {
@@ -27,6 +30,7 @@ impl Grade {
             Grade::Derived => "derived",
             Grade::VendorClaim => "vendor-claim",
             Grade::Estimate => "estimate",
+            Grade::User => "user",
         }
     }
 }

@@ -217,3 +217,31 @@ fn verified_chip_numbers_rest_on_primary_sources() {
     }
     assert!(verified > 20, "{verified} verified numbers");
 }
+
+/// A Qwen2.5-72B-shaped config, from the public fields of its `config.json`.
+pub const QWEN25_72B: &str = r#"{"architectures":["Qwen2ForCausalLM"],"model_type":"qwen2",
+  "hidden_size":8192,"intermediate_size":29568,"num_hidden_layers":80,
+  "num_attention_heads":64,"num_key_value_heads":8,"vocab_size":152064,
+  "max_position_embeddings":32768,"tie_word_embeddings":false,"torch_dtype":"bfloat16"}"#;
+
+#[test]
+fn a_users_config_is_a_model_graded_user() {
+    let m = disagg_engine::ModelPreset::from_user_config(QWEN25_72B).unwrap();
+    assert_eq!(m.id, disagg_engine::catalogue::USER_MODEL_ID);
+    assert_eq!(m.name, "Qwen2ForCausalLM");
+    assert_eq!(m.config_provenance.grade, Grade::User);
+    // Qwen2.5-72B has 72.7B parameters.
+    let total = m.ir.params().total;
+    assert!((total / 1e9 - 72.7).abs() < 0.1, "{}", total / 1e9);
+    assert_eq!(m.official_total_params, total);
+    // A bad config names the field; an oversized one is refused before parsing.
+    let missing = QWEN25_72B.replace("\"hidden_size\":8192,", "");
+    let e = disagg_engine::ModelPreset::from_user_config(&missing).unwrap_err();
+    assert!(e.to_string().contains("hidden_size"), "{e}");
+    let huge = format!(
+        "{{\"pad\":\"{}\"}}",
+        "x".repeat(disagg_engine::limits::MAX_CONFIG_BYTES)
+    );
+    let e = disagg_engine::ModelPreset::from_user_config(&huge).unwrap_err();
+    assert!(e.to_string().contains("bytes"), "{e}");
+}

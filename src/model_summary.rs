@@ -1,0 +1,163 @@
+//! A model in a few lines, under the model control: its size, layers, attention, KV
+//! cache and context, for a catalogue model and the user's own config alike, so a
+//! pasted config can be checked at a glance against what its authors publish.
+
+use crate::format::{bytes, count, sig3};
+use disagg_engine::catalogue::Grade;
+use disagg_engine::model::{Attention, Ffn};
+use disagg_engine::units::Bytes;
+use disagg_engine::{DType, ModelPreset};
+
+/// `(what, value)` lines.
+pub fn summary(m: &ModelPreset, kv: DType) -> Vec<(&'static str, String)> {
+    let ir = &m.ir;
+    let p = ir.params();
+    let billions = |v: f64| format!("{}B", sig3(v / 1e9));
+    let mut params = format!("{} total", billions(p.total));
+    if ir.is_moe() {
+        params.push_str(&format!(", {} active per token", billions(p.active)));
+    }
+    let mut out = vec![
+        ("parameters", params),
+        ("layers", layers(m)),
+        ("attention", attention(m)),
+        (
+            "KV cache",
+            format!(
+                "{} per token at {}",
+                bytes(Bytes::new(ir.kv_values_for_context(1.0) * kv.bytes())),
+                kv.name()
+            ),
+        ),
+        (
+            "context window",
+            format!("{} tokens", count(ir.max_context as u64)),
+        ),
+        (
+            "weights",
+            format!("served in {} unless chosen", m.default_weight_dtype.name()),
+        ),
+    ];
+    if m.config_provenance.grade == Grade::User {
+        out.push((
+            "source",
+            "your config.json (grade: user; checked for sense, not against a source)".into(),
+        ));
+    }
+    out
+}
+
+/// "80: 80 dense" or "61: 3 dense, 58 MoE (256 experts, top 8)".
+fn layers(m: &ModelPreset) -> String {
+    let ir = &m.ir;
+    let (mut dense, mut moe, mut other, mut windowed) = (0, 0, 0, 0);
+    let mut experts = None;
+    for g in &ir.groups {
+        match g.ffn {
+            Ffn::Dense { .. } => dense += g.count,
+            Ffn::Moe {
+                experts: e, top_k, ..
+            } => {
+                moe += g.count;
+                experts = Some((e, top_k));
+            }
+            Ffn::Linear | Ffn::Skipped => other += g.count,
+        }
+        if g.window.is_some() {
+            windowed += g.count;
+        }
+    }
+    let mut parts = Vec::new();
+    if dense > 0 {
+        parts.push(format!("{dense} dense"));
+    }
+    if moe > 0 {
+        let (e, k) = experts.unwrap_or_default();
+        parts.push(format!("{moe} MoE ({e} experts, top {k})"));
+    }
+    if other > 0 {
+        parts.push(format!("{other} with a linear or no FFN"));
+    }
+    if windowed > 0 {
+        parts.push(format!("{windowed} with sliding-window attention"));
+    }
+    format!("{}: {}", ir.num_layers, parts.join(", "))
+}
+
+/// The first attention layer's kind and shape.
+fn attention(m: &ModelPreset) -> String {
+    let first =
+        m.ir.groups
+            .iter()
+            .map(|g| g.attention)
+            .find(|a| !matches!(a, Attention::Skipped | Attention::Linear));
+    match first {
+        Some(Attention::Gqa {
+            heads,
+            kv_heads,
+            head_dim,
+            ..
+        }) => {
+            let kind = if kv_heads == heads {
+                "multi-head (MHA)"
+            } else if kv_heads == 1 {
+                "multi-query (MQA)"
+            } else {
+                "grouped-query (GQA)"
+            };
+            format!("{kind}: {heads} heads, {kv_heads} KV heads, head size {head_dim}")
+        }
+        Some(Attention::Mla {
+            heads,
+            kv_rank,
+            qk_rope,
+            ..
+        }) => format!(
+            "multi-head latent (MLA): {heads} heads, KV latent {kv_rank} + {qk_rope} rotary"
+        ),
+        _ => "none".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use disagg_engine::Catalogue;
+
+    #[test]
+    fn a_users_config_reads_as_its_published_shape() {
+        let m = ModelPreset::from_user_config(crate::scenario::tests::QWEN25_72B).unwrap();
+        let lines = summary(&m, DType::Fp8);
+        let text = |what: &str| {
+            lines
+                .iter()
+                .find(|(w, _)| *w == what)
+                .map(|(_, v)| v.clone())
+                .unwrap_or_default()
+        };
+        assert_eq!(text("parameters"), "72.7B total");
+        assert_eq!(text("layers"), "80: 80 dense");
+        assert_eq!(
+            text("attention"),
+            "grouped-query (GQA): 64 heads, 8 KV heads, head size 128"
+        );
+        // 80 layers x 2 (K and V) x 8 heads x 128 values x 1 byte.
+        assert_eq!(
+            text("KV cache"),
+            format!("{} per token at fp8", bytes(Bytes::new(163_840.0)))
+        );
+        assert_eq!(text("context window"), "32,768 tokens");
+        assert!(text("source").contains("grade: user"));
+    }
+
+    #[test]
+    fn a_moe_preset_names_its_experts_and_active_parameters() {
+        let m = Catalogue::builtin().model("deepseek-v3").unwrap();
+        let lines = summary(m, DType::Fp8);
+        let all: String = lines.iter().map(|(w, v)| format!("{w}: {v}\n")).collect();
+        assert!(all.contains("active per token"), "{all}");
+        assert!(all.contains("MoE (256 experts, top 8)"), "{all}");
+        assert!(all.contains("multi-head latent (MLA)"), "{all}");
+        assert!(!all.contains("grade: user"), "{all}");
+    }
+}
