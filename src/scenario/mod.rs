@@ -320,7 +320,16 @@ impl Scenario {
     ) -> Result<Vec<String>, String> {
         let value = value.trim();
         match key {
-            "model" if value == USER_MODEL_ID => self.model = USER_MODEL_ID.to_string(),
+            "model" if value == USER_MODEL_ID => {
+                // The user's own model starts as the model in hand, to edit.
+                if self.custom_config.is_none() {
+                    self.custom_config = catalogue
+                        .model(&self.model)
+                        .ok()
+                        .and_then(|m| serde_json::to_string_pretty(&m.config).ok());
+                }
+                self.model = USER_MODEL_ID.to_string();
+            }
             "model" => {
                 self.model = catalogue
                     .model(value)

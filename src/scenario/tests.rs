@@ -403,7 +403,8 @@ fn a_users_config_travels_in_the_link_and_a_bad_one_is_refused_by_field() {
     assert!(why.contains("hidden_size"), "{why}");
     let (kept, notices) =
         Scenario::from_query(&format!("v=1&model=custom&cfg={}", encode(&bad)), cat());
-    assert_eq!(kept.custom_config, None);
+    // The refused text is not kept: the model stays the one it started as.
+    assert_ne!(kept.custom_config.as_deref(), Some(bad.as_str()));
     assert!(
         notices.iter().any(|n| n.contains("hidden_size")),
         "{notices:?}"
@@ -414,4 +415,23 @@ fn a_users_config_travels_in_the_link_and_a_bad_one_is_refused_by_field() {
         ..s
     };
     assert!(!other.to_query().contains("cfg="));
+}
+
+#[test]
+fn a_users_model_starts_as_the_model_in_hand() {
+    let mut s = Scenario::default();
+    s.apply("model", "custom", cat()).unwrap();
+    let text = s.custom_config.clone().expect("seeded from the preset");
+    let own = ModelPreset::from_user_config(&text).unwrap();
+    let preset = cat().model(&Scenario::default().model).unwrap();
+    assert_eq!(own.ir, preset.ir);
+    // Editing a field changes the model.
+    let deeper = text.replace("\"num_hidden_layers\": 80", "\"num_hidden_layers\": 40");
+    assert_ne!(
+        deeper, text,
+        "the preset's layer count is written as expected"
+    );
+    s.apply("cfg", &deeper, cat()).unwrap();
+    let edited = ModelPreset::from_user_config(s.custom_config.as_deref().unwrap()).unwrap();
+    assert_eq!(edited.ir.num_layers, 40);
 }

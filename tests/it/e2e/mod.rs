@@ -807,13 +807,20 @@ fn a_users_own_model(driver: &Driver, base: &str) {
     let page = driver.session();
     page.open(&format!("{base}/"));
     page.wait_ready();
+    // The user's own model starts as the model in hand, its config in the box.
+    let n = page.redraws();
     page.js(
         "const m = document.getElementById('in-model'); m.value = 'custom';
          m.dispatchEvent(new Event('change', {bubbles: true})); return true;",
     );
-    page.wait_for(
-        "the config box",
-        "return document.getElementById('in-cfg') ? true : null;",
+    page.after_input("the model in hand, as the user's own", n);
+    let seeded = page.js("return document.getElementById('in-cfg').value;");
+    assert!(
+        seeded
+            .as_str()
+            .unwrap_or_default()
+            .contains("LlamaForCausalLM"),
+        "{seeded}"
     );
     let n = page.redraws();
     page.js(&format!(

@@ -23,6 +23,9 @@ pub struct ModelPreset {
     pub param_note: Option<String>,
     /// Where the config fields came from, and how far they are trusted.
     pub config_provenance: Provenance,
+    /// The `config.json` fields the model was parsed from: a user's own model can start
+    /// from a preset's and edit them.
+    pub config: serde_json::Value,
     /// Config fields trusted less than the file as a whole.
     pub field_grades: BTreeMap<String, Grade>,
     pub provenance: BTreeMap<String, Provenance>,
@@ -103,6 +106,7 @@ impl ModelPreset {
             field_grades: BTreeMap::new(),
             provenance: BTreeMap::new(),
             ir,
+            config: value,
         })
     }
 }
@@ -190,6 +194,7 @@ impl ModelFile {
             official_active_params: active,
             param_note: self.param_note,
             config_provenance,
+            config: self.config,
             field_grades: self.field_grades,
             provenance,
         })
