@@ -18,6 +18,21 @@ struct Models<'a> {
     draft: Option<&'a ModelPreset>,
 }
 
+/// The catalogue with the scenario's chip numbers in place (itself when there are none).
+fn effective<'a>(s: &Scenario, catalogue: &'a Catalogue) -> Result<Cow<'a, Catalogue>, String> {
+    if s.chip_edits.is_empty() {
+        return Ok(Cow::Borrowed(catalogue));
+    }
+    catalogue
+        .with_chip_edits(
+            s.chip_edits
+                .iter()
+                .map(|((id, f), v)| (id.as_str(), *f, *v)),
+        )
+        .map(Cow::Owned)
+        .map_err(|e| e.to_string())
+}
+
 /// The scenario's model: the catalogue's, or the one its `cfg` describes.
 fn target<'a>(s: &Scenario, catalogue: &'a Catalogue) -> Result<Cow<'a, ModelPreset>, String> {
     if s.model != USER_MODEL_ID {
@@ -142,8 +157,9 @@ fn request<'a>(
 
 /// Sweeps the scenario; an error is a sentence the page shows as it is.
 pub fn explore(s: &Scenario, catalogue: &Catalogue) -> Result<SweepResult, String> {
-    let m = models(s, catalogue)?;
-    sweep(&request(s, &m, catalogue)?).map_err(|e| e.to_string())
+    let catalogue = effective(s, catalogue)?;
+    let m = models(s, &catalogue)?;
+    sweep(&request(s, &m, &catalogue)?).map_err(|e| e.to_string())
 }
 
 /// Every axis swept at `target` (the scenario's sweep's target), best deployments each.
@@ -152,8 +168,9 @@ pub fn compare(
     catalogue: &Catalogue,
     target: TokensPerSecond,
 ) -> Result<Vec<AxisBest>, String> {
-    let m = models(s, catalogue)?;
-    compare_axes(&request(s, &m, catalogue)?, target).map_err(|e| e.to_string())
+    let catalogue = effective(s, catalogue)?;
+    let m = models(s, &catalogue)?;
+    compare_axes(&request(s, &m, &catalogue)?, target).map_err(|e| e.to_string())
 }
 
 /// Everything about one deployment of the scenario: pools, memory, time split.
@@ -162,8 +179,9 @@ pub fn detail(
     spec: &DeploymentSpec,
     catalogue: &Catalogue,
 ) -> Result<DeploymentPoint, String> {
-    let m = models(s, catalogue)?;
-    let deployment = spec.resolve(catalogue).map_err(|e| e.to_string())?;
+    let catalogue = effective(s, catalogue)?;
+    let m = models(s, &catalogue)?;
+    let deployment = spec.resolve(&catalogue).map_err(|e| e.to_string())?;
     evaluate(&setup(s, &m), &deployment).map_err(|e| e.to_string())
 }
 
@@ -174,8 +192,9 @@ pub fn detail_without_speculation(
     spec: &DeploymentSpec,
     catalogue: &Catalogue,
 ) -> Option<Result<DeploymentPoint, String>> {
-    let m = models(s, catalogue).ok()?;
-    let deployment = spec.resolve(catalogue).ok()?;
+    let catalogue = effective(s, catalogue).ok()?;
+    let m = models(s, &catalogue).ok()?;
+    let deployment = spec.resolve(&catalogue).ok()?;
     let setup = setup(s, &m);
     let (plain_setup, plain) = without_speculation(&setup, &deployment)?;
     Some(evaluate(&plain_setup, &plain).map_err(|e| e.to_string()))
@@ -206,6 +225,68 @@ pub fn speculation_gain(with: &Figures, without: &Figures) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_users_chip_price_reprices_every_point_of_that_chip() {
+        use disagg_engine::catalogue::ChipField;
+        let base = Scenario {
+            chips: vec!["h200".into()],
+            axis: Axis::Aggregated,
+            ..Scenario::default()
+        };
+        let mut cheap = base.clone();
+        cheap
+            .apply("chip.h200.price", "1.0", Catalogue::builtin())
+            .unwrap();
+        assert_eq!(
+            cheap.chip_edits.get(&("h200".into(), ChipField::Price)),
+            Some(&1.0)
+        );
+        let (a, b) = (
+            explore(&base, Catalogue::builtin()).unwrap(),
+            explore(&cheap, Catalogue::builtin()).unwrap(),
+        );
+        let was = ChipField::Price
+            .get(Catalogue::builtin().chip("h200").unwrap())
+            .unwrap();
+        // Same deployments, same speed; every $/Mtok scaled by the price ratio.
+        assert_eq!(a.cloud.len(), b.cloud.len());
+        for (p, q) in a.cloud.iter().zip(&b.cloud) {
+            assert_eq!(p.figures.tok_s_user, q.figures.tok_s_user);
+            let (x, y) = (
+                p.figures.usd_per_mtok_output.unwrap().value(),
+                q.figures.usd_per_mtok_output.unwrap().value(),
+            );
+            assert!((y / x - 1.0 / was).abs() < 1e-9, "{x} {y}");
+        }
+        // The detail of a point uses the same numbers.
+        let d = detail(&cheap, &b.cloud[0].spec, Catalogue::builtin()).unwrap();
+        assert_eq!(
+            d.figures.usd_per_mtok_output,
+            b.cloud[0].figures.usd_per_mtok_output
+        );
+        // The link carries the number, and an empty value drops it.
+        let (back, notices) = Scenario::from_query(&cheap.to_query(), Catalogue::builtin());
+        assert!(notices.is_empty(), "{notices:?}");
+        assert_eq!(back, cheap);
+        cheap
+            .apply("chip.h200.price", "", Catalogue::builtin())
+            .unwrap();
+        assert!(cheap.chip_edits.is_empty());
+        for bad in [
+            ("chip.h200.price", "-3"),
+            ("chip.h200.flux", "1"),
+            ("chip.warp.price", "1"),
+            ("chip.h200", "1"),
+        ] {
+            assert!(
+                base.clone()
+                    .apply(bad.0, bad.1, Catalogue::builtin())
+                    .is_err(),
+                "{bad:?}"
+            );
+        }
+    }
 
     #[test]
     fn a_users_config_is_swept_like_a_catalogue_model() {

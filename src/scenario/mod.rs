@@ -4,13 +4,14 @@
 //! yields the nearest valid scenario plus one notice per thing that was ignored or
 //! clamped, so the page always has something to draw and can say what it changed.
 
-use disagg_engine::catalogue::USER_MODEL_ID;
+use disagg_engine::catalogue::{ChipField, USER_MODEL_ID};
 use disagg_engine::disagg::Axis;
 use disagg_engine::frontier::Objective;
 use disagg_engine::limits::{
     MAX_BATCH, MAX_DRAFT_TOKENS, MAX_LENGTH, MAX_OUTPUT_CV, MAX_SWEEP_CHIPS,
 };
 use disagg_engine::{Catalogue, DType, ModelPreset, Workload};
+use std::collections::BTreeMap;
 use std::ops::RangeInclusive;
 use std::str::FromStr;
 
@@ -91,6 +92,9 @@ pub struct Scenario {
     /// The user's own `config.json` text (link key `cfg`), the model when `model` is
     /// `custom`.
     pub custom_config: Option<String>,
+    /// The user's own chip numbers (link keys `chip.<id>.<field>`, in the field's unit:
+    /// `chip.h100-sxm.price=1.9`), in place of the catalogue's.
+    pub chip_edits: BTreeMap<(String, ChipField), f64>,
 }
 
 impl Default for Scenario {
@@ -120,6 +124,7 @@ impl Default for Scenario {
             y_axis: YAxis::TokSPerChip,
             colour_by: ColourBy::Price,
             custom_config: None,
+            chip_edits: BTreeMap::new(),
         }
     }
 }
@@ -230,6 +235,13 @@ impl Scenario {
         }
         if self.colour_by == ColourBy::Chip {
             q.push("colour=chip".into());
+        }
+        for ((id, field), v) in &self.chip_edits {
+            q.push(format!(
+                "{CHIP_EDIT_PREFIX}{}.{}={v}",
+                encode(id),
+                field.id()
+            ));
         }
         // Last, being the longest: the user's config, when it is the model.
         if let (true, Some(cfg)) = (self.model == USER_MODEL_ID, &self.custom_config) {
@@ -502,9 +514,38 @@ impl Scenario {
                     _ => return Err("colour is price or chip".into()),
                 }
             }
+            k if k.starts_with(CHIP_EDIT_PREFIX) => self.edit_chip(k, value, catalogue)?,
             _ => return Err("unknown setting".into()),
         }
         Ok(Vec::new())
+    }
+}
+
+/// Link keys of the user's chip numbers start so: `chip.<id>.<field>`.
+pub const CHIP_EDIT_PREFIX: &str = "chip.";
+
+impl Scenario {
+    /// Sets (or, with an empty value, drops) the user's number for a chip field, after
+    /// checking it against the field's range on the catalogue's chip.
+    fn edit_chip(&mut self, key: &str, value: &str, catalogue: &Catalogue) -> Result<(), String> {
+        let rest = &key[CHIP_EDIT_PREFIX.len()..];
+        let (id, field) = rest
+            .rsplit_once('.')
+            .ok_or("a chip number is chip.<chip id>.<field>")?;
+        let field = ChipField::parse(field).map_err(|e| e.to_string())?;
+        let chip = catalogue.chip(id).map_err(|e| e.to_string())?;
+        let slot = (chip.id.clone(), field);
+        if value.trim().is_empty() {
+            self.chip_edits.remove(&slot);
+            return Ok(());
+        }
+        let v: f64 = value
+            .trim()
+            .parse()
+            .map_err(|_| format!("{} is a number in {}", field.id(), field.unit()))?;
+        chip.edited(field, v).map_err(|e| e.to_string())?;
+        self.chip_edits.insert(slot, v);
+        Ok(())
     }
 }
 

@@ -39,6 +39,7 @@ fn query_round_trips() {
         y_axis: YAxis::TokSPerUsdHour,
         colour_by: ColourBy::Chip,
         custom_config: None,
+        chip_edits: [(("h200".to_string(), ChipField::MemoryBandwidth), 5.5)].into(),
     };
     let (back, notices) = Scenario::from_query(&s.to_query(), cat());
     assert_eq!(back, s);

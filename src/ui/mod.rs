@@ -5,6 +5,7 @@
 mod axes;
 mod callout;
 mod chart_view;
+mod chip_edits;
 mod chip_picker;
 mod controls;
 mod detail;
@@ -17,6 +18,7 @@ mod share;
 pub use axes::AxesTable;
 pub use callout::Callout;
 pub use chart_view::{ChartView, FrontierTable, Status};
+pub use chip_edits::ChipEdits;
 pub use chip_picker::ChipPicker;
 pub use controls::Controls;
 pub use detail::Detail;
@@ -264,6 +266,7 @@ pub fn App() -> impl IntoView {
             <aside class="controls" aria-label="Scenario">
                 <Controls/>
                 <ChipPicker/>
+                <ChipEdits/>
             </aside>
             <section class="results" id="results" tabindex="-1" aria-label="Results" aria-busy=move || page.sweeping.get().to_string()>
                 <Share/>

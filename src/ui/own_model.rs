@@ -72,8 +72,15 @@ pub fn OwnModel() -> impl IntoView {
 #[component]
 pub fn ModelSummary() -> impl IntoView {
     let page = expect_context::<Page>();
+    // Only the model and the KV dtype change the summary.
+    let model = Memo::new(move |_| {
+        page.scenario
+            .with(|s| (s.model.clone(), s.custom_config.clone(), s.kv_dtype))
+    });
     let lines = move || {
-        page.scenario.with(|s| {
+        // Read (not merely tracked), so that the memo re-evaluates.
+        model.with(|_| ());
+        page.scenario.with_untracked(|s| {
             model_of(s, Catalogue::builtin())
                 .map(|m| (m.name.clone(), summary(&m, s.kv_dtype)))
                 .ok()

@@ -356,6 +356,7 @@ fn the_release_page_works_end_to_end() {
     accessibility_audit(&driver, &base);
     the_worker_keeps_the_page_responsive(&driver, &base);
     a_users_own_model(&driver, &base);
+    a_users_chip_numbers(&driver, &base);
 
     // Every control has a label a screen reader and keyboard user can find.
     let unlabelled = page.js("return [...document.querySelectorAll('input, select')]
@@ -699,7 +700,8 @@ fn accessibility_audit(driver: &Driver, base: &str) {
         "the detail panel",
         "return document.getElementById('detail') ? true : null;",
     );
-    page.js("document.querySelectorAll('.provenance')[0].open = true; return true;");
+    page.js("document.querySelectorAll('.provenance')[0].open = true;
+         document.getElementById('chip-edits').open = true; return true;");
     let violations = page.accessibility_violations();
     assert!(violations.is_empty(), "every panel open: {violations:#?}");
     eprintln!(
@@ -875,5 +877,57 @@ fn a_users_own_model(driver: &Driver, base: &str) {
         "{why}"
     );
     assert_eq!(page.canvas(), canvas);
+    page.close();
+}
+
+/// A chip's bandwidth typed in moves the chart, travels in the link, and reads back in
+/// a fresh browser; nonsense is refused by name.
+fn a_users_chip_numbers(driver: &Driver, base: &str) {
+    let page = driver.session();
+    page.open(&format!("{base}/"));
+    page.wait_ready();
+    let canvas = page.canvas();
+    page.click("#chip-edits summary");
+    let set = |value: &str| {
+        page.js(&format!(
+            "const i = document.getElementById('edit-h200-memory_bandwidth'); i.value = '{value}';
+             i.dispatchEvent(new Event('change', {{bubbles: true}})); return true;"
+        ));
+    };
+    let n = page.redraws();
+    set("9.6");
+    page.after_input("the sweep with the user's bandwidth", n);
+    assert_ne!(
+        page.canvas(),
+        canvas,
+        "the bandwidth did not move the chart"
+    );
+    let link = page
+        .js("return location.href;")
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(link.contains("chip.h200.memory_bandwidth=9.6"), "{link}");
+    let edited = page.canvas();
+    let fresh = driver.session();
+    fresh.open(&link);
+    fresh.wait_ready();
+    assert_eq!(fresh.canvas(), edited, "the link drew a different chart");
+    assert_eq!(
+        fresh.js("return document.getElementById('edit-h200-memory_bandwidth').value;"),
+        json!("9.6")
+    );
+    fresh.close();
+    set("-2");
+    let why = page.wait_for(
+        "the refusal",
+        "const e = document.querySelector('#chip-edits .field-error'); return e && e.innerText ? e.innerText : null;",
+    );
+    assert!(
+        why.as_str()
+            .unwrap_or_default()
+            .contains("memory_bandwidth of h200"),
+        "{why}"
+    );
     page.close();
 }

@@ -6,10 +6,12 @@
 //! require the list to be empty.
 
 pub mod chip;
+pub mod edit;
 pub mod model_preset;
 pub mod provenance;
 
 pub use chip::{Chip, ChipEfficiency, Link, MemoryTier};
+pub use edit::ChipField;
 pub use model_preset::{ModelPreset, USER_MODEL_ID};
 pub use provenance::{Grade, Provenance};
 

@@ -245,3 +245,59 @@ fn a_users_config_is_a_model_graded_user() {
     let e = disagg_engine::ModelPreset::from_user_config(&huge).unwrap_err();
     assert!(e.to_string().contains("bytes"), "{e}");
 }
+
+#[test]
+fn a_users_chip_numbers_replace_the_catalogues_graded_user() {
+    use disagg_engine::catalogue::ChipField;
+    let edited = cat()
+        .with_chip_edits([
+            ("h200", ChipField::Price, 2.0),
+            ("h200", ChipField::MemoryBandwidth, 9.6),
+        ])
+        .unwrap();
+    let before = cat().chip("h200").unwrap();
+    let after = edited.chip("h200").unwrap();
+    assert_eq!(ChipField::Price.get(after), Some(2.0));
+    assert_eq!(ChipField::MemoryBandwidth.get(after), Some(9.6));
+    assert_eq!(after.fast.bandwidth.value(), 9.6e12);
+    assert_eq!(after.provenance["price"].grade, Grade::User);
+    let note = after.provenance["memory_bandwidth"].note.clone().unwrap();
+    assert!(note.contains("4.8 TB/s"), "{note}");
+    // Other chips and fields are the catalogue's.
+    assert_eq!(edited.chip("b200").unwrap(), cat().chip("b200").unwrap());
+    assert_eq!(after.memory_capacity(), before.memory_capacity());
+    // Twice the bandwidth: a memory-bound decode step takes about half as long.
+    let model = &cat().model("llama-3.3-70b").unwrap().ir;
+    let step = |chip: &Chip| {
+        let setup = Setup::new(
+            model,
+            Workload::new(1024, 256),
+            WeightFormat::new(DType::Fp8),
+        );
+        let d = Deployment::Aggregated {
+            pool: PoolConfig {
+                chip,
+                parallelism: Parallelism {
+                    tp: 2,
+                    ..Parallelism::single()
+                },
+            },
+            batch: 1,
+        };
+        evaluate(&setup, &d).unwrap().figures.tpot.value()
+    };
+    let ratio = step(after) / step(before);
+    assert!((0.45..0.7).contains(&ratio), "{ratio}");
+    // Nonsense is refused by name.
+    let e = cat()
+        .with_chip_edits([("h200", ChipField::Price, -1.0)])
+        .unwrap_err();
+    assert!(e.to_string().contains("price of h200"), "{e}");
+    assert!(cat()
+        .with_chip_edits([("warp-drive", ChipField::Price, 1.0)])
+        .is_err());
+    assert!(ChipField::parse("flux")
+        .unwrap_err()
+        .to_string()
+        .contains("memory_bandwidth"));
+}

@@ -1,0 +1,162 @@
+//! A user's own numbers for catalogue chips ("my H100 costs $1.90 an hour", "this
+//! part has 4.8 TB/s"): one field replaced, checked for sense, graded `user`, with the
+//! catalogue's own value kept in its note. The field names are the chip files' own.
+
+use super::chip::Chip;
+use super::provenance::{Grade, Provenance};
+use super::Catalogue;
+use crate::error::{EngineError, Result};
+use crate::units::{Bytes, BytesPerSecond, FlopsPerSecond, UsdPerHour, Watts};
+use std::ops::RangeInclusive;
+
+/// A chip number a user may replace.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ChipField {
+    Price,
+    MemoryBandwidth,
+    Memory,
+    Bf16,
+    Fp8,
+    Fp4,
+    Tdp,
+}
+
+impl ChipField {
+    pub const ALL: [ChipField; 7] = [
+        ChipField::Price,
+        ChipField::MemoryBandwidth,
+        ChipField::Memory,
+        ChipField::Bf16,
+        ChipField::Fp8,
+        ChipField::Fp4,
+        ChipField::Tdp,
+    ];
+
+    /// The field's name in the chip files (and in links).
+    pub fn id(self) -> &'static str {
+        match self {
+            ChipField::Price => "price",
+            ChipField::MemoryBandwidth => "memory_bandwidth",
+            ChipField::Memory => "memory",
+            ChipField::Bf16 => "bf16_tflops",
+            ChipField::Fp8 => "fp8_tflops",
+            ChipField::Fp4 => "fp4_tflops",
+            ChipField::Tdp => "tdp",
+        }
+    }
+
+    /// The unit a user writes the number in.
+    pub fn unit(self) -> &'static str {
+        match self {
+            ChipField::Price => "$/hour",
+            ChipField::MemoryBandwidth => "TB/s",
+            ChipField::Memory => "GB",
+            ChipField::Bf16 | ChipField::Fp8 | ChipField::Fp4 => "TFLOPS",
+            ChipField::Tdp => "W",
+        }
+    }
+
+    /// Values that make sense, in [`ChipField::unit`]: wide enough for any chip that
+    /// exists or is announced, narrow enough to catch a slipped unit.
+    pub fn range(self) -> RangeInclusive<f64> {
+        match self {
+            ChipField::Price => 0.01..=10_000.0,
+            ChipField::MemoryBandwidth => 0.01..=10_000.0,
+            ChipField::Memory => 0.1..=1_000_000.0,
+            ChipField::Bf16 | ChipField::Fp8 | ChipField::Fp4 => 0.1..=1_000_000.0,
+            ChipField::Tdp => 1.0..=100_000.0,
+        }
+    }
+
+    pub fn parse(id: &str) -> Result<ChipField> {
+        ChipField::ALL
+            .into_iter()
+            .find(|f| f.id() == id)
+            .ok_or_else(|| EngineError::UnknownId {
+                kind: "chip field",
+                id: id.to_string(),
+                valid: ChipField::ALL.iter().map(|f| f.id().to_string()).collect(),
+            })
+    }
+
+    /// The chip's number, in [`ChipField::unit`] (`None` where the chip has none).
+    pub fn get(self, chip: &Chip) -> Option<f64> {
+        match self {
+            ChipField::Price => chip.price.map(|p| p.value()),
+            ChipField::MemoryBandwidth => Some(chip.fast.bandwidth.value() / 1e12),
+            ChipField::Memory => Some(chip.fast.capacity.value() / 1e9),
+            ChipField::Bf16 => Some(chip.bf16.value() / 1e12),
+            ChipField::Fp8 => chip.fp8.map(|f| f.value() / 1e12),
+            ChipField::Fp4 => chip.fp4.map(|f| f.value() / 1e12),
+            ChipField::Tdp => chip.tdp.map(|w| w.value()),
+        }
+    }
+}
+
+impl Chip {
+    /// The chip with `field` set to `value` (in the field's unit), graded `user`.
+    pub fn edited(&self, field: ChipField, value: f64) -> Result<Chip> {
+        let range = field.range();
+        if !range.contains(&value) {
+            return Err(EngineError::InvalidInput(format!(
+                "{} of {} must lie between {} and {} {}",
+                field.id(),
+                self.id,
+                range.start(),
+                range.end(),
+                field.unit()
+            )));
+        }
+        let mut chip = self.clone();
+        match field {
+            ChipField::Price => chip.price = Some(UsdPerHour::new(value)),
+            ChipField::MemoryBandwidth => {
+                chip.fast.bandwidth = BytesPerSecond::from_gb_per_s(value * 1e3)
+            }
+            ChipField::Memory => chip.fast.capacity = Bytes::from_gb(value),
+            ChipField::Bf16 => chip.bf16 = FlopsPerSecond::from_tflops(value),
+            ChipField::Fp8 => chip.fp8 = Some(FlopsPerSecond::from_tflops(value)),
+            ChipField::Fp4 => chip.fp4 = Some(FlopsPerSecond::from_tflops(value)),
+            ChipField::Tdp => chip.tdp = Some(Watts::new(value)),
+        }
+        let was = field.get(self).map_or("has none".to_string(), |v| {
+            format!("says {v} {}", field.unit())
+        });
+        chip.provenance.insert(
+            field.id().to_string(),
+            Provenance {
+                value,
+                unit: field.unit().to_string(),
+                grade: Grade::User,
+                sources: Vec::new(),
+                note: Some(format!("your number; the catalogue {was}")),
+                formula: None,
+            },
+        );
+        Ok(chip)
+    }
+}
+
+impl Catalogue {
+    /// The catalogue with the user's numbers in place of its own; an edit of a chip it
+    /// does not hold, or a value out of its field's range, is refused by name.
+    pub fn with_chip_edits<'e>(
+        &self,
+        edits: impl IntoIterator<Item = (&'e str, ChipField, f64)>,
+    ) -> Result<Catalogue> {
+        let mut out = self.clone();
+        for (id, field, value) in edits {
+            let i = out
+                .chips
+                .iter()
+                .position(|c| c.id.eq_ignore_ascii_case(id.trim()))
+                .ok_or_else(|| EngineError::UnknownId {
+                    kind: "chip",
+                    id: id.to_string(),
+                    valid: self.chips.iter().map(|c| c.id.clone()).collect(),
+                })?;
+            out.chips[i] = out.chips[i].edited(field, value)?;
+        }
+        Ok(out)
+    }
+}
