@@ -243,48 +243,15 @@ fn marker<DB: DrawingBackend>(
     [fill, right]: [ShapeStyle; 2],
     outline: Option<ShapeStyle>,
 ) -> Result<(), Failure<DB>> {
-    let r = |v: f64| (v * s).round() as i32;
-    let Some(outline) = outline else {
-        return fills_only(root, class, (x, y), s, [fill, right]);
-    };
-    match class {
-        Class::Heterogeneous => {
-            let d = r(6.0);
-            let pts = vec![(x, y - d), (x + d, y), (x, y + d), (x - d, y)];
-            if fill.color == right.color {
-                root.draw(&Polygon::new(pts.clone(), fill))?;
-            } else {
-                root.draw(&Polygon::new(
-                    vec![(x, y - d), (x, y + d), (x - d, y)],
-                    fill,
-                ))?;
-                root.draw(&Polygon::new(
-                    vec![(x, y - d), (x + d, y), (x, y + d)],
-                    right,
-                ))?;
-            }
-            let mut ring = pts;
-            ring.push((x, y - d));
-            root.draw(&PathElement::new(ring, outline))?;
-        }
-        Class::Homogeneous => {
-            root.draw(&Circle::new((x, y), r(4.5), fill))?;
-            root.draw(&Circle::new((x, y), r(4.5), outline))?;
-        }
-        Class::Baseline => {
-            let d = r(4.0);
-            root.draw(&Rectangle::new([(x - d, y - d), (x + d, y + d)], fill))?;
-            root.draw(&Rectangle::new(
-                [(x - d, y - d), (x + d, y + d)],
-                outline.stroke_width(r(2.0).max(1) as u32),
-            ))?;
-        }
+    fills(root, class, (x, y), s, [fill, right])?;
+    match outline {
+        Some(outline) => outline_of(root, class, (x, y), s, outline),
+        None => Ok(()),
     }
-    Ok(())
 }
 
-/// A mark without its outline: what a dense cloud draws (see [`DENSE`]).
-fn fills_only<DB: DrawingBackend>(
+/// A mark's fill: a mixed point's two halves when they differ.
+fn fills<DB: DrawingBackend>(
     root: &Area<DB>,
     class: Class,
     (x, y): (i32, i32),
@@ -295,14 +262,18 @@ fn fills_only<DB: DrawingBackend>(
     match class {
         Class::Heterogeneous => {
             let d = r(6.0);
-            root.draw(&Polygon::new(
-                vec![(x, y - d), (x, y + d), (x - d, y)],
-                fill,
-            ))?;
-            root.draw(&Polygon::new(
-                vec![(x, y - d), (x + d, y), (x, y + d)],
-                right,
-            ))?;
+            if fill.color == right.color {
+                root.draw(&Polygon::new(diamond((x, y), d), fill))?;
+            } else {
+                root.draw(&Polygon::new(
+                    vec![(x, y - d), (x, y + d), (x - d, y)],
+                    fill,
+                ))?;
+                root.draw(&Polygon::new(
+                    vec![(x, y - d), (x + d, y), (x, y + d)],
+                    right,
+                ))?;
+            }
         }
         Class::Homogeneous => root.draw(&Circle::new((x, y), r(4.5), fill))?,
         Class::Baseline => {
@@ -311,6 +282,37 @@ fn fills_only<DB: DrawingBackend>(
         }
     }
     Ok(())
+}
+
+/// A mark's outline (heavier on the baseline's square).
+fn outline_of<DB: DrawingBackend>(
+    root: &Area<DB>,
+    class: Class,
+    (x, y): (i32, i32),
+    s: f64,
+    outline: ShapeStyle,
+) -> Result<(), Failure<DB>> {
+    let r = |v: f64| (v * s).round() as i32;
+    match class {
+        Class::Heterogeneous => {
+            let mut ring = diamond((x, y), r(6.0));
+            ring.push((x, y - r(6.0)));
+            root.draw(&PathElement::new(ring, outline))?;
+        }
+        Class::Homogeneous => root.draw(&Circle::new((x, y), r(4.5), outline))?,
+        Class::Baseline => {
+            let d = r(4.0);
+            root.draw(&Rectangle::new(
+                [(x - d, y - d), (x + d, y + d)],
+                outline.stroke_width(r(2.0).max(1) as u32),
+            ))?
+        }
+    }
+    Ok(())
+}
+
+fn diamond((x, y): (i32, i32), d: i32) -> Vec<(i32, i32)> {
+    vec![(x, y - d), (x + d, y), (x, y + d), (x - d, y)]
 }
 
 /// Above this many points the marks are drawn without outlines: in so dense a cloud

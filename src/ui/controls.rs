@@ -51,6 +51,35 @@ fn NumberField(
     }
 }
 
+/// One radio button: the value it sets, its label, and whether the scenario has it.
+type RadioOption = (&'static str, &'static str, fn(&Scenario) -> bool);
+
+/// Inline radio buttons for one query key; ids are `{key}-{value}`.
+fn radio_group<const N: usize>(
+    page: Page,
+    key: &'static str,
+    options: [RadioOption; N],
+) -> impl IntoView {
+    options
+        .into_iter()
+        .map(|(value, label, chosen)| {
+            let id = format!("{key}-{value}");
+            view! {
+                <div class="radio inline">
+                    <input
+                        type="radio"
+                        name=key
+                        id=id.clone()
+                        prop:checked=move || page.scenario.with(chosen)
+                        on:change=move |_| page.set_field(key, value)
+                    />
+                    <label for=id>{label}</label>
+                </div>
+            }
+        })
+        .collect_view()
+}
+
 /// An on/off setting bound to one query key (`1` or `0`).
 #[component]
 fn CheckField(
@@ -174,48 +203,30 @@ pub fn Controls() -> impl IntoView {
     })
     .collect_view();
     let drafts = model_options(|s| s.draft_model.as_deref());
-    let y_axes = [
-        (YAxis::TokSPerChip, "chip", "tok/s per chip"),
-        (YAxis::TokSPerUsdHour, "usd", "tok/s per $/hour"),
-    ]
-    .into_iter()
-    .map(|(y, key, name)| {
-        let id = format!("y-{key}");
-        view! {
-            <div class="radio inline">
-                <input
-                    type="radio"
-                    name="y"
-                    id=id.clone()
-                    prop:checked=move || s.with(|s| s.y_axis == y)
-                    on:change=move |_| page.set_field("y", key)
-                />
-                <label for=id>{name}</label>
-            </div>
-        }
-    })
-    .collect_view();
-    let colours = [
-        (ColourBy::Price, "price", "colour by $/Mtok"),
-        (ColourBy::Chip, "chip", "colour by chip"),
-    ]
-    .into_iter()
-    .map(|(c, key, name)| {
-        let id = format!("colour-{key}");
-        view! {
-            <div class="radio inline">
-                <input
-                    type="radio"
-                    name="colour"
-                    id=id.clone()
-                    prop:checked=move || s.with(|s| s.colour_by == c)
-                    on:change=move |_| page.set_field("colour", key)
-                />
-                <label for=id>{name}</label>
-            </div>
-        }
-    })
-    .collect_view();
+    let y_axes = radio_group(
+        page,
+        "y",
+        [
+            ("chip", "tok/s per chip", |s: &Scenario| {
+                s.y_axis == YAxis::TokSPerChip
+            }),
+            ("usd", "tok/s per $/hour", |s: &Scenario| {
+                s.y_axis == YAxis::TokSPerUsdHour
+            }),
+        ],
+    );
+    let colours = radio_group(
+        page,
+        "colour",
+        [
+            ("price", "colour by $/Mtok", |s: &Scenario| {
+                s.colour_by == ColourBy::Price
+            }),
+            ("chip", "colour by chip", |s: &Scenario| {
+                s.colour_by == ColourBy::Chip
+            }),
+        ],
+    );
     let prefs = page.preferences;
 
     view! {

@@ -208,6 +208,14 @@ impl Driver {
     }
 }
 
+/// A session ends with its browser, even when a check fails midway (a browser left
+/// running would slow every later measurement on the machine).
+impl Drop for Session {
+    fn drop(&mut self) {
+        self.close();
+    }
+}
+
 impl Drop for Driver {
     fn drop(&mut self) {
         let _ = self.child.kill();

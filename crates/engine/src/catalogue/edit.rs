@@ -146,15 +146,7 @@ impl Catalogue {
     ) -> Result<Catalogue> {
         let mut out = self.clone();
         for (id, field, value) in edits {
-            let i = out
-                .chips
-                .iter()
-                .position(|c| c.id.eq_ignore_ascii_case(id.trim()))
-                .ok_or_else(|| EngineError::UnknownId {
-                    kind: "chip",
-                    id: id.to_string(),
-                    valid: self.chips.iter().map(|c| c.id.clone()).collect(),
-                })?;
+            let i = out.chip_index(id)?;
             out.chips[i] = out.chips[i].edited(field, value)?;
         }
         Ok(out)

@@ -99,9 +99,14 @@ impl Catalogue {
     }
 
     pub fn chip(&self, id: &str) -> Result<&Chip> {
+        Ok(&self.chips[self.chip_index(id)?])
+    }
+
+    /// Where chip `id` sits in [`Catalogue::chips`] (any case, spaces trimmed).
+    pub(crate) fn chip_index(&self, id: &str) -> Result<usize> {
         self.chips
             .iter()
-            .find(|c| c.id.eq_ignore_ascii_case(id.trim()))
+            .position(|c| c.id.eq_ignore_ascii_case(id.trim()))
             .ok_or_else(|| EngineError::UnknownId {
                 kind: "chip",
                 id: id.to_string(),
