@@ -10,7 +10,8 @@ use crate::explore::{compare, explore};
 use crate::scenario::Scenario;
 use disagg_engine::sweep::{AxisBest, SweepPoint, SweepResult};
 use disagg_engine::units::TokensPerSecond;
-use disagg_engine::Catalogue;
+use disagg_engine::validation::{self, BenchmarkTable, ValidationReport};
+use disagg_engine::{Assumptions, Catalogue};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -19,6 +20,8 @@ pub enum Job {
     Sweep,
     /// Every axis at the sweep's target interactivity.
     Axes { target_tok_s_user: f64 },
+    /// The published points, predicted (`disagg validate`): the page's measured error.
+    Validation,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -33,6 +36,7 @@ pub struct Request {
 pub enum Answer {
     Sweep(Result<Box<SweepResult>, String>),
     Axes(Result<Vec<AxisBest>, String>),
+    Validation(Result<Box<ValidationReport>, String>),
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -68,6 +72,11 @@ pub fn run(request: &Request, catalogue: &Catalogue) -> Answer {
             Some(why) => Err(why),
             None => explore(&scenario, catalogue).map(Box::new),
         }),
+        Job::Validation => Answer::Validation(
+            BenchmarkTable::builtin()
+                .map(|table| Box::new(validation::run(catalogue, &table, &Assumptions::default())))
+                .map_err(|e| e.to_string()),
+        ),
         Job::Axes { target_tok_s_user } => Answer::Axes(match refused {
             Some(why) => Err(why),
             None => compare(
@@ -310,6 +319,19 @@ mod tests {
         let text = serde_json::to_string(&request).unwrap();
         let reply: Reply = serde_json::from_str(&answer_text(&text, cat(), || 0.0)).unwrap();
         assert_eq!(reply.answer, Answer::Axes(compare(&s, cat(), target)));
+    }
+
+    #[test]
+    fn the_validation_job_is_disagg_validate() {
+        let request = Request::new(4, &Scenario::default(), Job::Validation);
+        let text = serde_json::to_string(&request).unwrap();
+        let reply: Reply = serde_json::from_str(&answer_text(&text, cat(), || 0.0)).unwrap();
+        let expected = validation::run(
+            cat(),
+            &BenchmarkTable::builtin().unwrap(),
+            &Assumptions::default(),
+        );
+        assert_eq!(reply.answer, Answer::Validation(Ok(Box::new(expected))));
     }
 
     #[test]

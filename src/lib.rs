@@ -22,6 +22,7 @@ pub mod jobs;
 pub mod model_summary;
 pub mod perf;
 pub mod points;
+pub mod reality;
 pub mod scenario;
 pub mod storage;
 pub mod ui;

@@ -2,12 +2,30 @@
 //! at the target interactivity, for the chart's objective first.
 
 use super::Page;
+use crate::reality::measured_error;
 use disagg_engine::sweep::{distinct_whys, Verdict};
+use disagg_engine::Catalogue;
 use leptos::prelude::*;
 
 #[component]
 pub fn Callout() -> impl IntoView {
     let page = expect_context::<Page>();
+    // How sure: the measured error on published points of the scenario's chips and axis.
+    let measured = move || {
+        let report = page.validation.get()?;
+        page.explored.with(|e| {
+            let s = &e.as_ref()?.scenario;
+            Some(format!(
+                "How sure: {}",
+                lowercase_first(&measured_error(
+                    &report,
+                    &s.chips,
+                    s.axis,
+                    Catalogue::builtin()
+                ))
+            ))
+        })
+    };
     let body = move || {
         let y = page.scenario.with(|s| s.y_axis);
         page.with_result(|r| {
@@ -59,6 +77,7 @@ pub fn Callout() -> impl IntoView {
                     <p class="callout-target">"On the "{r.axis.name()}" axis:"</p>
                     {verdicts}
                 </div>
+                <p class="measured-error" id="callout-error">{measured}</p>
                 <details class="callout-why" id="callout-why">
                     <summary>"Why"</summary>
                     {whys}
@@ -77,4 +96,12 @@ pub fn Callout() -> impl IntoView {
             <super::AxesTable/>
         </section>
     }
+}
+
+/// "Too few ..." -> "too few ...", to follow "How sure: ".
+fn lowercase_first(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map_or(String::new(), |c| c.to_lowercase().chain(chars).collect())
 }

@@ -4,6 +4,7 @@
 use super::Page;
 use crate::explore::{detail, detail_without_speculation, speculation_gain, speculation_summary};
 use crate::format::{self, sig3};
+use crate::reality::measured_error;
 use disagg_engine::disagg::DeploymentPoint;
 use disagg_engine::Catalogue;
 use leptos::prelude::*;
@@ -113,6 +114,22 @@ pub fn Detail() -> impl IntoView {
             ))
         })
     });
+    // How sure: the measured error on published points of this point's chips and axis.
+    let measured = move || {
+        let cloud = page.selected.get()?;
+        let report = page.validation.get()?;
+        page.explored.with(|e| {
+            let p = e.as_ref()?.point(cloud)?;
+            let mut chips: Vec<String> = p.spec.pools.iter().map(|x| x.chip.clone()).collect();
+            chips.dedup();
+            Some(measured_error(
+                &report,
+                &chips,
+                p.spec.axis,
+                Catalogue::builtin(),
+            ))
+        })
+    };
     let body = move || {
         let (label, speculation, gain, result) = evaluated.get()?;
         Some(match result {
@@ -120,6 +137,7 @@ pub fn Detail() -> impl IntoView {
                 <h2 id="detail-title">{label}</h2>
                 {speculation.map(|text| view! { <p class="speculation">{text}</p> })}
                 {gain.map(|text| view! { <p class="speculation" id="speculation-gain">{text}</p> })}
+                <p class="measured-error" id="measured-error">{measured}</p>
                 <dl class="figures">{summary(&d)}</dl>
                 <div class="table-scroll" tabindex="0" role="region" aria-label="Pools"><table class="pools">
                     <caption class="visually-hidden">"The deployment's pools"</caption>

@@ -36,6 +36,7 @@ use crate::storage::{self, Preferences, Start};
 use crate::web::{self, BrowserStore};
 use crate::worker::Sweeper;
 use disagg_engine::sweep::{SweepPoint, SweepResult};
+use disagg_engine::validation::ValidationReport;
 use disagg_engine::Catalogue;
 use leptos::prelude::*;
 use std::collections::BTreeMap;
@@ -72,6 +73,9 @@ pub struct Page {
     pub explored: RwSignal<Option<Arc<Explored>>>,
     /// A sweep is under way (the chart shows the last one meanwhile).
     pub sweeping: RwSignal<bool>,
+    /// The published points as the engine predicts them (computed once, in a worker):
+    /// the measured error the page shows beside its figures.
+    pub validation: RwSignal<Option<Arc<ValidationReport>>>,
     /// What the chart draws of the current sweep.
     pub chart: Memo<Option<Arc<ChartModel>>>,
     /// Index into the sweep's cloud.
@@ -100,6 +104,7 @@ impl Page {
             field_errors: RwSignal::new(BTreeMap::new()),
             explored,
             sweeping: RwSignal::new(false),
+            validation: RwSignal::new(None),
             chart: chart_view::chart_model(scenario, preferences, explored),
             selected: RwSignal::new(start.point),
             opener: StoredValue::new(None),
@@ -238,6 +243,15 @@ fn run_page(page: Page) {
         page.sweeping.set(true);
         sweeper.submit(&s, Job::Sweep);
     });
+    // Once, in a worker of its own: the published points, predicted.
+    let validator = Sweeper::new(move |_, answer, _| {
+        if let Answer::Validation(Ok(report)) = answer {
+            page.validation.set(Some(Arc::new(*report)));
+        }
+    });
+    validator.submit(&Scenario::default(), Job::Validation);
+    // Kept by the page's owner, so the worker lives as long as the page.
+    StoredValue::new_local(validator);
     Effect::new(move |_| {
         let s = page.scenario.get();
         let p = page.preferences.get();

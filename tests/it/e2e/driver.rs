@@ -343,11 +343,15 @@ impl Session {
             .unwrap_or(0)
     }
 
+    /// Waits for the first chart and the measured error beside the verdict (both come
+    /// from workers, in either order).
     pub fn wait_ready(&self) {
         self.wait_for(
             "the first chart",
             "const s = document.getElementById('status');
-             return s && Number(s.dataset.points) > 0 && Number(s.dataset.redraws) > 0 ? true : null;",
+             const sure = document.getElementById('callout-error');
+             return s && Number(s.dataset.points) > 0 && Number(s.dataset.redraws) > 0
+               && sure && sure.innerText ? true : null;",
         );
     }
 

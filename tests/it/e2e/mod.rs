@@ -164,6 +164,13 @@ fn the_release_page_works_end_to_end() {
     );
     let gain = page.text("#speculation-gain");
     assert!(gain.contains("speculation gives "), "{gain}");
+    // How sure: the measured error on published points like this one.
+    let sure = page.text("#measured-error");
+    assert!(
+        sure.contains("error on published points for ") && sure.contains("(hold-out)"),
+        "{sure}"
+    );
+    assert!(page.text("#callout-error").starts_with("How sure: "));
     // The open point's row is marked; Escape closes the panel and the focus returns
     // to the row's button, not to the page.
     let opener = page.js(
