@@ -9,7 +9,7 @@ use disagg_engine::disagg::{
 };
 use disagg_engine::sweep::{compare_axes, sweep, AxisBest, Slo, SweepRequest, SweepResult};
 use disagg_engine::units::{Seconds, TokensPerSecond};
-use disagg_engine::{Assumptions, Catalogue, ModelPreset, WeightFormat};
+use disagg_engine::{Catalogue, ModelPreset, WeightFormat};
 use std::borrow::Cow;
 
 /// What the page needs from the catalogue (or the user's config) to build a [`Setup`].
@@ -78,10 +78,7 @@ fn setup<'a>(s: &Scenario, m: &'a Models<'_>) -> Setup<'a> {
             draft_tokens: s.draft_tokens,
         },
         speculative_decode: s.decode_pool_speculates(),
-        assumptions: Assumptions {
-            aligned_group_prefill: s.aligned_prefill,
-            ..Assumptions::default()
-        },
+        assumptions: s.assumptions(),
         ..Setup::new(&m.target.ir, s.workload(), weights)
     }
 }

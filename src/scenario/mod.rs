@@ -4,13 +4,14 @@
 //! yields the nearest valid scenario plus one notice per thing that was ignored or
 //! clamped, so the page always has something to draw and can say what it changed.
 
+use disagg_engine::assumptions::{knob, KNOBS};
 use disagg_engine::catalogue::{ChipField, USER_MODEL_ID};
 use disagg_engine::disagg::Axis;
 use disagg_engine::frontier::Objective;
 use disagg_engine::limits::{
     MAX_BATCH, MAX_DRAFT_TOKENS, MAX_LENGTH, MAX_OUTPUT_CV, MAX_SWEEP_CHIPS,
 };
-use disagg_engine::{Catalogue, DType, ModelPreset, Workload};
+use disagg_engine::{Assumptions, Catalogue, DType, ModelPreset, Workload};
 use std::collections::BTreeMap;
 use std::ops::RangeInclusive;
 use std::str::FromStr;
@@ -95,6 +96,9 @@ pub struct Scenario {
     /// The user's own chip numbers (link keys `chip.<id>.<field>`, in the field's unit:
     /// `chip.h100-sxm.price=1.9`), in place of the catalogue's.
     pub chip_edits: BTreeMap<(String, ChipField), f64>,
+    /// Modelling constants set away from their defaults (link keys `a.<name>`, the
+    /// names of the CLI's `--assumptions` file, in its units).
+    pub assumptions: BTreeMap<String, f64>,
 }
 
 impl Default for Scenario {
@@ -125,6 +129,7 @@ impl Default for Scenario {
             colour_by: ColourBy::Price,
             custom_config: None,
             chip_edits: BTreeMap::new(),
+            assumptions: BTreeMap::new(),
         }
     }
 }
@@ -242,6 +247,9 @@ impl Scenario {
                 encode(id),
                 field.id()
             ));
+        }
+        for (name, v) in &self.assumptions {
+            q.push(format!("{ASSUMPTION_PREFIX}{name}={v}"));
         }
         // Last, being the longest: the user's config, when it is the model.
         if let (true, Some(cfg)) = (self.model == USER_MODEL_ID, &self.custom_config) {
@@ -515,9 +523,55 @@ impl Scenario {
                 }
             }
             k if k.starts_with(CHIP_EDIT_PREFIX) => self.edit_chip(k, value, catalogue)?,
+            k if k.starts_with(ASSUMPTION_PREFIX) => self.set_assumption(k, value)?,
             _ => return Err("unknown setting".into()),
         }
         Ok(Vec::new())
+    }
+}
+
+/// Link keys of modelling constants start so: `a.<name>`.
+pub const ASSUMPTION_PREFIX: &str = "a.";
+
+impl Scenario {
+    /// The modelling constants in force: the defaults, the scenario's own values and
+    /// the expert-group prefill setting.
+    pub fn assumptions(&self) -> Assumptions {
+        let mut a = Assumptions {
+            aligned_group_prefill: self.aligned_prefill,
+            ..Assumptions::default()
+        };
+        for (name, v) in &self.assumptions {
+            if let Some(k) = knob(name) {
+                k.set(&mut a, *v);
+            }
+        }
+        a
+    }
+
+    /// Sets (or, with an empty value, returns to its default) one modelling constant,
+    /// after checking it against its range.
+    fn set_assumption(&mut self, key: &str, value: &str) -> Result<(), String> {
+        let name = &key[ASSUMPTION_PREFIX.len()..];
+        let k = knob(name).ok_or_else(|| {
+            format!(
+                "not an assumption; they are {}",
+                KNOBS.iter().map(|k| k.name).collect::<Vec<_>>().join(", ")
+            )
+        })?;
+        if value.trim().is_empty() {
+            self.assumptions.remove(name);
+            return Ok(());
+        }
+        let v: f64 = value
+            .trim()
+            .parse()
+            .map_err(|_| format!("{name} is a number in {}", k.unit))?;
+        let mut trial = Assumptions::default();
+        k.set(&mut trial, v);
+        trial.validate().map_err(|e| e.to_string())?;
+        self.assumptions.insert(k.name.to_string(), v);
+        Ok(())
     }
 }
 

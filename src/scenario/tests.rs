@@ -40,6 +40,11 @@ fn query_round_trips() {
         colour_by: ColourBy::Chip,
         custom_config: None,
         chip_edits: [(("h200".to_string(), ChipField::MemoryBandwidth), 5.5)].into(),
+        assumptions: [
+            ("mfu".to_string(), 0.45),
+            ("step_overhead".to_string(), 0.0003),
+        ]
+        .into(),
     };
     let (back, notices) = Scenario::from_query(&s.to_query(), cat());
     assert_eq!(back, s);
@@ -435,4 +440,25 @@ fn a_users_model_starts_as_the_model_in_hand() {
     s.apply("cfg", &deeper, cat()).unwrap();
     let edited = ModelPreset::from_user_config(s.custom_config.as_deref().unwrap()).unwrap();
     assert_eq!(edited.ir.num_layers, 40);
+}
+
+#[test]
+fn assumptions_travel_in_the_link_checked_by_their_ranges() {
+    let mut s = Scenario::default();
+    s.apply("a.mfu", "0.45", cat()).unwrap();
+    assert_eq!(s.assumptions().mfu, 0.45);
+    assert!(s.to_query().contains("a.mfu=0.45"));
+    let (back, notices) = Scenario::from_query(&s.to_query(), cat());
+    assert!(notices.is_empty(), "{notices:?}");
+    assert_eq!(back, s);
+    for (key, value, needle) in [
+        ("a.mfu", "0", "mfu"),
+        ("a.mfu", "two", "mfu"),
+        ("a.warp", "1", "mfu, bw_eff"),
+    ] {
+        let why = s.clone().apply(key, value, cat()).unwrap_err();
+        assert!(why.contains(needle), "{key}={value}: {why}");
+    }
+    s.apply("a.mfu", "", cat()).unwrap();
+    assert_eq!(s.assumptions(), Assumptions::default());
 }

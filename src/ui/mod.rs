@@ -2,6 +2,7 @@
 //! (what a link means, what the chart shows, what is saved) is made by the plain
 //! modules of this crate and tested natively.
 
+mod assumptions;
 mod axes;
 mod callout;
 mod chart_view;
@@ -15,6 +16,7 @@ mod own_model;
 mod points_table;
 mod share;
 
+pub use assumptions::AssumptionsPanel;
 pub use axes::AxesTable;
 pub use callout::Callout;
 pub use chart_view::{ChartView, FrontierTable, Status};
@@ -281,6 +283,7 @@ pub fn App() -> impl IntoView {
                 <Controls/>
                 <ChipPicker/>
                 <ChipEdits/>
+                <AssumptionsPanel/>
             </aside>
             <section class="results" id="results" tabindex="-1" aria-label="Results" aria-busy=move || page.sweeping.get().to_string()>
                 <Share/>

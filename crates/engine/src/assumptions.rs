@@ -71,43 +71,12 @@ impl Assumptions {
     /// constants divide times and capacities, so a zero efficiency or a negative
     /// overhead would turn into infinite or negative predictions.
     pub fn validate(&self) -> Result<()> {
-        // (name, value, lower bound, whether the bound itself is allowed, upper bound)
-        let ranges = [
-            // Efficiencies: at least 1%, below which a rate is not a rate (a
-            // subnormal one made TTFT infinite).
-            ("mfu", self.mfu, MIN_EFFICIENCY, true, 1.0),
-            ("bw_eff", self.bw_eff, MIN_EFFICIENCY, true, 1.0),
-            ("link_eff", self.link_eff, MIN_EFFICIENCY, true, 1.0),
-            // Fully hidden communication would make links free.
-            ("comm_overlap", self.comm_overlap, 0.0, true, 0.99),
-            // At least a tenth of the memory must remain for weights and the KV cache.
-            ("runtime_reserve", self.runtime_reserve, 0.0, true, 0.9),
-            // Host-side costs: from zero up to one second per kernel, step or sequence.
-            ("kernel_overhead", self.kernel_overhead.0, 0.0, true, 1.0),
-            ("step_overhead", self.step_overhead.0, 0.0, true, 1.0),
-            ("seq_overhead", self.seq_overhead.0, 0.0, true, 1.0),
-            // Element widths from FP4 (half a byte) to FP64.
-            ("activation_bytes", self.activation_bytes, 0.5, true, 8.0),
-            (
-                "prefill_chunk_tokens",
-                self.prefill_chunk_tokens,
-                1.0,
-                true,
-                1e7,
-            ),
-            (
-                "max_seqs_per_replica",
-                self.max_seqs_per_replica,
-                1.0,
-                true,
-                1e7,
-            ),
-        ];
-        for (name, v, lo, lo_allowed, hi) in ranges {
+        for k in &KNOBS {
+            let v = (k.get)(self);
+            let (lo, hi) = k.range;
             // Written so that NaN fails every comparison and so the check.
-            let above_lo = if lo_allowed { v >= lo } else { v > lo };
-            if !(above_lo && v <= hi) {
-                return Err(out_of_range(name, v, lo, lo_allowed, hi));
+            if !(v >= lo && v <= hi) {
+                return Err(out_of_range(k.name, v, lo, hi));
             }
         }
         Ok(())
@@ -135,11 +104,135 @@ impl Assumptions {
 /// check every prediction runs stays a few comparisons.
 #[cold]
 #[inline(never)]
-fn out_of_range(name: &str, v: f64, lo: f64, lo_allowed: bool, hi: f64) -> EngineError {
-    let lower = if lo_allowed { "at least" } else { "above" };
+fn out_of_range(name: &str, v: f64, lo: f64, hi: f64) -> EngineError {
     EngineError::InvalidInput(format!(
-        "assumption {name} = {v:?} must be {lower} {lo} and at most {hi}"
+        "assumption {name} = {v:?} must be at least {lo} and at most {hi}"
     ))
+}
+
+/// One numeric assumption as a user sets it: its name (that of the `--assumptions`
+/// file), what it means, its unit (the file's), the range it must lie in, and how to
+/// read and write it. [`Assumptions::validate`] checks these ranges.
+#[derive(Clone, Copy, Debug)]
+pub struct Knob {
+    pub name: &'static str,
+    pub meaning: &'static str,
+    pub unit: &'static str,
+    /// Both ends allowed.
+    pub range: (f64, f64),
+    get: fn(&Assumptions) -> f64,
+    set: fn(&mut Assumptions, f64),
+}
+
+impl Knob {
+    pub fn get(&self, a: &Assumptions) -> f64 {
+        (self.get)(a)
+    }
+
+    /// Sets the value, unchecked: [`Assumptions::validate`] checks the whole.
+    pub fn set(&self, a: &mut Assumptions, v: f64) {
+        (self.set)(a, v)
+    }
+}
+
+/// Every numeric assumption. Efficiencies are at least 1%, below which a rate is not a
+/// rate (a subnormal one made TTFT infinite); fully hidden communication would make
+/// links free; at least a tenth of the memory must remain for weights and the KV cache;
+/// host costs run from zero to a second; element widths from FP4 to FP64.
+pub const KNOBS: [Knob; 11] = [
+    Knob {
+        name: "mfu",
+        meaning: "sustained fraction of the dense peak a matmul reaches",
+        unit: "fraction",
+        range: (MIN_EFFICIENCY, 1.0),
+        get: |a| a.mfu,
+        set: |a, v| a.mfu = v,
+    },
+    Knob {
+        name: "bw_eff",
+        meaning: "sustained fraction of peak memory bandwidth",
+        unit: "fraction",
+        range: (MIN_EFFICIENCY, 1.0),
+        get: |a| a.bw_eff,
+        set: |a, v| a.bw_eff = v,
+    },
+    Knob {
+        name: "link_eff",
+        meaning: "sustained fraction of link bandwidth collectives reach",
+        unit: "fraction",
+        range: (MIN_EFFICIENCY, 1.0),
+        get: |a| a.link_eff,
+        set: |a, v| a.link_eff = v,
+    },
+    Knob {
+        name: "comm_overlap",
+        meaning: "fraction of communication hidden under compute (0: fully exposed)",
+        unit: "fraction",
+        range: (0.0, 0.99),
+        get: |a| a.comm_overlap,
+        set: |a, v| a.comm_overlap = v,
+    },
+    Knob {
+        name: "runtime_reserve",
+        meaning: "memory the runtime holds back (context, buffers, fragmentation)",
+        unit: "fraction",
+        range: (0.0, 0.9),
+        get: |a| a.runtime_reserve,
+        set: |a, v| a.runtime_reserve = v,
+    },
+    Knob {
+        name: "kernel_overhead",
+        meaning: "fixed cost of one kernel (launch, ramp, tail)",
+        unit: "s",
+        range: (0.0, 1.0),
+        get: |a| a.kernel_overhead.0,
+        set: |a, v| a.kernel_overhead = Seconds(v),
+    },
+    Knob {
+        name: "step_overhead",
+        meaning: "fixed cost of one engine step (scheduling, sampling, host work)",
+        unit: "s",
+        range: (0.0, 1.0),
+        get: |a| a.step_overhead.0,
+        set: |a, v| a.step_overhead = Seconds(v),
+    },
+    Knob {
+        name: "seq_overhead",
+        meaning: "host work per sequence per engine step",
+        unit: "s",
+        range: (0.0, 1.0),
+        get: |a| a.seq_overhead.0,
+        set: |a, v| a.seq_overhead = Seconds(v),
+    },
+    Knob {
+        name: "activation_bytes",
+        meaning: "bytes per activation element",
+        unit: "bytes",
+        range: (0.5, 8.0),
+        get: |a| a.activation_bytes,
+        set: |a, v| a.activation_bytes = v,
+    },
+    Knob {
+        name: "prefill_chunk_tokens",
+        meaning: "most tokens one prefill step takes (chunked-prefill budget)",
+        unit: "tokens",
+        range: (1.0, 1e7),
+        get: |a| a.prefill_chunk_tokens,
+        set: |a, v| a.prefill_chunk_tokens = v,
+    },
+    Knob {
+        name: "max_seqs_per_replica",
+        meaning: "most sequences a serving engine batches per replica",
+        unit: "sequences",
+        range: (1.0, 1e7),
+        get: |a| a.max_seqs_per_replica,
+        set: |a, v| a.max_seqs_per_replica = v,
+    },
+];
+
+/// The assumption called `name`.
+pub fn knob(name: &str) -> Option<&'static Knob> {
+    KNOBS.iter().find(|k| k.name == name)
 }
 
 /// The efficiencies in force for one chip: its calibrated overrides where it has them,
@@ -178,6 +271,24 @@ impl ChipRates {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_numeric_assumption_has_a_knob_that_reads_and_writes_it() {
+        let json = serde_json::to_value(Assumptions::default()).unwrap();
+        let fields = json.as_object().unwrap();
+        for (name, value) in fields {
+            if let Some(v) = value.as_f64() {
+                let k = knob(name).unwrap_or_else(|| panic!("no knob for {name}"));
+                assert_eq!(k.get(&Assumptions::default()), v, "{name}");
+                let mut a = Assumptions::default();
+                k.set(&mut a, k.range.1);
+                assert!(a.validate().is_ok(), "{name} at its upper end");
+                k.set(&mut a, k.range.1 * 2.0 + 1.0);
+                assert!(a.validate().unwrap_err().to_string().contains(name));
+            }
+        }
+        assert_eq!(KNOBS.len(), fields.values().filter(|v| v.is_f64()).count());
+    }
 
     #[test]
     fn the_defaults_are_valid_and_each_impossible_value_is_refused_by_name() {

@@ -364,6 +364,7 @@ fn the_release_page_works_end_to_end() {
     the_worker_keeps_the_page_responsive(&driver, &base);
     a_users_own_model(&driver, &base);
     a_users_chip_numbers(&driver, &base);
+    a_users_assumptions(&driver, &base);
 
     // Every control has a label a screen reader and keyboard user can find.
     let unlabelled = page.js("return [...document.querySelectorAll('input, select')]
@@ -936,5 +937,39 @@ fn a_users_chip_numbers(driver: &Driver, base: &str) {
             .contains("memory_bandwidth of h200"),
         "{why}"
     );
+    page.close();
+}
+
+/// A modelling constant set in the panel moves the chart, is listed as non-default and
+/// travels in the link; a value out of its range is refused by name.
+fn a_users_assumptions(driver: &Driver, base: &str) {
+    let page = driver.session();
+    page.open(&format!("{base}/"));
+    page.wait_ready();
+    let canvas = page.canvas();
+    page.click("#assumptions summary");
+    let set = |value: &str| {
+        page.js(&format!(
+            "const i = document.getElementById('assume-mfu'); i.value = '{value}';
+             i.dispatchEvent(new Event('change', {{bubbles: true}})); return true;"
+        ));
+    };
+    let n = page.redraws();
+    set("0.45");
+    page.after_input("the sweep at the user's MFU", n);
+    assert_ne!(page.canvas(), canvas, "the MFU did not move the chart");
+    let listed = page.text("#non-default");
+    assert!(listed.contains("mfu = 0.45 (default 0.6)"), "{listed}");
+    let link = page.js("return location.href;");
+    assert!(
+        link.as_str().unwrap_or_default().contains("a.mfu=0.45"),
+        "{link}"
+    );
+    set("2");
+    let why = page.wait_for(
+        "the refusal",
+        "const e = document.querySelector('#assumptions .field-error'); return e && e.innerText ? e.innerText : null;",
+    );
+    assert!(why.as_str().unwrap_or_default().contains("mfu"), "{why}");
     page.close();
 }

@@ -1,0 +1,105 @@
+//! The modelling constants: each with its meaning, default and allowed range, and a box
+//! for your own value (kept in the link as `a.<name>`, the names of the CLI's
+//! `--assumptions` file). The ones set away from their defaults are listed above the
+//! table, so a shared view never hides them.
+
+use super::Page;
+use crate::scenario::ASSUMPTION_PREFIX;
+use disagg_engine::assumptions::KNOBS;
+use disagg_engine::Assumptions;
+use leptos::prelude::*;
+
+#[component]
+pub fn AssumptionsPanel() -> impl IntoView {
+    let page = expect_context::<Page>();
+    let defaults = Assumptions::default();
+    let rows = KNOBS
+        .iter()
+        .map(|k| {
+            let key = format!("{ASSUMPTION_PREFIX}{}", k.name);
+            let shown = move || {
+                page.scenario
+                    .with(|s| s.assumptions.get(k.name).map(|v| v.to_string()))
+                    .unwrap_or_default()
+            };
+            // As the --assumptions file writes it.
+            let default = k.get(&defaults).to_string();
+            view! {
+                <tr>
+                    <th scope="row"><code>{k.name}</code></th>
+                    <td>{k.meaning}</td>
+                    <td>{format!("{default} {}", k.unit)}</td>
+                    <td>{format!("{} to {}", k.range.0, k.range.1)}</td>
+                    <td>
+                        <input
+                            type="number"
+                            step="any"
+                            id=format!("assume-{}", k.name)
+                            aria-label=format!("{} ({}; default {default})", k.name, k.unit)
+                            placeholder=default.clone()
+                            prop:value=shown
+                            on:change=move |ev| page.set_field(&key, &event_target_value(&ev))
+                        />
+                    </td>
+                </tr>
+            }
+        })
+        .collect_view();
+    let changed = move || {
+        page.scenario.with(|s| {
+            s.assumptions
+                .iter()
+                .map(|(name, v)| {
+                    let default = disagg_engine::assumptions::knob(name)
+                        .map_or(String::new(), |k| k.get(&defaults).to_string());
+                    format!("{name} = {v} (default {default})")
+                })
+                .collect::<Vec<_>>()
+        })
+    };
+    let errors = move || {
+        page.field_errors.with(|e| {
+            e.iter()
+                .filter(|(k, _)| k.starts_with(ASSUMPTION_PREFIX))
+                .map(|(k, why)| view! { <li>{format!("{k}: {why}")}</li> })
+                .collect_view()
+        })
+    };
+    view! {
+        <details class="assumptions" id="assumptions">
+            <summary>
+                "Modelling assumptions"
+                {move || match changed().len() {
+                    0 => String::new(),
+                    n => format!(" ({n} not default)"),
+                }}
+            </summary>
+            <p class="non-default" id="non-default">
+                {move || {
+                    let c = changed();
+                    if c.is_empty() {
+                        "All at their defaults.".to_string()
+                    } else {
+                        format!("Non-default assumptions: {}.", c.join("; "))
+                    }
+                }}
+            </p>
+            <div class="table-scroll">
+                <table>
+                    <caption class="visually-hidden">"Modelling constants, their defaults and ranges"</caption>
+                    <thead>
+                        <tr>
+                            <th scope="col">"name"</th>
+                            <th scope="col">"meaning"</th>
+                            <th scope="col">"default"</th>
+                            <th scope="col">"allowed"</th>
+                            <th scope="col">"yours"</th>
+                        </tr>
+                    </thead>
+                    <tbody>{rows}</tbody>
+                </table>
+            </div>
+            <ul class="field-error" role="alert">{errors}</ul>
+        </details>
+    }
+}
