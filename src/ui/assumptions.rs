@@ -57,14 +57,6 @@ pub fn AssumptionsPanel() -> impl IntoView {
                 .collect::<Vec<_>>()
         })
     };
-    let errors = move || {
-        page.field_errors.with(|e| {
-            e.iter()
-                .filter(|(k, _)| k.starts_with(ASSUMPTION_PREFIX))
-                .map(|(k, why)| view! { <li>{format!("{k}: {why}")}</li> })
-                .collect_view()
-        })
-    };
     view! {
         <details class="assumptions" id="assumptions">
             <summary>
@@ -99,7 +91,7 @@ pub fn AssumptionsPanel() -> impl IntoView {
                     <tbody>{rows}</tbody>
                 </table>
             </div>
-            <ul class="field-error" role="alert">{errors}</ul>
+            <super::PrefixedErrors prefix=ASSUMPTION_PREFIX/>
         </details>
     }
 }

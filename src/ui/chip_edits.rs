@@ -66,14 +66,6 @@ pub fn ChipEdits() -> impl IntoView {
             })
             .collect_view()
     };
-    let errors = move || {
-        page.field_errors.with(|e| {
-            e.iter()
-                .filter(|(k, _)| k.starts_with(CHIP_EDIT_PREFIX))
-                .map(|(k, why)| view! { <li>{format!("{k}: {why}")}</li> })
-                .collect_view()
-        })
-    };
     let edited = move || page.scenario.with(|s| s.chip_edits.len());
     view! {
         <details class="chip-edits" id="chip-edits">
@@ -99,7 +91,7 @@ pub fn ChipEdits() -> impl IntoView {
                     <tbody>{rows}</tbody>
                 </table>
             </div>
-            <ul class="field-error" role="alert">{errors}</ul>
+            <super::PrefixedErrors prefix=CHIP_EDIT_PREFIX/>
         </details>
     }
 }

@@ -197,6 +197,22 @@ impl Page {
     }
 }
 
+/// The refusals of every field whose link key starts with `prefix` (a table of inputs
+/// sharing one message area), one item each.
+#[component]
+pub fn PrefixedErrors(prefix: &'static str) -> impl IntoView {
+    let page = expect_context::<Page>();
+    let items = move || {
+        page.field_errors.with(|e| {
+            e.iter()
+                .filter(|(k, _)| k.starts_with(prefix))
+                .map(|(k, why)| view! { <li>{format!("{k}: {why}")}</li> })
+                .collect_view()
+        })
+    };
+    view! { <ul class="field-error" role="alert">{items}</ul> }
+}
+
 /// A finished sweep becomes the page's: shown, timed, and the link's point checked
 /// against it.
 fn show_sweep(page: Page, scenario: Scenario, result: Result<SweepResult, String>, ms: f64) {

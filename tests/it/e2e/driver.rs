@@ -293,6 +293,17 @@ impl Session {
             .unwrap_or_else(|| vec![format!("axe did not answer: {found}")])
     }
 
+    /// Types `value` into the field with id `id` and commits it (a `change` event), as
+    /// a user does by leaving the field.
+    pub fn set_value(&self, id: &str, value: &str) {
+        self.js(&format!(
+            "const e = document.getElementById({}); e.value = {};
+             e.dispatchEvent(new Event('change', {{bubbles: true}})); return true;",
+            json!(id),
+            json!(value)
+        ));
+    }
+
     pub fn text(&self, css: &str) -> String {
         self.js(&format!(
             "const e = document.querySelector({css:?}); return e ? e.innerText : '';"

@@ -733,19 +733,13 @@ fn the_worker_keeps_the_page_responsive(driver: &Driver, base: &str) {
            .observe({type: 'longtask'});
          return true;",
     );
-    page.js(
-        "const m = document.getElementById('in-model'); m.value = 'deepseek-r1';
-         m.dispatchEvent(new Event('change', {bubbles: true})); return true;",
-    );
+    page.set_value("in-model", "deepseek-r1");
     page.wait_for(
         "the expert axis to be offered",
         "return document.getElementById('axis-af').disabled ? null : true;",
     );
     page.click("#axis-af");
-    page.js(
-        "const b = document.getElementById('in-budget'); b.value = '4096';
-         b.dispatchEvent(new Event('change', {bubbles: true})); return true;",
-    );
+    page.set_value("in-budget", "4096");
     for chip in [
         "b300", "gb200", "gb300", "mi325x", "a100-80g", "gaudi3", "tpu-v6e",
     ] {
@@ -819,10 +813,7 @@ fn a_users_own_model(driver: &Driver, base: &str) {
     page.wait_ready();
     // The user's own model starts as the model in hand, its config in the box.
     let n = page.redraws();
-    page.js(
-        "const m = document.getElementById('in-model'); m.value = 'custom';
-         m.dispatchEvent(new Event('change', {bubbles: true})); return true;",
-    );
+    page.set_value("in-model", "custom");
     page.after_input("the model in hand, as the user's own", n);
     let seeded = page.js("return document.getElementById('in-cfg').value;");
     assert!(
@@ -833,11 +824,7 @@ fn a_users_own_model(driver: &Driver, base: &str) {
         "{seeded}"
     );
     let n = page.redraws();
-    page.js(&format!(
-        "const t = document.getElementById('in-cfg'); t.value = {};
-         t.dispatchEvent(new Event('change', {{bubbles: true}})); return true;",
-        json!(QWEN25_72B)
-    ));
+    page.set_value("in-cfg", QWEN25_72B);
     page.after_input("the sweep of the pasted model", n);
     assert!(!page.blank(), "the pasted model drew a blank chart");
     let about = page.text("#model-summary");
@@ -871,11 +858,7 @@ fn a_users_own_model(driver: &Driver, base: &str) {
     );
     fresh.close();
     // A config without its width is refused, the field named, the chart kept.
-    page.js(&format!(
-        "const t = document.getElementById('in-cfg'); t.value = {};
-         t.dispatchEvent(new Event('change', {{bubbles: true}})); return true;",
-        json!(QWEN25_72B.replace("\"hidden_size\":8192,", ""))
-    ));
+    page.set_value("in-cfg", &QWEN25_72B.replace("\"hidden_size\":8192,", ""));
     let why = page.wait_for(
         "the refusal",
         "const e = document.getElementById('in-cfg-error'); return e && e.innerText ? e.innerText : null;",
@@ -896,12 +879,7 @@ fn a_users_chip_numbers(driver: &Driver, base: &str) {
     page.wait_ready();
     let canvas = page.canvas();
     page.click("#chip-edits summary");
-    let set = |value: &str| {
-        page.js(&format!(
-            "const i = document.getElementById('edit-h200-memory_bandwidth'); i.value = '{value}';
-             i.dispatchEvent(new Event('change', {{bubbles: true}})); return true;"
-        ));
-    };
+    let set = |value: &str| page.set_value("edit-h200-memory_bandwidth", value);
     let n = page.redraws();
     set("9.6");
     page.after_input("the sweep with the user's bandwidth", n);
@@ -948,12 +926,7 @@ fn a_users_assumptions(driver: &Driver, base: &str) {
     page.wait_ready();
     let canvas = page.canvas();
     page.click("#assumptions summary");
-    let set = |value: &str| {
-        page.js(&format!(
-            "const i = document.getElementById('assume-mfu'); i.value = '{value}';
-             i.dispatchEvent(new Event('change', {{bubbles: true}})); return true;"
-        ));
-    };
+    let set = |value: &str| page.set_value("assume-mfu", value);
     let n = page.redraws();
     set("0.45");
     page.after_input("the sweep at the user's MFU", n);
