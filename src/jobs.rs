@@ -155,13 +155,7 @@ impl Assembly {
     }
 }
 
-/// A request's JSON text in, the reply's JSON text out, with the time `clock`
-/// measured around the job.
-pub fn answer_text(text: &str, catalogue: &Catalogue, clock: impl Fn() -> f64) -> String {
-    serde_json::to_string(&reply_to(text, catalogue, clock)).unwrap_or_default()
-}
-
-/// The reply to a request's JSON text.
+/// The reply to a request's JSON text, with the time `clock` measured around the job.
 fn reply_to(text: &str, catalogue: &Catalogue, clock: impl Fn() -> f64) -> Reply {
     match serde_json::from_str::<Request>(text) {
         Ok(request) => {
@@ -255,6 +249,18 @@ mod tests {
 
     fn cat() -> &'static Catalogue {
         Catalogue::builtin()
+    }
+
+    /// A request's text through the worker's messages and the page's assembly: the
+    /// path every job takes.
+    fn answer_text(text: &str, catalogue: &Catalogue, clock: impl Fn() -> f64) -> String {
+        let mut assembly = Assembly::default();
+        let replies: Vec<Reply> = answer_messages(text, catalogue, clock)
+            .iter()
+            .filter_map(|m| assembly.take(serde_json::from_str(m).unwrap()))
+            .collect();
+        assert_eq!(replies.len(), 1, "one reply per request");
+        serde_json::to_string(&replies[0]).unwrap()
     }
 
     #[test]

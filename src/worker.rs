@@ -103,11 +103,6 @@ impl Sweeper {
             }
         }
     }
-
-    /// Whether the page runs the jobs itself.
-    pub fn local(&self) -> bool {
-        self.inner.local.get()
-    }
 }
 
 impl Inner {
