@@ -3,6 +3,7 @@
 //! JSON is the engine's own serialisation of its results.
 
 use crate::{load_model, parse_dtype, print_problems, AssumptionArgs, PredictArgs};
+use disagg_engine::disagg::explain::explain;
 use disagg_engine::disagg::plan::{plan, PoolChoice};
 use disagg_engine::disagg::report::PointReport;
 use disagg_engine::disagg::{Axis, DeploymentPoint, Draft, PoolRole, Setup, Speculation};
@@ -447,11 +448,17 @@ pub fn run_predict(args: &PredictArgs) -> Result<(), String> {
             p.micro_batches
         ));
     }
-    let (_, point) = plan(&s, axis, &pools, batch, p.micro_batches).map_err(|e| e.to_string())?;
+    let (deployment, point) =
+        plan(&s, axis, &pools, batch, p.micro_batches).map_err(|e| e.to_string())?;
     if args.json {
-        let report = PointReport::new(&i.model_name, i.weights, i.kv, &point)
+        let e = explain(&s, &deployment).map_err(|e| e.to_string())?;
+        let report = PointReport::new(&i.model_name, i.weights, i.kv, &e.point, &e.chains)
             .ok_or("the evaluated deployment has no generating pool")?;
         out!("{}", to_json(&report)?);
+    } else if args.explain {
+        let e = explain(&s, &deployment).map_err(|e| e.to_string())?;
+        print_point(&i.model_name, &e.point);
+        crate::explain::print(&e);
     } else {
         print_point(&i.model_name, &point);
     }

@@ -19,6 +19,7 @@ macro_rules! out {
 }
 
 mod axes;
+mod explain;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use disagg_engine::validation::{self, BenchmarkTable, ErrorSummary, Role};
@@ -149,6 +150,10 @@ pub(crate) struct PredictArgs {
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
+    /// Open every headline figure into its formula and inputs, and print each pool's
+    /// steps operator by operator (`--json` always carries both).
+    #[arg(long)]
+    explain: bool,
     #[command(flatten)]
     assumptions: AssumptionArgs,
 }

@@ -32,6 +32,7 @@ pub mod catalogue;
 pub mod disagg;
 pub mod dtype;
 pub mod error;
+pub mod explain;
 pub mod frontier;
 #[cfg(test)]
 mod fuzz;

@@ -34,6 +34,8 @@ pub struct MemoryUsage {
     /// Part of `weights` in the cold tier.
     pub cold_weights: Bytes,
     pub kv: Bytes,
+    /// KV cache of one sequence at full context ([`MemoryPlan::kv_per_seq`]).
+    pub kv_per_seq: Bytes,
     pub workspace: Bytes,
     /// Everything on the chip: weights (both tiers), KV and workspace.
     pub total: Bytes,
@@ -187,6 +189,7 @@ impl MemoryPlan {
             weights: self.weights,
             cold_weights,
             kv,
+            kv_per_seq: self.kv_per_seq,
             workspace: self.workspace,
             total: self.weights + kv + self.workspace,
             fast_capacity: self.fast_capacity,

@@ -2,6 +2,7 @@
 //! snapshots of its output.
 
 mod cli;
+mod explain;
 mod fuzz;
 mod snapshots;
 

@@ -121,7 +121,11 @@ fn keys(v: &serde_json::Value, prefix: &str, out: &mut BTreeSet<String>) {
             for (k, child) in map {
                 let name = format!("{prefix}{k}");
                 out.insert(name.clone());
-                keys(child, &format!("{name}."), out);
+                // A derived input's chain has the shape of the chain it belongs to,
+                // however deep it nests.
+                if !name.ends_with(".source.chain") {
+                    keys(child, &format!("{name}."), out);
+                }
             }
         }
         serde_json::Value::Array(items) => {

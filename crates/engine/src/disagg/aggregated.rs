@@ -2,13 +2,14 @@
 //! batching, the deployment every split is measured against. Its one side is the
 //! colocated pool at a batch; its figures are the pool's [`Round`].
 
+use super::explain::AxisChains;
 use super::round::{GroupPrefill, Round, RoundPrefill};
 use super::{
     place, pool_label, Core, DeploymentPoint, Figures, Limiter, Placed, PoolConfig, PoolReport,
     PoolRole, Reject, Setup, StepCosts,
 };
 use crate::error::Result;
-use crate::kernel::{step_cost, StepCost};
+use crate::kernel::{operator_table, step_chain, step_cost, StepCost};
 use crate::units::{Bytes, Seconds};
 
 /// The colocated pool running `running` sequences.
@@ -109,6 +110,7 @@ pub fn evaluate(setup: &Setup, pool: PoolConfig, running: u32) -> Result<Deploym
             memory: s.placed.usage,
             time,
             bottleneck: time.bottleneck(),
+            operators: Vec::new(),
             costs: StepCosts {
                 generation: Some(s.decode),
                 prefill: Some(s.prefill),
@@ -121,4 +123,28 @@ pub fn evaluate(setup: &Setup, pool: PoolConfig, running: u32) -> Result<Deploym
         warnings,
         figures,
     })
+}
+
+/// The colocated pool's figures opened: its round over its decode and prefill steps.
+pub(crate) fn explain(setup: &Setup, pool: PoolConfig, running: u32) -> Result<AxisChains> {
+    let s = side(setup, pool, running)
+        .map_err(|_| super::layout_error(setup.model, PoolRole::Colocated, pool))?;
+    let p = &s.placed.placement;
+    let chains = s.round.explain(
+        running,
+        setup.workload.isl,
+        pool.parallelism.pp,
+        step_chain(p, &s.decode, "t_it", "decode step"),
+        Some(step_chain(p, &s.prefill, "t_pf", "prefill step")),
+    );
+    Ok(AxisChains::of_round(
+        chains,
+        vec![(
+            PoolRole::Colocated,
+            vec![
+                operator_table(p, &s.decode, "decode step"),
+                operator_table(p, &s.prefill, "prefill step"),
+            ],
+        )],
+    ))
 }

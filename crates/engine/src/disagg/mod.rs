@@ -19,6 +19,7 @@ pub mod aggregated;
 pub mod attention_expert;
 mod axis;
 mod deployment;
+pub mod explain;
 pub mod layouts;
 mod place;
 pub mod plan;
@@ -82,9 +83,7 @@ pub fn evaluate(setup: &Setup, deployment: &Deployment) -> Result<DeploymentPoin
     for (role, pool) in deployment.pools() {
         check_pool_chips(role, pool.chips())?;
     }
-    let running = setup
-        .assumptions
-        .engine_runs(concurrency, deployment.generating_pool().parallelism.dp);
+    let running = running(setup, deployment);
     let mut point = evaluate_running(setup, &deployment.with_batch(running))?;
     point.warnings.extend(setup.context_warning());
     if running < concurrency {
@@ -98,6 +97,15 @@ pub fn evaluate(setup: &Setup, deployment: &Deployment) -> Result<DeploymentPoin
         );
     }
     Ok(point)
+}
+
+/// Sequences the engine runs at once of the deployment's concurrency: at most its
+/// batch limit per replica of the generating pool; the rest wait in its queue.
+pub(crate) fn running(setup: &Setup, deployment: &Deployment) -> u32 {
+    setup.assumptions.engine_runs(
+        deployment.batch(),
+        deployment.generating_pool().parallelism.dp,
+    )
 }
 
 /// Evaluates a deployment whose whole batch runs at once.

@@ -4,7 +4,7 @@
 
 use super::{Axis, Limiter, PoolRole};
 use crate::catalogue::Chip;
-use crate::kernel::{Bottleneck, StepCost, TimeBreakdown};
+use crate::kernel::{Bottleneck, OperatorTable, StepCost, TimeBreakdown};
 use crate::memory::MemoryUsage;
 use crate::parallel::Parallelism;
 use crate::units::{Joules, Seconds, TokensPerSecond, UsdPerHour, UsdPerMtok, Watts};
@@ -159,6 +159,10 @@ pub struct PoolReport {
     /// The step costs behind the figures, operator by operator.
     #[serde(skip)]
     pub costs: StepCosts,
+    /// The pool's steps as operator tables, where the deployment was explained
+    /// ([`super::explain::explain`]); empty otherwise.
+    #[serde(skip_deserializing, skip_serializing_if = "Vec::is_empty")]
+    pub operators: Vec<OperatorTable>,
 }
 
 /// The kernel's costs of the steps a pool runs: its generation step (a decode step, a

@@ -6,6 +6,7 @@
 
 use super::DeploymentPoint;
 use crate::dtype::WeightFormat;
+use crate::explain::Chain;
 use crate::kernel::{OpKind, TimeBreakdown};
 use crate::DType;
 use serde::Serialize;
@@ -48,6 +49,9 @@ pub struct PointReport<'a> {
     pub mem_capacity_bytes: f64,
     pub decode_time_s: TimeBreakdown,
     pub decode_ops: Vec<OpRow>,
+    /// Every headline figure opened into its formula and inputs
+    /// ([`super::explain::explain`]).
+    pub explain: &'a [Chain],
 }
 
 impl<'a> PointReport<'a> {
@@ -56,6 +60,7 @@ impl<'a> PointReport<'a> {
         weights: WeightFormat,
         kv: DType,
         point: &'a DeploymentPoint,
+        explain: &'a [Chain],
     ) -> Option<PointReport<'a>> {
         let g = point.generating_pool()?;
         let ops = g
@@ -104,6 +109,7 @@ impl<'a> PointReport<'a> {
             mem_capacity_bytes: (g.memory.fast_capacity + g.memory.cold_capacity).0,
             decode_time_s: g.time,
             decode_ops: ops,
+            explain,
         })
     }
 }

@@ -21,6 +21,7 @@
 //! runs `n` sequences and the other `C - n` requests wait in its queue. By Little's
 //! law on that queue a request waits `(C - n) / X` at request rate `X` ([`queue_wait`]).
 
+use crate::explain::{max, num, product, quotient, sum, var, Chain, Source};
 use crate::parallel::Parallelism;
 use crate::units::{RequestsPerSecond, Seconds, TokensPerSecond};
 
@@ -176,6 +177,224 @@ impl Round {
         match &self.prefill {
             Some(p) => (p.per_round() / self.duration()).clamp(0.0, 1.0),
             None => 0.0,
+        }
+    }
+}
+
+/// The round's figures opened into chains ([`Round::explain`]).
+#[derive(Clone, Debug)]
+pub struct RoundChains {
+    pub ttft: Chain,
+    pub tpot: Chain,
+    pub output: Chain,
+    pub input: Chain,
+}
+
+impl Round {
+    /// The round's TTFT, TPOT and token rates as chains, `running` sequences of
+    /// `isl`-token prompts over `replicas` replicas of `stages` pipeline stages; the
+    /// iteration and the prefill step (symbols `t_it` and `t_pf`) come as chains of
+    /// their own.
+    pub fn explain(
+        &self,
+        running: u32,
+        isl: u32,
+        stages: u32,
+        iteration: Chain,
+        prefill_step: Option<Chain>,
+    ) -> RoundChains {
+        let speculates = self.tokens_per_iteration != 1.0;
+        let e = || Source::rule("expected tokens per speculation cycle, (1 - a^(K+1)) / (1 - a)");
+        let osl = |c: Chain| {
+            c.input(
+                "OSL",
+                "output tokens per request",
+                self.osl,
+                "tokens",
+                Source::workload("osl"),
+            )
+        };
+        let with_e = |c: Chain| match speculates {
+            true => c.input(
+                "E",
+                "tokens one iteration yields per sequence",
+                self.tokens_per_iteration,
+                "tokens",
+                e(),
+            ),
+            false => c,
+        };
+        let per_iteration = if speculates {
+            quotient(var("OSL"), var("E"))
+        } else {
+            var("OSL")
+        };
+        let generating = product([per_iteration, var("t_it")]);
+        let round = match (&self.prefill, &prefill_step) {
+            (Some(p), Some(step)) => {
+                let chunks = self.seqs / p.prompts_per_step;
+                let steps_source = if p.steps == chunks {
+                    Source::rule("one prefill step per chunk: s / p")
+                } else {
+                    Source::rule("replicas of an expert group wait for each other's chunks (MODEL.md §6.1, GroupPrefill)")
+                };
+                let overlap = Chain::new(
+                    "prefill chunks in flight at once",
+                    "o",
+                    "chunks",
+                    "6.1",
+                    max([
+                        num(1.0),
+                        crate::explain::min([var("PP"), quotient(var("s"), var("p"))]),
+                    ]),
+                    p.overlap,
+                )
+                .input(
+                    "PP",
+                    "pipeline stages",
+                    stages as f64,
+                    "stages",
+                    Source::deployment("layout"),
+                )
+                .input(
+                    "s",
+                    "sequences per replica",
+                    self.seqs,
+                    "sequences",
+                    Source::deployment("batch over replicas"),
+                )
+                .input(
+                    "p",
+                    "prompts per prefill step",
+                    p.prompts_per_step,
+                    "prompts",
+                    Source::rule("chunk budget / uncached prompt tokens, at most s"),
+                );
+                with_e(osl(Chain::new(
+                    "one round of a replica: its generation iterations and the prefill chunks of the prompts that replace its finished sequences",
+                    "R",
+                    "s",
+                    "6.1",
+                    sum([generating, quotient(product([var("t_pf"), var("n_pf")]), var("o"))]),
+                    self.duration().value(),
+                )))
+                .derived("one generation iteration", iteration.clone())
+                .derived("one prefill step", step.clone())
+                .input("n_pf", "steps per round that carry a prefill chunk", p.steps, "steps", steps_source)
+                .derived("prefill chunks in flight at once", overlap)
+            }
+            _ => with_e(osl(Chain::new(
+                "one round of a replica: its generation iterations",
+                "R",
+                "s",
+                "6.1",
+                generating,
+                self.duration().value(),
+            )))
+            .derived("one generation iteration", iteration.clone()),
+        };
+        let tpot = match self.prefill {
+            Some(_) => osl(Chain::new(
+                "TPOT",
+                "TPOT",
+                "s",
+                "6.1",
+                quotient(var("R"), var("OSL")),
+                self.tpot().value(),
+            ))
+            .derived("the round", round.clone()),
+            None if speculates => with_e(Chain::new(
+                "TPOT",
+                "TPOT",
+                "s",
+                "6.1",
+                quotient(var("t_it"), var("E")),
+                self.tpot().value(),
+            ))
+            .derived("one generation iteration", iteration.clone()),
+            None => Chain::new("TPOT", "TPOT", "s", "6.1", var("t_it"), self.tpot().value())
+                .derived("one generation iteration", iteration.clone()),
+        };
+        let running_input = |c: Chain| {
+            c.input(
+                "B",
+                "sequences running over all replicas",
+                running as f64,
+                "sequences",
+                Source::workload("batch (concurrency, capped by the engine's limit)"),
+            )
+        };
+        let output = osl(running_input(Chain::new(
+            "output tok/s",
+            "X_out",
+            "tok/s",
+            "6.1",
+            quotient(product([var("B"), var("OSL")]), var("R")),
+            self.output_tok_s(running).value(),
+        )))
+        .derived("the round", round.clone());
+        let input = running_input(Chain::new(
+            "input tok/s",
+            "X_in",
+            "tok/s",
+            "6.1",
+            quotient(product([var("B"), var("ISL")]), var("R")),
+            self.input_tok_s(running, isl).value(),
+        ))
+        .input(
+            "ISL",
+            "prompt tokens per request",
+            isl as f64,
+            "tokens",
+            Source::workload("isl"),
+        )
+        .derived("the round", round);
+        let ttft = match (&self.prefill, prefill_step) {
+            (Some(p), Some(step)) => Chain::new(
+                "TTFT inside the engine",
+                "TTFT_engine",
+                "s",
+                "6.1",
+                sum([
+                    var("t_it"),
+                    product([
+                        quotient(var("t_pf"), var("p")),
+                        max([quotient(sum([var("s"), num(1.0)]), num(2.0)), var("p")]),
+                    ]),
+                ]),
+                self.ttft().value(),
+            )
+            .derived("the iteration in flight", iteration)
+            .derived("one prefill step", step)
+            .input(
+                "p",
+                "prompts per prefill step",
+                p.prompts_per_step,
+                "prompts",
+                Source::rule("chunk budget / uncached prompt tokens, at most s"),
+            )
+            .input(
+                "s",
+                "sequences per replica",
+                self.seqs,
+                "sequences",
+                Source::deployment("batch over replicas"),
+            ),
+            _ => Chain::new(
+                "TTFT inside the engine",
+                "TTFT_engine",
+                "s",
+                "6.1",
+                var("t_it"),
+                self.ttft().value(),
+            )
+            .derived("the iteration in flight", iteration),
+        };
+        RoundChains {
+            ttft,
+            tpot,
+            output,
+            input,
         }
     }
 }

@@ -15,6 +15,7 @@
 //! A draft step is costed without the per-step fixed overhead: the whole cycle is one
 //! engine step (one schedule, one sampling pass), so the fixed overhead is paid once.
 
+use super::explain::AxisChains;
 use super::layouts::{colocated_draft_layout, mtp_layout};
 use super::round::{GroupPrefill, Round, RoundPrefill};
 use super::{
@@ -22,7 +23,10 @@ use super::{
     Placed, PoolConfig, PoolReport, PoolRole, Reject, Setup, StepCosts,
 };
 use crate::error::{EngineError, Result};
-use crate::kernel::{step_cost, Bottleneck, StepCost, StepShape, TimeBreakdown};
+use crate::explain::{diff, num, power, product, quotient, sum, var, Chain, Source};
+use crate::kernel::{
+    operator_table, step_chain, step_cost, Bottleneck, StepCost, StepShape, TimeBreakdown,
+};
 use crate::model::ModelIr;
 use crate::parallel::Parallelism;
 use crate::units::{Bytes, Seconds, TokensPerSecond};
@@ -362,6 +366,7 @@ pub fn evaluate(
         memory: t.placed.usage,
         time: t.time,
         bottleneck: t.bottleneck,
+        operators: Vec::new(),
         costs: StepCosts {
             generation: Some(t.verify),
             prefill: Some(t.prefill),
@@ -384,6 +389,7 @@ pub fn evaluate(
             memory: usage,
             time: TimeBreakdown::default(),
             bottleneck: Bottleneck::WeightMemory,
+            operators: Vec::new(),
             costs: StepCosts::default(),
         });
     }
@@ -412,5 +418,175 @@ pub fn evaluate(
         fits: reasons.is_empty(),
         reason: (!reasons.is_empty()).then(|| reasons.join("; ")),
         warnings,
+    })
+}
+
+/// Expected tokens per cycle as a chain: `E = (1 - a^(K+1)) / (1 - a)`, or `K + 1`
+/// when every drafted token is accepted.
+fn expected_tokens_chain(setup: &Setup) -> Chain {
+    let s = &setup.speculation;
+    let formula = if (1.0 - s.acceptance).abs() < 1e-12 {
+        sum([var("K"), num(1.0)])
+    } else {
+        quotient(
+            diff(num(1.0), power(var("a"), sum([var("K"), num(1.0)]))),
+            diff(num(1.0), var("a")),
+        )
+    };
+    Chain::new(
+        "tokens one cycle yields per sequence",
+        "E",
+        "tokens",
+        "6.5",
+        formula,
+        s.expected_tokens(),
+    )
+    .input(
+        "a",
+        "acceptance rate per drafted token",
+        s.acceptance,
+        "1",
+        Source::workload("acceptance"),
+    )
+    .input(
+        "K",
+        "tokens drafted per cycle",
+        s.draft_tokens as f64,
+        "tokens",
+        Source::workload("draft tokens"),
+    )
+}
+
+/// One speculation cycle as a chain: `t_it = K × t_draft + t_verify (+ t_cross)`.
+fn cycle_chain(setup: &Setup, draft_step: Seconds, verify: Chain, crossing: Seconds) -> Chain {
+    let k = setup.speculation.draft_tokens as f64;
+    let crosses = crossing.value() > 0.0;
+    let mut terms = vec![product([var("K"), var("t_draft")]), var("t_verify")];
+    if crosses {
+        terms.push(var("t_cross"));
+    }
+    let value = draft_step * k + Seconds(verify.value) + crossing;
+    let chain = Chain::new(
+        "one speculation cycle: K draft steps, then one verify step of K + 1 tokens",
+        "t_it",
+        "s",
+        "6.5",
+        sum(terms),
+        value.value(),
+    )
+    .input(
+        "K",
+        "tokens drafted per cycle",
+        k,
+        "tokens",
+        Source::workload("draft tokens"),
+    )
+    .input(
+        "t_draft",
+        "one draft step (without host work: the cycle is one engine step)",
+        draft_step.value(),
+        "s",
+        Source::rule("the draft model's decode step on its chips, see its own prediction"),
+    )
+    .derived("verify step", verify);
+    if crosses {
+        chain.input(
+            "t_cross",
+            "token ids to the target and back over the link",
+            crossing.value(),
+            "s",
+            Source::rule("2 x (batch x (K + 1) x 4 B / (bw x link_eff x lanes) + latency)"),
+        )
+    } else {
+        chain
+    }
+}
+
+/// Time per token of a speculating pool that runs no prefill: `t_it / E`, its value
+/// `value` as the pool computed it.
+pub(crate) fn per_token_chain(
+    setup: &Setup,
+    draft_step: Seconds,
+    verify: Chain,
+    value: Seconds,
+) -> Chain {
+    Chain::new(
+        "TPOT",
+        "TPOT",
+        "s",
+        "6.5",
+        quotient(var("t_it"), var("E")),
+        value.value(),
+    )
+    .derived(
+        "one speculation cycle",
+        cycle_chain(setup, draft_step, verify, Seconds::ZERO),
+    )
+    .derived("tokens one cycle yields", expected_tokens_chain(setup))
+}
+
+/// The target's figures opened: its round over speculation cycles, and the prefill
+/// steps with the draft's share of each prompt.
+pub(crate) fn explain(
+    setup: &Setup,
+    target: PoolConfig,
+    draft: Option<PoolConfig>,
+    batch: u32,
+) -> Result<AxisChains> {
+    let bad = || super::layout_error(setup.model, PoolRole::Target, target);
+    let d = draft_side(setup, target, draft, batch).map_err(|_| bad())?;
+    let t = target_side(setup, target, batch, d.colocated_bytes).map_err(|_| bad())?;
+    let r = round(setup, target, draft, batch, &t, &d);
+    let p = &t.placed.placement;
+    let verify = step_chain(p, &t.verify, "t_verify", "verify step");
+    let iteration = cycle_chain(setup, d.step, verify, crossing(setup, target, draft, batch));
+    let prompts = t.round_prefill.prompts_per_step;
+    let prefill = Chain::new(
+        "one prefill step: the target's chunk and the draft's prefill of its prompts",
+        "t_pf",
+        "s",
+        "6.5",
+        sum([var("t_pf_target"), product([var("t_draft_pf"), var("p")])]),
+        r.prefill.map_or(0.0, |x| x.step.value()),
+    )
+    .derived(
+        "the target's prefill step",
+        step_chain(p, &t.prefill, "t_pf_target", "target prefill step"),
+    )
+    .input(
+        "t_draft_pf",
+        "the colocated draft's prefill of one prompt (0 for a draft pool of its own)",
+        d.prefill_per_request.value(),
+        "s",
+        Source::rule("the draft's prefill step of one prompt without host work"),
+    )
+    .input(
+        "p",
+        "prompts per prefill step",
+        prompts,
+        "prompts",
+        Source::rule("chunk budget / uncached prompt tokens, at most s"),
+    );
+    let chains = r.explain(
+        batch,
+        setup.workload.isl,
+        target.parallelism.pp,
+        iteration,
+        Some(prefill),
+    );
+    Ok(AxisChains {
+        colocated_draft: draft
+            .is_none()
+            .then_some((PoolRole::Target, d.colocated_bytes)),
+        ..AxisChains::of_round(
+            chains,
+            vec![(
+                PoolRole::Target,
+                vec![
+                    operator_table(p, &t.verify, "verify step"),
+                    operator_table(p, &t.prefill, "prefill step"),
+                ],
+            )],
+        )
     })
 }

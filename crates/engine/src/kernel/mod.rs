@@ -10,13 +10,17 @@
 
 mod attention;
 mod breakdown;
+mod chain;
 mod collectives;
 mod experts;
+mod operators;
 
 pub use attention::{attended_context, mla_core_flops, MlaDims};
 pub use breakdown::{Bottleneck, TimeBreakdown};
+pub use chain::step_chain;
 pub use collectives::{expert_all_to_all, group_all_reduce, ring_all_reduce, AllToAllWidths};
 pub use experts::{busiest_shard_experts, experts_touched};
+pub use operators::{operator_table, Bound, OperatorRow, OperatorTable};
 
 use crate::assumptions::{Assumptions, ChipRates};
 use crate::catalogue::Chip;
@@ -115,6 +119,10 @@ pub struct StepCost {
     /// Communication time left exposed after overlap.
     pub exposed_comm: Seconds,
     pub total: Seconds,
+    /// The step this costs, and which part of the model: enough, with the placement,
+    /// to cost it again operator by operator ([`operator_table`]).
+    pub shape: StepShape,
+    pub side: Side,
 }
 
 impl StepCost {
@@ -234,16 +242,34 @@ pub enum Side {
 }
 
 /// One row of the roofline table: an operator of one layer, repeated `count` times.
+#[derive(Clone, Copy, Debug)]
 struct Row {
     kind: OpKind,
     count: f64,
     flops: Flops,
-    bytes: Bytes,
+    bytes: RowBytes,
     /// Time if compute bound.
     compute: Seconds,
     /// Time if memory (or link) bound.
     memory: Seconds,
     kernels: f64,
+}
+
+/// The bytes one operator of one layer moves, by what they are.
+#[derive(Clone, Copy, Debug, Default)]
+struct RowBytes {
+    weights: Bytes,
+    kv: Bytes,
+    /// Activations read and written (and, for routed experts, the router's weights).
+    activations: Bytes,
+    /// Bytes sent over a link (communication operators).
+    link: Bytes,
+}
+
+impl RowBytes {
+    fn total(&self) -> Bytes {
+        self.weights + self.kv + self.activations + self.link
+    }
 }
 
 impl Row {
@@ -253,7 +279,10 @@ impl Row {
             kind,
             count,
             flops: Flops::ZERO,
-            bytes,
+            bytes: RowBytes {
+                link: bytes,
+                ..RowBytes::default()
+            },
             compute: Seconds::ZERO,
             memory: time,
             kernels: 0.0,
@@ -261,16 +290,32 @@ impl Row {
     }
 }
 
-struct Accumulator {
-    ops: [OpCost; OpKind::COUNT],
+/// Where the kernel's rows go besides the totals: nowhere on the hot path (`()`), into
+/// an operator table when a person asks where the time goes.
+trait RowSink {
+    /// `group`: index of the layer group in the model, `None` for the LM head.
+    fn row(&mut self, group: Option<usize>, row: &Row);
 }
 
-impl Accumulator {
+impl RowSink for () {
+    #[inline(always)]
+    fn row(&mut self, _: Option<usize>, _: &Row) {}
+}
+
+struct Accumulator<'s, S: RowSink> {
+    ops: [OpCost; OpKind::COUNT],
+    sink: &'s mut S,
+    /// The layer group the rows being added belong to.
+    group: Option<usize>,
+}
+
+impl<S: RowSink> Accumulator<'_, S> {
     fn add(&mut self, row: Row) {
+        self.sink.row(self.group, &row);
         let op = &mut self.ops[row.kind as usize];
         let time = row.compute.max(row.memory) * row.count;
         op.flops += row.flops * row.count;
-        op.bytes += row.bytes * row.count;
+        op.bytes += row.bytes.total() * row.count;
         op.compute_time += row.compute * row.count;
         op.memory_time += row.memory * row.count;
         op.time += time;
@@ -288,6 +333,16 @@ pub fn step_cost(p: &Placement, shape: StepShape) -> StepCost {
 
 /// Costs one step of `side` of the model on one chip.
 pub fn step_cost_of(p: &Placement, shape: StepShape, side: Side) -> StepCost {
+    traced_step_cost(p, shape, side, &mut ())
+}
+
+/// [`step_cost_of`], handing every row of the roofline table to `sink` as it goes.
+fn traced_step_cost<S: RowSink>(
+    p: &Placement,
+    shape: StepShape,
+    side: Side,
+    sink: &mut S,
+) -> StepCost {
     let m = p.model;
     let par = p.parallelism;
     let a = &p.assumptions;
@@ -318,7 +373,11 @@ pub fn step_cost_of(p: &Placement, shape: StepShape, side: Side) -> StepCost {
             kind,
             count,
             flops,
-            bytes: wbytes + act,
+            bytes: RowBytes {
+                weights: wbytes,
+                activations: act,
+                ..RowBytes::default()
+            },
             compute: flops / mm_flops,
             memory: read_weights(wbytes) + act / fast_bw,
             kernels,
@@ -328,6 +387,8 @@ pub fn step_cost_of(p: &Placement, shape: StepShape, side: Side) -> StepCost {
     let act_io = Bytes(2.0 * tokens * h * ab);
     let mut acc = Accumulator {
         ops: [OpCost::default(); OpKind::COUNT],
+        sink,
+        group: None,
     };
 
     let group = par.expert_group();
@@ -341,7 +402,8 @@ pub fn step_cost_of(p: &Placement, shape: StepShape, side: Side) -> StepCost {
     // Every TP all-reduce of the step moves the same message: cost it once.
     let tp_all_reduce = group_all_reduce(chip, Bytes(tokens * h * ab), par.tp, a.link_eff);
 
-    for g in &m.groups {
+    for (index, g) in m.groups.iter().enumerate() {
+        acc.group = Some(index);
         let count = g.count as f64;
         let is_moe = matches!(g.ffn, Ffn::Moe { .. });
         let (attention_here, ffn_here) = match side {
@@ -409,7 +471,10 @@ pub fn step_cost_of(p: &Placement, shape: StepShape, side: Side) -> StepCost {
                 kind: OpKind::AttnCore,
                 count,
                 flops,
-                bytes: kv_bytes,
+                bytes: RowBytes {
+                    kv: kv_bytes,
+                    ..RowBytes::default()
+                },
                 compute: flops / attn_flops,
                 memory: kv_bytes / fast_bw,
                 kernels: if is_mla {
@@ -496,6 +561,7 @@ pub fn step_cost_of(p: &Placement, shape: StepShape, side: Side) -> StepCost {
         }
     }
 
+    acc.group = None;
     if matches!(side, Side::Whole | Side::DenseAndHead) {
         // Logits only for the last position of each sequence.
         let head_params = m.vocab as f64 * h / tp;
@@ -544,5 +610,7 @@ pub fn step_cost_of(p: &Placement, shape: StepShape, side: Side) -> StepCost {
         host,
         exposed_comm,
         total: busy + exposed_comm + overhead,
+        shape,
+        side,
     }
 }

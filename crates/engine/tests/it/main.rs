@@ -4,6 +4,7 @@ mod aggregated;
 mod catalogue;
 mod common;
 mod disagg;
+mod explain;
 mod headline;
 mod kernel;
 mod validation;

@@ -1,0 +1,148 @@
+//! A step's time as an explain chain: its operators' roofline times, the communication
+//! overlap leaves exposed, and the fixed overheads (`audit/MODEL.md` section 3). The
+//! operators' own rows are the operator table ([`super::operator_table`]).
+
+use super::{OpKind, Placement, StepCost};
+use crate::explain::{diff, min, product, sum, var, Chain, Source};
+
+/// The symbol of an operator kind's time in a step's formula.
+fn symbol(kind: OpKind) -> &'static str {
+    match kind {
+        OpKind::AttnProj => "t_attn_proj",
+        OpKind::AttnCore => "t_attn_core",
+        OpKind::DenseFfn => "t_ffn",
+        OpKind::SharedExperts => "t_shared",
+        OpKind::RoutedExperts => "t_routed",
+        OpKind::LmHead => "t_head",
+        OpKind::TpComm => "t_tp",
+        OpKind::EpComm => "t_ep",
+        OpKind::PpComm => "t_pp",
+    }
+}
+
+const ROOFLINE: &str = "roofline over its layers, max(FLOPs / (peak x MFU), bytes / (bandwidth x bw_eff)) each: the operator table";
+
+/// `cost`, a step of `p`, as the chain of `symbol` ("t_dec") named `quantity`.
+pub fn step_chain(p: &Placement, cost: &StepCost, symbol_of_step: &str, quantity: &str) -> Chain {
+    let busy_ops: Vec<OpKind> = OpKind::ALL
+        .into_iter()
+        .filter(|k| !k.is_communication() && cost.op(*k).time.value() > 0.0)
+        .collect();
+    let comm: f64 = OpKind::ALL
+        .into_iter()
+        .filter(|k| k.is_communication())
+        .map(|k| cost.op(k).time.value())
+        .sum();
+    let mut terms: Vec<_> = busy_ops.iter().map(|k| var(symbol(*k))).collect();
+    if comm > 0.0 {
+        terms.push(var("t_comm"));
+    }
+    terms.push(var("t_ovh"));
+    let mut chain = Chain::new(
+        quantity,
+        symbol_of_step,
+        "s",
+        "3",
+        sum(terms),
+        cost.total.value(),
+    );
+    for k in &busy_ops {
+        chain = chain.input(
+            symbol(*k),
+            k.name(),
+            cost.op(*k).time.value(),
+            "s",
+            Source::rule(ROOFLINE),
+        );
+    }
+    if comm > 0.0 {
+        let comm_ops = OpKind::ALL.into_iter().filter(|k| k.is_communication());
+        let exposed = Chain::new(
+            "communication left exposed after overlap",
+            "t_comm",
+            "s",
+            "3",
+            diff(var("C"), min([product([var("C"), var("overlap")]), var("T_busy")])),
+            cost.exposed_comm.value(),
+        )
+        .input(
+            "C",
+            &comm_ops.map(|k| k.name()).collect::<Vec<_>>().join(", "),
+            comm,
+            "s",
+            Source::rule("message bytes / (link bandwidth x link_eff) + hop latencies: see the operator table"),
+        )
+        .input(
+            "overlap",
+            "share of communication hidden under compute",
+            p.assumptions.comm_overlap,
+            "1",
+            Source::assumption("comm_overlap"),
+        )
+        .input(
+            "T_busy",
+            "time of the compute and memory operators",
+            cost.busy.value(),
+            "s",
+            Source::rule("sum of the operators above"),
+        );
+        chain = chain.derived("communication left exposed after overlap", exposed);
+    }
+    chain.derived("kernel launches and host work", overhead_chain(p, cost))
+}
+
+/// `t_ovh = n_k x t_k + t_step + s x t_seq`.
+fn overhead_chain(p: &Placement, cost: &StepCost) -> Chain {
+    let a = &p.assumptions;
+    let per_kernel = match p.chip.efficiency.kernel_overhead {
+        Some(_) => Source::chip(p.chip, "kernel_overhead"),
+        None => Source::assumption("kernel_overhead"),
+    };
+    Chain::new(
+        "kernel launches and host work",
+        "t_ovh",
+        "s",
+        "3",
+        sum([
+            product([var("n_k"), var("t_k")]),
+            var("t_step"),
+            product([var("s"), var("t_seq")]),
+        ]),
+        cost.overhead.value(),
+    )
+    .input(
+        "n_k",
+        "kernels the step launches",
+        cost.kernels,
+        "kernels",
+        Source::rule("kernels per layer and operator of a fused implementation, times the layers"),
+    )
+    .input(
+        "t_k",
+        "fixed cost of one kernel",
+        p.rates.kernel_overhead.value(),
+        "s",
+        per_kernel,
+    )
+    .input(
+        "t_step",
+        "host work of one engine step",
+        a.step_overhead.value(),
+        "s",
+        Source::assumption("step_overhead"),
+    )
+    .input(
+        "s",
+        "sequences in the step",
+        cost.shape.seqs,
+        "sequences",
+        Source::deployment("sequences per replica"),
+    )
+    .input(
+        "t_seq",
+        "host work per sequence and step",
+        a.seq_overhead.value(),
+        "s",
+        Source::assumption("seq_overhead"),
+    )
+}

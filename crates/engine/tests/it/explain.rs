@@ -1,0 +1,230 @@
+//! Explain chains and operator tables: every chain's value is recomputed from its
+//! inputs by its formula, the top chains are the evaluated figures, and every
+//! operator table adds up to its step, on every axis.
+
+use crate::common::*;
+use disagg_engine::disagg::explain::{explain, Explained};
+use disagg_engine::disagg::Draft;
+use disagg_engine::explain::Chain;
+use disagg_engine::sweep::{sweep, SweepRequest};
+
+fn setup(model: &str, isl: u32, osl: u32) -> Setup<'static> {
+    let preset = cat().model(model).unwrap();
+    Setup::new(
+        &preset.ir,
+        Workload::new(isl, osl),
+        WeightFormat::new(preset.default_weight_dtype),
+    )
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * a.abs().max(b.abs()) + 1e-15
+}
+
+fn chain<'a>(e: &'a Explained, quantity: &str) -> Option<&'a Chain> {
+    e.chains.iter().find(|c| c.quantity.starts_with(quantity))
+}
+
+/// Every check this file makes of one explained deployment.
+fn check(e: &Explained, what: &str) {
+    for top in &e.chains {
+        for c in top.walk() {
+            let again = c.recompute();
+            assert!(
+                again.is_some_and(|v| close(v, c.value)),
+                "{what}: {} = {} gives {again:?}, the chain says {}\n{}",
+                c.symbol,
+                c.formula,
+                c.value,
+                top.render()
+            );
+            assert!(c.value.is_finite(), "{what}: {}", c.symbol);
+            // The formula reads exactly the inputs the chain lists.
+            let mut used: Vec<&str> = c.formula.symbols();
+            let mut listed: Vec<&str> = c.inputs.iter().map(|i| i.name.as_str()).collect();
+            used.sort_unstable();
+            listed.sort_unstable();
+            listed.dedup();
+            assert_eq!(used, listed, "{what}: {}", c.symbol);
+        }
+    }
+    let f = &e.point.figures;
+    let expect = |quantity: &str, value: Option<f64>| match (chain(e, quantity), value) {
+        (Some(c), Some(v)) => assert!(close(c.value, v), "{what}: {quantity} {} vs {v}", c.value),
+        (None, None) => {}
+        (c, v) => panic!(
+            "{what}: {quantity}: chain {:?} figure {v:?}",
+            c.map(|c| c.value)
+        ),
+    };
+    expect("TTFT", Some(f.ttft.value()));
+    expect("TPOT", Some(f.tpot.value()));
+    expect("tok/s per user", Some(f.tok_s_user.value()));
+    expect(
+        "output tok/s per chip",
+        Some(f.output_tok_s_per_chip.value()),
+    );
+    expect("input tok/s per chip", Some(f.input_tok_s_per_chip.value()));
+    expect("output $/Mtok", f.usd_per_mtok_output.map(|v| v.value()));
+    expect("input $/Mtok", f.usd_per_mtok_input.map(|v| v.value()));
+    expect(
+        "energy per output token",
+        f.joules_per_output_token.map(|v| v.value()),
+    );
+    let fullest = e
+        .point
+        .pools
+        .iter()
+        .map(|p| p.memory.total.value())
+        .fold(0.0, f64::max);
+    expect("memory per chip", Some(fullest));
+    let max_batch = chain(e, "max batch").map(|c| c.value);
+    assert!(
+        max_batch.is_none_or(|v| v == e.point.max_batch() as f64),
+        "{what}"
+    );
+    assert!(
+        e.point.pools.iter().any(|p| !p.operators.is_empty()),
+        "{what}"
+    );
+    for pool in &e.point.pools {
+        let role = pool.role;
+        for t in &pool.operators {
+            let sum: f64 = t.rows.iter().map(|r| r.time.value()).sum();
+            assert!(
+                close(sum, t.step.value()),
+                "{what}: {role:?} {}: {sum} vs {}",
+                t.phase,
+                t.step.value()
+            );
+            assert!(t
+                .rows
+                .iter()
+                .all(|r| r.time.value() >= 0.0 && r.share.is_finite()));
+        }
+    }
+}
+
+#[test]
+fn every_chain_recomputes_and_every_table_adds_up_on_every_axis() {
+    let mut dense = setup("llama-3.3-70b", 4096, 512);
+    dense.speculation.draft = Draft::Model {
+        id: "llama-3.2-1b",
+        ir: &cat().model("llama-3.2-1b").unwrap().ir,
+    };
+    let mut spec_decode = dense;
+    spec_decode.speculative_decode = true;
+    let mtp = setup("deepseek-v3", 2048, 256);
+    let moe = setup("qwen3-30b-a3b", 2048, 256);
+    let mut checked = 0;
+    for (s, axis) in [
+        (dense, Axis::Aggregated),
+        (dense, Axis::PrefillDecode),
+        (spec_decode, Axis::PrefillDecode),
+        (dense, Axis::Speculative),
+        (mtp, Axis::Speculative),
+        (moe, Axis::AttentionExpert),
+        (mtp, Axis::AttentionExpert),
+    ] {
+        let r = sweep(&SweepRequest {
+            setup: s,
+            axis,
+            chips: ["h100-sxm", "mi300x", "b200"]
+                .map(|c| cat().chip(c).unwrap())
+                .to_vec(),
+            max_chips: 32,
+            target_tok_s_user: None,
+            slo: Default::default(),
+            batch: None,
+        })
+        .unwrap();
+        assert!(!r.cloud.is_empty(), "{axis:?}");
+        // A spread of the cloud: every n-th point, about 25 per axis.
+        let step = (r.cloud.len() / 25).max(1);
+        for p in r.cloud.iter().step_by(step) {
+            let d = p.spec.resolve(cat()).unwrap();
+            let e = explain(&s, &d).unwrap();
+            assert_eq!(e.point.figures, p.figures, "{}", p.label);
+            check(&e, &p.label);
+            checked += 1;
+        }
+    }
+    assert!(checked > 100, "{checked}");
+}
+
+#[test]
+fn a_queue_adds_its_wait_to_ttft() {
+    let s = setup("llama-3.1-8b", 1000, 1000);
+    let d = Deployment::Aggregated {
+        pool: PoolConfig {
+            chip: cat().chip("h100-sxm").unwrap(),
+            parallelism: Parallelism::single(),
+        },
+        batch: 600,
+    };
+    let e = explain(&s, &d).unwrap();
+    check(&e, "600 requests on one H100");
+    let ttft = chain(&e, "TTFT").unwrap();
+    assert_eq!(ttft.formula.to_string(), "TTFT_engine + W_q");
+    let wait = ttft.inputs.iter().find(|i| i.name == "W_q").unwrap();
+    assert!(wait.value > 0.0);
+}
+
+#[test]
+fn chains_name_catalogue_sources_and_sections_of_the_model_document() {
+    let model_md = include_str!("../../../../audit/MODEL.md");
+    let s = setup("llama-3.3-70b", 8192, 512);
+    let h200 = cat().chip("h200").unwrap();
+    let d = Deployment::PrefillDecode {
+        prefill: PoolConfig {
+            chip: h200,
+            parallelism: Parallelism {
+                tp: 4,
+                pp: 1,
+                dp: 1,
+                ep: 1,
+            },
+        },
+        decode: PoolConfig {
+            chip: h200,
+            parallelism: Parallelism {
+                tp: 8,
+                pp: 1,
+                dp: 1,
+                ep: 1,
+            },
+        },
+        batch: 64,
+    };
+    let e = explain(&s, &d).unwrap();
+    check(&e, "pd");
+    for top in &e.chains {
+        for c in top.walk() {
+            let heading = model_md.lines().any(|l| {
+                l.starts_with('#')
+                    && (l.contains(&format!(" {}. ", c.section))
+                        || l.contains(&format!(" {} ", c.section)))
+            });
+            assert!(
+                heading,
+                "no section {} in MODEL.md for {}",
+                c.section, c.symbol
+            );
+        }
+    }
+    // The price per hour is the catalogue's, with its grade and sources.
+    let usd = chain(&e, "output $/Mtok").unwrap();
+    let json = serde_json::to_value(usd).unwrap();
+    let text = json.to_string();
+    assert!(
+        text.contains("\"kind\":\"catalogue\"") && text.contains("\"field\":\"price\""),
+        "{text}"
+    );
+    assert_eq!(json["formula"], "C_h / (X_out × 3600) × 1000000");
+    // The decode step's table names its operators by layer group.
+    let decode = &e.point.pool(PoolRole::Decode).unwrap().operators;
+    assert!(decode[0]
+        .rows
+        .iter()
+        .any(|r| r.layers.starts_with("80 layers")));
+}
