@@ -3,6 +3,7 @@
 
 use crate::scenario::Scenario;
 use disagg_engine::catalogue::USER_MODEL_ID;
+use disagg_engine::disagg::explain::{explain, Explained};
 use disagg_engine::disagg::{
     evaluate, expected_tokens, without_speculation, Axis, DeploymentPoint, DeploymentSpec, Draft,
     Figures, Setup, Speculation,
@@ -170,16 +171,17 @@ pub fn compare(
     compare_axes(&request(s, &m, &catalogue)?, target).map_err(|e| e.to_string())
 }
 
-/// Everything about one deployment of the scenario: pools, memory, time split.
+/// Everything about one deployment of the scenario: pools, memory, time split, each
+/// headline figure's chain and each pool's operator tables.
 pub fn detail(
     s: &Scenario,
     spec: &DeploymentSpec,
     catalogue: &Catalogue,
-) -> Result<DeploymentPoint, String> {
+) -> Result<Explained, String> {
     let catalogue = effective(s, catalogue)?;
     let m = models(s, &catalogue)?;
     let deployment = spec.resolve(&catalogue).map_err(|e| e.to_string())?;
-    evaluate(&setup(s, &m), &deployment).map_err(|e| e.to_string())
+    explain(&setup(s, &m), &deployment).map_err(|e| e.to_string())
 }
 
 /// The same deployment without speculation at the same batch, where the point
@@ -259,7 +261,7 @@ mod tests {
         // The detail of a point uses the same numbers.
         let d = detail(&cheap, &b.cloud[0].spec, Catalogue::builtin()).unwrap();
         assert_eq!(
-            d.figures.usd_per_mtok_output,
+            d.point.figures.usd_per_mtok_output,
             b.cloud[0].figures.usd_per_mtok_output
         );
         // The link carries the number, and an empty value drops it.
@@ -328,7 +330,7 @@ mod tests {
         // 21 of its 326 once differed in TTFT's last bits.
         assert!(r.cloud.len() > 300, "{}", r.cloud.len());
         for p in &r.cloud {
-            let d = detail(&s, &p.spec, cat).unwrap();
+            let d = detail(&s, &p.spec, cat).unwrap().point;
             assert_eq!(d.figures, p.figures, "{}", p.label);
             assert!(d.fits);
         }
@@ -365,7 +367,7 @@ mod tests {
         let r = explore(&speculating, cat).unwrap();
         for p in r.points(&r.throughput.all).take(3) {
             assert_eq!(
-                detail(&speculating, &p.spec, cat).unwrap().figures,
+                detail(&speculating, &p.spec, cat).unwrap().point.figures,
                 p.figures
             );
         }
@@ -407,7 +409,10 @@ mod tests {
         assert!(together > own * 1.05, "{own} -> {together}");
         let r = explore(&aligned, cat).unwrap();
         for p in r.points(&r.throughput.all).take(3) {
-            assert_eq!(detail(&aligned, &p.spec, cat).unwrap().figures, p.figures);
+            assert_eq!(
+                detail(&aligned, &p.spec, cat).unwrap().point.figures,
+                p.figures
+            );
         }
         // A dense model has no expert group to wait on.
         let dense = Scenario {

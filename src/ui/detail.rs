@@ -1,11 +1,15 @@
 //! The detail panel of a clicked point: every pool's chips, layout, batch, memory
 //! and where its time goes, evaluated afresh by the engine.
 
+use super::chain::{chain_view, operator_tables};
 use super::Page;
+use crate::chains::chain_for;
 use crate::explore::{detail, detail_without_speculation, speculation_gain, speculation_summary};
 use crate::format::{self, sig3};
 use crate::reality::measured_error;
+use disagg_engine::disagg::explain::Explained;
 use disagg_engine::disagg::DeploymentPoint;
+use disagg_engine::units::Bytes;
 use disagg_engine::Catalogue;
 use leptos::prelude::*;
 
@@ -56,9 +60,12 @@ fn pools(d: &DeploymentPoint) -> impl IntoView {
         .collect_view()
 }
 
-fn summary(d: &DeploymentPoint) -> impl IntoView {
+/// The headline figures; each the engine explains is a button that opens its chain
+/// in the panel below the list (`open`).
+fn summary(e: &Explained, open: RwSignal<Option<&'static str>>) -> impl IntoView {
+    let d = &e.point;
     let f = &d.figures;
-    let rows = [
+    let rows: [(&'static str, String); 16] = [
         ("batch (concurrent requests)", sig3(f.batch as f64)),
         ("chips (all pools)", sig3(f.chips as f64)),
         ("TTFT", format::duration(f.ttft)),
@@ -70,6 +77,7 @@ fn summary(d: &DeploymentPoint) -> impl IntoView {
         ),
         ("input tok/s per chip", format::rate(f.input_tok_s_per_chip)),
         ("$/Mtok output", format::usd_per_mtok(f.usd_per_mtok_output)),
+        ("$/Mtok input", format::usd_per_mtok(f.usd_per_mtok_input)),
         (
             "$/Mtok blended",
             format::usd_per_mtok(f.usd_per_mtok_blended),
@@ -78,12 +86,41 @@ fn summary(d: &DeploymentPoint) -> impl IntoView {
             "J per output token (TDP bound)",
             format::joules(f.joules_per_output_token),
         ),
+        (
+            "memory per chip (fullest)",
+            format::bytes(
+                d.pools
+                    .iter()
+                    .map(|p| p.memory.total)
+                    .fold(Bytes::ZERO, Bytes::max),
+            ),
+        ),
+        ("max batch (memory)", format::count(d.max_batch())),
         ("transfer per request", format::duration(d.transfer_time)),
         ("limited by", d.figures.limiter.name().to_string()),
         ("decode bottleneck", d.figures.bottleneck.name().to_string()),
     ];
     rows.into_iter()
-        .map(|(k, v)| view! { <dt>{k}</dt><dd>{v}</dd> })
+        .enumerate()
+        .map(|(n, (k, v))| {
+            let value = match chain_for(&e.chains, k) {
+                Some(_) => view! {
+                    <button
+                        class="figure-value"
+                        id=format!("figure-{n}")
+                        aria-controls="chain-panel"
+                        aria-expanded=move || (open.get() == Some(k)).to_string()
+                        title="How is this computed?"
+                        on:click=move |_| open.update(|o| *o = if *o == Some(k) { None } else { Some(k) })
+                    >
+                        {v}
+                    </button>
+                }
+                .into_any(),
+                None => view! { <span>{v}</span> }.into_any(),
+            };
+            view! { <dt>{k}</dt><dd>{value}</dd> }
+        })
         .collect_view()
 }
 
@@ -102,7 +139,7 @@ pub fn Detail() -> impl IntoView {
                 detail_without_speculation(&e.scenario, &p.spec, Catalogue::builtin()),
             ) {
                 (Ok(with), Some(Ok(without))) => {
-                    Some(speculation_gain(&with.figures, &without.figures))
+                    Some(speculation_gain(&with.point.figures, &without.figures))
                 }
                 _ => None,
             };
@@ -130,15 +167,36 @@ pub fn Detail() -> impl IntoView {
             ))
         })
     };
+    // The figure whose chain is open; a new point opens none.
+    let open = RwSignal::new(None::<&'static str>);
+    Effect::new(move |_| {
+        page.selected.track();
+        open.set(None);
+    });
     let body = move || {
         let (label, speculation, gain, result) = evaluated.get()?;
         Some(match result {
-            Ok(d) => view! {
+            Ok(e) => {
+                let chains = e.chains.clone();
+                let chain_panel = move || {
+                    open.get()
+                    .and_then(|figure| chain_for(&chains, figure))
+                    .map(|c| view! {
+                        <div class="chain-panel" tabindex="0" role="region" aria-label=format!("How {} is computed", c.quantity)>
+                            <h3>{format!("How {} is computed", c.quantity)}</h3>
+                            {chain_view(c)}
+                        </div>
+                    })
+                };
+                let d = &e.point;
+                view! {
                 <h2 id="detail-title">{label}</h2>
                 {speculation.map(|text| view! { <p class="speculation">{text}</p> })}
                 {gain.map(|text| view! { <p class="speculation" id="speculation-gain">{text}</p> })}
                 <p class="measured-error" id="measured-error">{measured}</p>
-                <dl class="figures">{summary(&d)}</dl>
+                <p class="hint">"Click a figure to see how it is computed: its formula, every input with its source, and the model's section."</p>
+                <dl class="figures">{summary(&e, open)}</dl>
+                <div id="chain-panel" aria-live="polite">{chain_panel}</div>
                 <div class="table-scroll" tabindex="0" role="region" aria-label="Pools"><table class="pools">
                     <caption class="visually-hidden">"The deployment's pools"</caption>
                     <thead>
@@ -154,13 +212,16 @@ pub fn Detail() -> impl IntoView {
                             <th scope="col">"bottleneck"</th>
                         </tr>
                     </thead>
-                    <tbody>{pools(&d)}</tbody>
+                    <tbody>{pools(d)}</tbody>
                 </table></div>
                 <ul class="warnings">
                     {d.warnings.iter().map(|w| view! { <li>{w.clone()}</li> }).collect_view()}
                 </ul>
+                <h3>"Where the time goes, operator by operator"</h3>
+                <div id="operator-tables">{operator_tables(d)}</div>
             }
-            .into_any(),
+            .into_any()
+            }
             Err(e) => view! { <p role="alert">{e}</p> }.into_any(),
         })
     };

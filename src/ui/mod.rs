@@ -5,6 +5,7 @@
 mod assumptions;
 mod axes;
 mod callout;
+mod chain;
 mod chart_view;
 mod chip_edits;
 mod chip_picker;

@@ -14,6 +14,7 @@
 //! own input-to-redraw measurements and the longest main-thread task.
 
 mod driver;
+mod explain;
 
 use driver::{dist, serve, Driver, Session};
 use serde_json::{json, Value};
@@ -365,6 +366,7 @@ fn the_release_page_works_end_to_end() {
     a_users_own_model(&driver, &base);
     a_users_chip_numbers(&driver, &base);
     a_users_assumptions(&driver, &base);
+    explain::a_figure_opens_its_chain_and_steps_their_operators(&driver, &base);
 
     // Every control has a label a screen reader and keyboard user can find.
     let unlabelled = page.js("return [...document.querySelectorAll('input, select')]
@@ -709,7 +711,15 @@ fn accessibility_audit(driver: &Driver, base: &str) {
         "return document.getElementById('detail') ? true : null;",
     );
     page.js("document.querySelectorAll('.provenance')[0].open = true;
-         document.getElementById('chip-edits').open = true; return true;");
+         document.getElementById('chip-edits').open = true;
+         document.querySelector('#detail .figure-value').click();
+         document.querySelectorAll('#operator-tables details').forEach(d => d.open = true);
+         return true;");
+    page.wait_for(
+        "a figure's chain",
+        "return document.querySelector('#chain-panel .chain') ? true : null;",
+    );
+    page.js("document.querySelectorAll('#chain-panel details').forEach(d => d.open = true); return true;");
     let violations = page.accessibility_violations();
     assert!(violations.is_empty(), "every panel open: {violations:#?}");
     eprintln!(

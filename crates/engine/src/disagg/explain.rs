@@ -48,7 +48,7 @@ impl AxisChains {
 
 /// A deployment's figures opened; each pool of `point` carries its steps' operator
 /// tables (a separate draft pool has none).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Explained {
     pub point: DeploymentPoint,
     /// TTFT, TPOT, tok/s per user, output and input tok/s per chip, output and input

@@ -1,0 +1,91 @@
+//! The detail panel opens every headline figure into its chain (formula, inputs with
+//! sources, the model's section) and shows each pool's steps operator by operator.
+
+use super::driver::Driver;
+use serde_json::json;
+
+pub(super) fn a_figure_opens_its_chain_and_steps_their_operators(driver: &Driver, base: &str) {
+    let page = driver.session();
+    page.open(&format!("{base}/?v=1&axis=pd&chips=h200,mi300x"));
+    page.wait_ready();
+    page.click("#frontier-table button");
+    page.wait_for(
+        "the detail panel",
+        "return document.getElementById('detail') ? true : null;",
+    );
+    // TTFT's value is a button that opens its chain below the figures.
+    page.js(
+        "const b = [...document.querySelectorAll('#detail .figure-value')]
+             .find(b => b.parentElement.previousElementSibling.textContent === 'TTFT');
+         b.click(); return true;",
+    );
+    page.wait_for(
+        "the TTFT chain",
+        "const p = document.querySelector('#chain-panel .chain'); return p ? true : null;",
+    );
+    let formula = page.text("#chain-panel .chain .formula");
+    assert!(formula.starts_with("TTFT = "), "{formula}");
+    assert!(
+        formula.contains("t_pre") && formula.contains("model §6.3"),
+        "{formula}"
+    );
+    assert_eq!(
+        page.js("return document.querySelector('#chain-panel .section').getAttribute('href');"),
+        json!("docs/model.html#section-6-3")
+    );
+    // Every input has a value and a source; a derived one opens its own chain, down
+    // to a catalogue number with its grade.
+    let inputs = page.text("#chain-panel .chain-inputs");
+    assert!(
+        inputs.contains("workload: osl") && inputs.contains("derived:"),
+        "{inputs}"
+    );
+    page.js("document.querySelectorAll('#chain-panel details.sub-chain').forEach(d => d.open = true); return true;");
+    let all = page.text("#chain-panel");
+    assert!(all.contains("t_pre = t_attn_proj"), "{all}");
+    assert!(all.contains("assumption kernel_overhead"), "{all}");
+    // $/Mtok reaches the chips' prices in the catalogue.
+    page.js(
+        "const b = [...document.querySelectorAll('#detail .figure-value')]
+             .find(b => b.parentElement.previousElementSibling.textContent === '$/Mtok output');
+         b.click(); return true;",
+    );
+    page.wait_for(
+        "the $/Mtok chain",
+        "const f = document.querySelector('#chain-panel .formula'); return f && f.textContent.startsWith('$_out') ? true : null;",
+    );
+    page.js("document.querySelectorAll('#chain-panel details.sub-chain').forEach(d => d.open = true); return true;");
+    let money = page.text("#chain-panel");
+    assert!(
+        money.contains("catalogue, NVIDIA H200") || money.contains("catalogue, AMD Instinct"),
+        "{money}"
+    );
+    // Operator tables: one per pool and step, rows with bars whose shares make 100%.
+    let tables =
+        page.js("return document.querySelectorAll('#operator-tables details.operators').length;");
+    assert_eq!(tables, json!(2), "prefill and decode pools, one step each");
+    page.click("#operators-1 summary");
+    let shares = page.js(
+        "return [...document.querySelectorAll('#operators-1 .share-text')].map(s => parseFloat(s.textContent));",
+    );
+    let total: f64 = shares
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .sum();
+    assert!((total - 100.0).abs() < 1.0, "{shares}");
+    let table = page.text("#operators-1");
+    assert!(
+        table.contains("dense FFN") && table.contains("kernel launches and host work"),
+        "{table}"
+    );
+    let widest = page.js(
+        "return Math.max(...[...document.querySelectorAll('#operators-1 .bar')].map(b => b.getBoundingClientRect().width));",
+    );
+    assert!(
+        widest.as_f64().unwrap() > 10.0,
+        "bars have no width: {widest}"
+    );
+    page.close();
+}
