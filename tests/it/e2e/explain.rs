@@ -37,12 +37,12 @@ pub(super) fn a_figure_opens_its_chain_and_steps_their_operators(driver: &Driver
     // to a catalogue number with its grade.
     let inputs = page.text("#chain-panel .chain-inputs");
     assert!(
-        inputs.contains("workload: osl") && inputs.contains("derived:"),
+        inputs.contains("workload: osl") && inputs.contains("prefill step: t_pre = "),
         "{inputs}"
     );
     page.js("document.querySelectorAll('#chain-panel details.sub-chain').forEach(d => d.open = true); return true;");
     let all = page.text("#chain-panel");
-    assert!(all.contains("t_pre = t_attn_proj"), "{all}");
+    assert!(all.contains("t_pre = t_attn_proj + t_attn_core"), "{all}");
     assert!(all.contains("assumption kernel_overhead"), "{all}");
     // $/Mtok reaches the chips' prices in the catalogue.
     page.js(
