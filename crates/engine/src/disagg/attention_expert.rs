@@ -21,7 +21,7 @@ use super::{
     PoolReport, PoolRole, Reject, Setup,
 };
 use crate::error::{EngineError, Result};
-use crate::explain::{max, num, product, sum, var, Chain, Source};
+use crate::explain::{host_work, max, num, product, sum, var, Chain, Source};
 use crate::kernel::{operator_table, step_cost_of, Placement, Side, StepShape};
 use crate::kernel::{Bottleneck, StepCost, TimeBreakdown};
 use crate::limits::MAX_MICRO_BATCHES;
@@ -576,6 +576,7 @@ fn pass_chain(
 ) -> Chain {
     let a = &setup.assumptions;
     let (ta, tf, tc) = (var("t_a"), var("t_f"), var("t_c"));
+    let [step, per_seq] = host_work();
     Chain::new(
         quantity,
         symbol,
@@ -590,8 +591,8 @@ fn pass_chain(
                 var("L"),
             ]),
             var("t_dense"),
-            var("t_step"),
-            product([var("s"), var("t_seq")]),
+            step,
+            per_seq,
         ]),
         value.value(),
     )
@@ -601,9 +602,7 @@ fn pass_chain(
     .input("t_f", "one MoE layer's experts for one micro-batch on the expert pool", experts.per_layer.value(), "s", Source::rule("the expert pool's step / layers: see its operator table"))
     .input("t_c", "one direction of one MoE layer's exchange", exchange.value(), "s", Source::rule("tokens x chips each token reaches x hidden x activation bytes / (bw x link_eff x lanes) + latency"))
     .input("t_dense", "dense layers and the LM head on the attention pool", attention.dense.value(), "s", Source::rule("the attention pool's dense part: see its operator table"))
-    .input("t_step", "host work of one engine step", a.step_overhead.value(), "s", Source::assumption("step_overhead"))
-    .input("s", "sequences in the step", seqs, "sequences", Source::deployment("sequences per replica"))
-    .input("t_seq", "host work per sequence and step", a.seq_overhead.value(), "s", Source::assumption("seq_overhead"))
+    .with_host_work(a, seqs)
 }
 
 /// The deployment's figures opened: the attention pool's round over decode passes

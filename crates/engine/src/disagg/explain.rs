@@ -109,13 +109,7 @@ pub fn explain(setup: &Setup, deployment: &Deployment) -> Result<Explained> {
             Source::assumption("max_seqs_per_replica"),
         )
         .derived("output tok/s", axis.output.clone())
-        .input(
-            "OSL",
-            "output tokens per request",
-            osl,
-            "tokens",
-            Source::workload("osl"),
-        );
+        .with_osl(osl);
         Chain::new(
             "TTFT",
             "TTFT",

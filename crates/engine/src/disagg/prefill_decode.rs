@@ -414,15 +414,7 @@ pub(crate) fn explain(
         )
     };
     let t_pre = step_chain(pp, &p.cost, "t_pre", "prefill step");
-    let osl_input = |c: Chain| {
-        c.input(
-            "OSL",
-            "output tokens per request",
-            osl,
-            "tokens",
-            Source::workload("osl"),
-        )
-    };
+    let osl_input = |c: Chain| c.with_osl(osl);
     let r_dec = osl_input(Chain::new(
         "requests per second the decode pool finishes",
         "r_dec",

@@ -205,15 +205,7 @@ impl Round {
     ) -> RoundChains {
         let speculates = self.tokens_per_iteration != 1.0;
         let e = || Source::rule("expected tokens per speculation cycle, (1 - a^(K+1)) / (1 - a)");
-        let osl = |c: Chain| {
-            c.input(
-                "OSL",
-                "output tokens per request",
-                self.osl,
-                "tokens",
-                Source::workload("osl"),
-            )
-        };
+        let osl = |c: Chain| c.with_osl(self.osl);
         let with_e = |c: Chain| match speculates {
             true => c.input(
                 "E",
@@ -341,13 +333,7 @@ impl Round {
             quotient(product([var("B"), var("ISL")]), var("R")),
             self.input_tok_s(running, isl).value(),
         ))
-        .input(
-            "ISL",
-            "prompt tokens per request",
-            isl as f64,
-            "tokens",
-            Source::workload("isl"),
-        )
+        .with_isl(isl as f64)
         .derived("the round", round);
         let ttft = match (&self.prefill, prefill_step) {
             (Some(p), Some(step)) => Chain::new(

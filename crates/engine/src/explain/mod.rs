@@ -125,6 +125,13 @@ pub struct Input {
     pub source: Source,
 }
 
+/// The host work of one engine step, `t_step + s × t_seq`
+/// ([`Assumptions::host_overhead`]), as terms of a sum; its inputs come from
+/// [`Chain::with_host_work`].
+pub fn host_work() -> [Expr; 2] {
+    [var("t_step"), product([var("s"), var("t_seq")])]
+}
+
 /// A figure, its formula, its inputs and its value.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Chain {
@@ -184,6 +191,53 @@ impl Chain {
             source,
         });
         self
+    }
+
+    /// The request's output length as input `OSL`.
+    pub fn with_osl(self, osl: f64) -> Chain {
+        self.input(
+            "OSL",
+            "output tokens per request",
+            osl,
+            "tokens",
+            Source::workload("osl"),
+        )
+    }
+
+    /// The request's prompt length as input `ISL`.
+    pub fn with_isl(self, isl: f64) -> Chain {
+        self.input(
+            "ISL",
+            "prompt tokens per request",
+            isl,
+            "tokens",
+            Source::workload("isl"),
+        )
+    }
+
+    /// The inputs of [`host_work`] for a step of `seqs` sequences.
+    pub fn with_host_work(self, a: &Assumptions, seqs: f64) -> Chain {
+        self.input(
+            "t_step",
+            "host work of one engine step",
+            a.step_overhead.value(),
+            "s",
+            Source::assumption("step_overhead"),
+        )
+        .input(
+            "s",
+            "sequences in the step",
+            seqs,
+            "sequences",
+            Source::deployment("sequences per replica"),
+        )
+        .input(
+            "t_seq",
+            "host work per sequence and step",
+            a.seq_overhead.value(),
+            "s",
+            Source::assumption("seq_overhead"),
+        )
     }
 
     /// Adds an input that is another chain's result, under that chain's symbol.

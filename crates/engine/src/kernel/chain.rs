@@ -3,7 +3,7 @@
 //! operators' own rows are the operator table ([`super::operator_table`]).
 
 use super::{OpKind, Placement, StepCost};
-use crate::explain::{diff, min, product, sum, var, Chain, Source};
+use crate::explain::{diff, host_work, min, product, sum, var, Chain, Source};
 
 /// The symbol of an operator kind's time in a step's formula.
 fn symbol(kind: OpKind) -> &'static str {
@@ -98,16 +98,13 @@ fn overhead_chain(p: &Placement, cost: &StepCost) -> Chain {
         Some(_) => Source::chip(p.chip, "kernel_overhead"),
         None => Source::assumption("kernel_overhead"),
     };
+    let [step, per_seq] = host_work();
     Chain::new(
         "kernel launches and host work",
         "t_ovh",
         "s",
         "3",
-        sum([
-            product([var("n_k"), var("t_k")]),
-            var("t_step"),
-            product([var("s"), var("t_seq")]),
-        ]),
+        sum([product([var("n_k"), var("t_k")]), step, per_seq]),
         cost.overhead.value(),
     )
     .input(
@@ -124,25 +121,5 @@ fn overhead_chain(p: &Placement, cost: &StepCost) -> Chain {
         "s",
         per_kernel,
     )
-    .input(
-        "t_step",
-        "host work of one engine step",
-        a.step_overhead.value(),
-        "s",
-        Source::assumption("step_overhead"),
-    )
-    .input(
-        "s",
-        "sequences in the step",
-        cost.shape.seqs,
-        "sequences",
-        Source::deployment("sequences per replica"),
-    )
-    .input(
-        "t_seq",
-        "host work per sequence and step",
-        a.seq_overhead.value(),
-        "s",
-        Source::assumption("seq_overhead"),
-    )
+    .with_host_work(a, cost.shape.seqs)
 }
