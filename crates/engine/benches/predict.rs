@@ -1,9 +1,11 @@
 //! Cost of one aggregated point: the colocated side and its combine (the unit a sweep
-//! repeats millions of times), and the full evaluation with its report (what the CLI,
-//! the detail panel and validation call). Reported per point; compare runs by ratio,
-//! not against a fixed time.
+//! repeats millions of times), the full evaluation with its report (what the CLI, the
+//! planner and validation call), and the explained point with its chains and operator
+//! tables (what the detail panel and `--explain` call). Reported per point; compare runs
+//! by ratio, not against a fixed time.
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
+use disagg_engine::disagg::explain::explain;
 use disagg_engine::disagg::{aggregated, evaluate, Deployment, PoolConfig, Setup};
 use disagg_engine::{Catalogue, DType, Parallelism, WeightFormat, Workload};
 
@@ -58,6 +60,10 @@ fn bench(c: &mut Criterion) {
         c.bench_function(
             &format!("evaluate_aggregated/{model}/{chip}", chip = chip.id),
             |b| b.iter(|| evaluate(black_box(&setup), &deployment).unwrap()),
+        );
+        c.bench_function(
+            &format!("explain_aggregated/{model}/{chip}", chip = chip.id),
+            |b| b.iter(|| explain(black_box(&setup), &deployment).unwrap()),
         );
     }
 }
