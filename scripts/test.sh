@@ -28,7 +28,7 @@ done
 step "end-to-end test of the release page (WebDriver)"
 log="$(mktemp)"
 if cargo test -p disagg-explorer --test it -- --ignored --nocapture >"$log" 2>&1; then
-  grep -E "^latency|^worker|^accessibility|test result" "$log"
+  grep -E "^latency|^worker|^accessibility|^documents|test result" "$log"
 else
   cat "$log"; exit 1
 fi

@@ -315,7 +315,7 @@ pub fn App() -> impl IntoView {
         </main>
         <footer class="footer">
             "All numbers are computed in your browser from public data; each chip's sources are under its grade badge. "
-            "Equations: "<code>"audit/MODEL.md"</code>", evidence and measured error: "<code>"audit/AUDIT.md"</code>" (in the project's repository)."
+            "The equations: "<a href="docs/model.html">"the performance model"</a>"; the evidence and measured error: "<a href="docs/audit.html">"the audit"</a>"."
         </footer>
     }
 }

@@ -13,6 +13,7 @@
 //! accessibility audit, and the largest sweep in the worker; and it reports the page's
 //! own input-to-redraw measurements and the longest main-thread task.
 
+mod docs;
 mod driver;
 mod explain;
 
@@ -367,6 +368,7 @@ fn the_release_page_works_end_to_end() {
     a_users_chip_numbers(&driver, &base);
     a_users_assumptions(&driver, &base);
     explain::a_figure_opens_its_chain_and_steps_their_operators(&driver, &base);
+    docs::the_documents(&driver, &base);
 
     // Every control has a label a screen reader and keyboard user can find.
     let unlabelled = page.js("return [...document.querySelectorAll('input, select')]
