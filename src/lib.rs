@@ -27,5 +27,6 @@ pub mod reality;
 pub mod scenario;
 pub mod storage;
 pub mod ui;
+pub mod validation_view;
 pub mod web;
 pub mod worker;

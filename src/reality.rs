@@ -2,7 +2,8 @@
 //! (`disagg validate`'s hold-out points: never used to fit a constant), said beside the
 //! verdict and in the details. "Like it" means run on the same chip and on the same
 //! axis; when no such point exists the sentence says so and widens to the chip's vendor,
-//! then to every hold-out point.
+//! then to every hold-out point. A chip that no published point runs on at all is named
+//! as such ("no published point for this chip").
 
 use crate::format::percent;
 use disagg_engine::disagg::Axis;
@@ -78,21 +79,33 @@ pub fn measured_error(
             Box::new(|_: &ValidationRow| true),
         ),
     ];
+    // Chips no published point runs on at all (in any role, on any axis, in any pool).
+    let bare: Vec<String> = chips
+        .iter()
+        .zip(&names)
+        .filter(|(id, _)| !report.rows.iter().any(|r| runs_on(r, id)))
+        .map(|(_, name)| name.clone())
+        .collect();
+    let unmeasured = match bare.len() {
+        0 => None,
+        _ if chips.len() == 1 => Some("no published point for this chip".to_string()),
+        _ => Some(format!("no published point for {}", listed(&bare))),
+    };
     let mut missed = Vec::new();
-    for (scope, fits) in &scopes {
+    for (i, (scope, fits)) in scopes.iter().enumerate() {
         let errors: Vec<f64> = holdout(report)
             .filter(|r| fits(r))
             .filter_map(|r| r.error)
             .collect();
         if errors.len() >= MIN_POINTS {
             let s = summarize(errors.into_iter()).expect("at least MIN_POINTS errors");
-            let lead = if missed.is_empty() {
+            let too_few = (!missed.is_empty())
+                .then(|| format!("too few published points for {}", missed.join(", nor for ")));
+            let lead: Vec<String> = unmeasured.clone().into_iter().chain(too_few).collect();
+            let lead = if lead.is_empty() {
                 String::new()
             } else {
-                format!(
-                    "Too few published points for {}; ",
-                    missed.join(", nor for ")
-                )
+                format!("{}; ", upper_first(&lead.join("; ")))
             };
             return format!(
                 "{lead}measured error on published points for {scope}: median {}, p90 {} over {} points (hold-out).",
@@ -101,9 +114,30 @@ pub fn measured_error(
                 s.points
             );
         }
-        missed.push(scope.clone());
+        // When no point runs on the chips, "too few for these chips" says nothing more.
+        if !(i == 0 && bare.len() == chips.len()) {
+            missed.push(scope.clone());
+        }
     }
     "No published measurement has been compared with these predictions yet.".to_string()
+}
+
+/// Whether a published point ran on chip `id` (its headline chip or any of its pools').
+fn runs_on(row: &ValidationRow, id: &str) -> bool {
+    row.point.chip.eq_ignore_ascii_case(id)
+        || row
+            .point
+            .pool
+            .iter()
+            .any(|p| p.chip.eq_ignore_ascii_case(id))
+}
+
+fn upper_first(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(c) => c.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
 }
 
 #[cfg(test)]
@@ -151,14 +185,68 @@ mod tests {
     fn too_few_points_widen_the_scope_and_say_so() {
         let r = report();
         let cat = Catalogue::builtin();
-        // No published point runs a Groq LPU speculatively: the sentence says so and
-        // widens to the vendor, then to every hold-out point.
-        let text = measured_error(&r, &["groq-lpu".into()], Axis::Speculative, cat);
-        assert!(text.starts_with("Too few published points for "), "{text}");
-        assert!(text.contains("all chips and axes"), "{text}");
+        // The H200 has published points, but too few speculative hold-out ones of its
+        // own or of its vendor's: the sentence says so and widens to every point.
+        let speculative = holdout(&r)
+            .filter(|x| on_axis(x, Axis::Speculative))
+            .count();
+        assert!(speculative < MIN_POINTS, "{speculative} speculative points");
+        let text = measured_error(&r, &["h200".into()], Axis::Speculative, cat);
+        let h200 = &cat.chip("h200").unwrap().name;
+        assert!(
+            text.starts_with(&format!("Too few published points for {h200} on the ")),
+            "{text}"
+        );
+        assert!(!text.contains("no published point"), "{text}");
         let all = r.holdout.unwrap();
         assert!(
-            text.contains(&format!("over {} points", all.points)),
+            text.contains(&format!(
+                "all chips and axes: median {}",
+                percent(all.median_ape)
+            )) && text.contains(&format!("over {} points", all.points)),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_chip_without_any_published_point_says_so() {
+        let r = report();
+        let cat = Catalogue::builtin();
+        // No published point runs on a Groq LPU, in any role or pool.
+        assert!(!r.rows.iter().any(|x| runs_on(x, "groq-lpu")));
+        let text = measured_error(&r, &["groq-lpu".into()], Axis::Aggregated, cat);
+        assert!(
+            text.starts_with("No published point for this chip; "),
+            "{text}"
+        );
+        // It then widens: too few for the vendor, so every hold-out point.
+        let all = r.holdout.unwrap();
+        assert!(
+            text.contains("all chips and axes")
+                && text.contains(&format!("over {} points", all.points)),
+            "{text}"
+        );
+        // Of two chips, the one without points is named; the other's points still count.
+        let text = measured_error(
+            &r,
+            &["h200".into(), "groq-lpu".into()],
+            Axis::Aggregated,
+            cat,
+        );
+        let (h200, groq) = (
+            &cat.chip("h200").unwrap().name,
+            &cat.chip("groq-lpu").unwrap().name,
+        );
+        assert!(
+            text.starts_with(&format!(
+                "No published point for {groq}; measured error on published points for {h200} and {groq} on "
+            )),
+            "{text}"
+        );
+        // A chip with points gets no such clause.
+        let text = measured_error(&r, &["h200".into()], Axis::Aggregated, cat);
+        assert!(
+            !text.to_lowercase().contains("no published point"),
             "{text}"
         );
     }

@@ -135,7 +135,7 @@ impl Default for Scenario {
 }
 
 /// Percent-encodes what a query value must not carry raw.
-fn encode(s: &str) -> String {
+pub(crate) fn encode(s: &str) -> String {
     let mut out = String::new();
     for b in s.bytes() {
         match b {
@@ -149,7 +149,7 @@ fn encode(s: &str) -> String {
 }
 
 /// Decodes `%XX` and `+`; malformed escapes are kept literally (and then fail lookup).
-fn decode(s: &str) -> String {
+pub(crate) fn decode(s: &str) -> String {
     let bytes = s.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;

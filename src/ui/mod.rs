@@ -16,6 +16,7 @@ mod notices;
 mod own_model;
 mod points_table;
 mod share;
+mod validation;
 
 pub use assumptions::AssumptionsPanel;
 pub use axes::AxesTable;
@@ -30,12 +31,14 @@ pub use notices::Notices;
 pub use own_model::{ModelSummary, OwnModel};
 pub use points_table::PointsTable;
 pub use share::Share;
+pub use validation::{ValidationView, ViewSwitch};
 
 use crate::chart::ChartModel;
 use crate::jobs::{Answer, Job};
 use crate::perf::{Latencies, Redraw};
 use crate::scenario::Scenario;
 use crate::storage::{self, Preferences, Start};
+use crate::validation_view::{View, ViewState};
 use crate::web::{self, BrowserStore};
 use crate::worker::Sweeper;
 use disagg_engine::sweep::{SweepPoint, SweepResult};
@@ -93,6 +96,9 @@ pub struct Page {
     pub unreported_sweep_ms: StoredValue<f64>,
     pub last_redraw: RwSignal<Option<Redraw>>,
     pub latencies: RwSignal<Latencies>,
+    /// Which view shows (explorer or the published measurements) and the latter's
+    /// filters; they travel in the link.
+    pub view: RwSignal<ViewState>,
 }
 
 impl Page {
@@ -116,6 +122,7 @@ impl Page {
             unreported_sweep_ms: StoredValue::new(0.0),
             last_redraw: RwSignal::new(None),
             latencies: RwSignal::new(Latencies::default()),
+            view: RwSignal::new(ViewState::default()),
         }
     }
 
@@ -185,11 +192,17 @@ impl Page {
         }
     }
 
-    /// The link of what the page shows: the scenario and the selected point (tracked).
+    /// The link of what the page shows: the scenario, the selected point, and the view
+    /// with its filters (tracked).
     pub fn link_query(&self) -> String {
         let point = self.selected.get();
-        self.scenario
-            .with(|s| crate::scenario::link_query(s, point))
+        let link = self
+            .scenario
+            .with(|s| crate::scenario::link_query(s, point));
+        match self.view.with(ViewState::to_query) {
+            view if view.is_empty() => link,
+            view => format!("{link}&{view}"),
+        }
     }
 
     pub fn field_error(&self, key: &'static str) -> impl Fn() -> Option<String> + Copy {
@@ -281,12 +294,20 @@ fn run_page(page: Page) {
 /// The whole page.
 #[component]
 pub fn App() -> impl IntoView {
-    let start = storage::start(&web::query(), &mut BrowserStore, Catalogue::builtin());
+    // The view's keys are the page's, not the scenario's: read apart.
+    let (view, query, view_notices) =
+        crate::validation_view::split_query(&web::query(), Catalogue::builtin());
+    let mut start = storage::start(&query, &mut BrowserStore, Catalogue::builtin());
+    start
+        .notices
+        .extend(view_notices.into_iter().map(|n| format!("link: {n}")));
     let page = Page::new(start);
+    page.view.set(view);
     provide_context(page);
+    let explorer = move || page.view.with(|v| v.view == View::Explorer);
     run_page(page);
     view! {
-        <a class="skip-link" href="#results">"Skip to the results"</a>
+        <a class="skip-link" href=move || if explorer() { "#results" } else { "#validation" }>"Skip to the results"</a>
         <header class="masthead">
             <h1>"Disagg Explorer"</h1>
             <p class="tagline">
@@ -294,8 +315,12 @@ pub fn App() -> impl IntoView {
                 "Throughput, interactivity and $/Mtok from a roofline model you can check by hand."
             </p>
         </header>
+        <ViewSwitch/>
         <Notices/>
-        <main class="layout">
+        <Show when=move || !explorer()>
+            <ValidationView/>
+        </Show>
+        <main class="layout" hidden=move || !explorer()>
             <aside class="controls" aria-label="Scenario">
                 <Controls/>
                 <ChipPicker/>

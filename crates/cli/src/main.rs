@@ -306,12 +306,13 @@ fn run_validate(as_json: bool, assumptions: &AssumptionArgs) -> Result<(), Strin
         return Ok(());
     }
     out!(
-        "{:10} {:11} {:15} {:16} {:>5} {:22} {:>12} {:>12} {:>8}",
+        "{:10} {:11} {:15} {:16} {:>5} {:13} {:22} {:>12} {:>12} {:>8}",
         "id",
         "role",
         "model",
         "chip",
         "chips",
+        "framework",
         "metric",
         "predicted",
         "measured",
@@ -330,12 +331,13 @@ fn run_validate(as_json: bool, assumptions: &AssumptionArgs) -> Result<(), Strin
             .chain(row.problem.clone())
             .collect();
         out!(
-            "{:10} {:11} {:15} {:16} {:>5} {:22} {:>12} {:>12.2} {:>8}{}",
+            "{:10} {:11} {:15} {:16} {:>5} {:13} {:22} {:>12} {:>12.2} {:>8}{}",
             p.id,
             role_name(p.role),
             p.model,
             p.chip,
             p.chips,
+            p.framework.id(),
             format!("{:?}", p.metric),
             predicted,
             p.measured,
@@ -370,12 +372,7 @@ fn role_name(role: Role) -> &'static str {
 
 fn summary_line(name: &str, s: Option<ErrorSummary>) -> String {
     match s {
-        Some(s) => format!(
-            "{name:12} {} points: median |error| {:.1}%, p90 |error| {:.1}%",
-            s.points,
-            s.median_ape * 100.0,
-            s.p90_ape * 100.0
-        ),
+        Some(s) => format!("{name:12} {}", s.line()),
         None => format!("{name:12} no points"),
     }
 }

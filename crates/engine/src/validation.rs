@@ -23,6 +23,71 @@ pub enum Role {
     Holdout,
 }
 
+/// The serving software a published point ran, as its source or note names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "&'static str")]
+pub enum Framework {
+    TrtLlm,
+    Vllm,
+    Sglang,
+    DynamoTrtLlm,
+    DynamoSglang,
+    LlamaCpp,
+    Mlx,
+    /// The publisher's own serving system.
+    Other,
+    /// Neither the source nor the note says.
+    Unknown,
+}
+
+impl Framework {
+    pub const ALL: [Framework; 9] = [
+        Framework::TrtLlm,
+        Framework::Vllm,
+        Framework::Sglang,
+        Framework::DynamoTrtLlm,
+        Framework::DynamoSglang,
+        Framework::LlamaCpp,
+        Framework::Mlx,
+        Framework::Other,
+        Framework::Unknown,
+    ];
+
+    /// The id the table and the JSON spell.
+    pub fn id(self) -> &'static str {
+        match self {
+            Framework::TrtLlm => "trtllm",
+            Framework::Vllm => "vllm",
+            Framework::Sglang => "sglang",
+            Framework::DynamoTrtLlm => "dynamo-trtllm",
+            Framework::DynamoSglang => "dynamo-sglang",
+            Framework::LlamaCpp => "llamacpp",
+            Framework::Mlx => "mlx",
+            Framework::Other => "other",
+            Framework::Unknown => "unknown",
+        }
+    }
+}
+
+impl TryFrom<String> for Framework {
+    type Error = String;
+    fn try_from(id: String) -> std::result::Result<Framework, String> {
+        Framework::ALL
+            .into_iter()
+            .find(|f| f.id() == id)
+            .ok_or_else(|| {
+                let ids: Vec<&str> = Framework::ALL.iter().map(|f| f.id()).collect();
+                format!("framework {id:?} is not one of {}", ids.join(", "))
+            })
+    }
+}
+
+impl From<Framework> for &'static str {
+    fn from(f: Framework) -> &'static str {
+        f.id()
+    }
+}
+
 /// What a point measured.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -132,6 +197,8 @@ fn one() -> u32 {
 pub struct BenchmarkPoint {
     pub id: String,
     pub source: String,
+    /// Required: a point whose framework nobody stated says `unknown`.
+    pub framework: Framework,
     pub model: String,
     pub chip: String,
     pub chips: u32,
@@ -305,6 +372,19 @@ pub struct ErrorSummary {
     pub median_ape: f64,
     /// 90th-percentile absolute percentage error.
     pub p90_ape: f64,
+}
+
+impl ErrorSummary {
+    /// "18 points: median |error| 3.6%, p90 |error| 51.2%": the one wording of a
+    /// summary, which `disagg validate` prints and the page shows.
+    pub fn line(&self) -> String {
+        format!(
+            "{} points: median |error| {:.1}%, p90 |error| {:.1}%",
+            self.points,
+            self.median_ape * 100.0,
+            self.p90_ape * 100.0
+        )
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -602,11 +682,45 @@ mod tests {
     }
 
     #[test]
+    fn a_framework_is_stated_and_one_of_the_list() {
+        let table = BenchmarkTable::builtin().unwrap();
+        let mut json = serde_json::to_value(&table).unwrap();
+        assert_eq!(json["point"][0]["framework"], table.point[0].framework.id());
+        assert_eq!(
+            serde_json::from_value::<BenchmarkTable>(json.clone()).unwrap(),
+            table
+        );
+        json["point"][0]["framework"] = "tgi".into();
+        let refused = serde_json::from_value::<BenchmarkTable>(json.clone())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            refused.contains("framework \"tgi\" is not one of trtllm, vllm"),
+            "{refused}"
+        );
+        json["point"][0]
+            .as_object_mut()
+            .unwrap()
+            .remove("framework");
+        let refused = serde_json::from_value::<BenchmarkTable>(json)
+            .unwrap_err()
+            .to_string();
+        assert!(refused.contains("missing field `framework`"), "{refused}");
+        for f in Framework::ALL {
+            assert_eq!(Framework::try_from(f.id().to_string()), Ok(f));
+        }
+    }
+
+    #[test]
     fn summary_of_known_errors() {
         let s = summarize([0.1, -0.2, 0.3, -0.4].into_iter()).unwrap();
         assert_eq!(s.points, 4);
         assert!((s.median_ape - 0.25).abs() < 1e-12);
         assert!((s.p90_ape - 0.4).abs() < 1e-12);
+        assert_eq!(
+            s.line(),
+            "4 points: median |error| 25.0%, p90 |error| 40.0%"
+        );
         assert!(summarize(std::iter::empty()).is_none());
     }
 }

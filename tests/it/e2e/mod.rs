@@ -16,6 +16,7 @@
 mod docs;
 mod driver;
 mod explain;
+mod validation_view;
 
 use driver::{dist, serve, Driver, Session};
 use serde_json::{json, Value};
@@ -369,6 +370,7 @@ fn the_release_page_works_end_to_end() {
     a_users_assumptions(&driver, &base);
     explain::a_figure_opens_its_chain_and_steps_their_operators(&driver, &base);
     docs::the_documents(&driver, &base);
+    validation_view::published_measurements(&driver, &base);
 
     // Every control has a label a screen reader and keyboard user can find.
     let unlabelled = page.js("return [...document.querySelectorAll('input, select')]

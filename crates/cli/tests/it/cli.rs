@@ -199,6 +199,40 @@ fn list_and_validate_run() {
     assert!(
         out.contains("calibration") && out.contains("holdout") && out.contains("median |error|")
     );
+    // The summary lines are the engine's report in its one wording (the page prints
+    // the same).
+    let table = disagg_engine::validation::BenchmarkTable::builtin().unwrap();
+    let report = disagg_engine::validation::run(
+        disagg_engine::Catalogue::builtin(),
+        &table,
+        &disagg_engine::Assumptions::default(),
+    );
+    for (set, summary) in [
+        ("calibration", report.calibration),
+        ("holdout", report.holdout),
+    ] {
+        let line = format!("{set:12} {}", summary.unwrap().line());
+        assert!(out.lines().any(|l| l == line), "{line} not in {out}");
+    }
+    // Every point's row names its framework, in the table and in the JSON.
+    assert!(out.lines().next().unwrap().contains(" framework "), "{out}");
+    for p in &table.point {
+        let row = out
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(p.id.as_str()))
+            .unwrap_or_else(|| panic!("no row for {}", p.id));
+        assert!(
+            row.split_whitespace().any(|w| w == p.framework.id()),
+            "{row}"
+        );
+    }
+    let o = disagg(&["validate", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let rows = v["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), table.point.len());
+    for (row, p) in rows.iter().zip(&table.point) {
+        assert_eq!(row["point"]["framework"], p.framework.id(), "{}", p.id);
+    }
 }
 
 const AGG_KEYS: [&str; 13] = [

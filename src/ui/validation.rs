@@ -1,0 +1,242 @@
+//! The switch between the explorer and the validation view, and the validation view:
+//! the published measurements beside the engine's predictions, from the page's one
+//! validation job (`Page::validation`). Markup only; `crate::validation_view` decides.
+
+use super::Page;
+use crate::validation_view::draw::{css_height, draw};
+use crate::validation_view::scatter::Scatter;
+use crate::validation_view::{kept, options, summary_lines, FilterKey, TableRow, View};
+use crate::web;
+use disagg_engine::Catalogue;
+use leptos::html::Canvas;
+use leptos::prelude::*;
+use plotters_canvas::CanvasBackend;
+
+/// Two buttons, one pressed: which view the page shows.
+#[component]
+pub fn ViewSwitch() -> impl IntoView {
+    let page = expect_context::<Page>();
+    let button = move |view: View, id: &'static str, label: &'static str| {
+        view! {
+            <button
+                id=id
+                class="view-button"
+                aria-pressed=move || (page.view.with(|v| v.view) == view).to_string()
+                on:click=move |_| page.view.update(|v| v.view = view)
+            >
+                {label}
+            </button>
+        }
+    };
+    view! {
+        <nav class="view-switch" aria-label="View">
+            {button(View::Explorer, "view-explorer", "Explorer")}
+            {button(View::Validation, "view-validation", "Published measurements")}
+        </nav>
+    }
+}
+
+/// One select per filter, its options the values the table holds.
+#[component]
+fn FilterSelect(filter: FilterKey) -> impl IntoView {
+    let page = expect_context::<Page>();
+    let key = filter;
+    let id = format!("vv-{}", key.id());
+    let choices = move || {
+        let report = page.validation.get()?;
+        Some(
+            options(&report, key, Catalogue::builtin())
+                .into_iter()
+                .map(|(value, label)| {
+                    let this = value.clone();
+                    view! {
+                        <option
+                            value=value
+                            prop:selected=move || page.view.with(|v| v.filters.value(key).as_deref() == Some(this.as_str()))
+                        >
+                            {label}
+                        </option>
+                    }
+                })
+                .collect_view(),
+        )
+    };
+    let on_change = move |ev: leptos::ev::Event| {
+        let value = event_target_value(&ev);
+        let mut next = page.view.get_untracked();
+        match next.filters.set(key, &value, Catalogue::builtin()) {
+            Ok(()) => page.view.set(next),
+            Err(why) => page
+                .notices
+                .update(|n| n.push(format!("{}: {why}", key.label()))),
+        }
+    };
+    view! {
+        <label class="field">
+            <span>{key.label()}</span>
+            <select id=id on:change=on_change>
+                <option value="" prop:selected=move || page.view.with(|v| v.filters.value(key).is_none())>
+                    "all"
+                </option>
+                {choices}
+            </select>
+        </label>
+    }
+}
+
+#[component]
+pub fn ValidationView() -> impl IntoView {
+    let page = expect_context::<Page>();
+    let canvas_ref = NodeRef::<Canvas>::new();
+    let resized = RwSignal::new(0u32);
+    let _resize = window_event_listener(leptos::ev::resize, move |_| resized.update(|n| *n += 1));
+    // The rows the filters keep, as the table and the scatter read them.
+    let shown = Memo::new(move |_| {
+        let report = page.validation.get()?;
+        let filters = page.view.with(|v| v.filters.clone());
+        let kept = kept(&report, &filters, Catalogue::builtin());
+        let rows: Vec<TableRow> = kept
+            .iter()
+            .map(|r| TableRow::of(r, Catalogue::builtin()))
+            .collect();
+        let lines = summary_lines(&report, &kept, filters.any());
+        Some((rows, Scatter::new(&kept), lines))
+    });
+
+    Effect::new(move |_| {
+        resized.track();
+        let Some(canvas) = canvas_ref.get() else {
+            return;
+        };
+        let Some(scatter) = shown.with(|s| s.as_ref().map(|(_, s, _)| s.clone())) else {
+            return;
+        };
+        let dpr = web::device_pixel_ratio();
+        let css_w = (canvas.client_width() as f64).max(300.0);
+        let css_h = css_height(css_w);
+        let (w, h) = ((css_w * dpr).round() as u32, (css_h * dpr).round() as u32);
+        if (canvas.width(), canvas.height()) != (w, h) {
+            let _ = canvas.style(("height", format!("{css_h}px")));
+            canvas.set_width(w);
+            canvas.set_height(h);
+        }
+        if let Some(backend) = CanvasBackend::with_canvas_object(canvas) {
+            if let Err(why) = draw(backend, &scatter, dpr) {
+                page.notices
+                    .update(|n| n.push(format!("the scatter could not be drawn: {why}")));
+            }
+        }
+    });
+
+    let summary = move || {
+        shown.with(|s| {
+            s.as_ref().map(|(_, _, lines)| {
+                lines
+                    .iter()
+                    .map(|l| view! { <li>{l.clone()}</li> })
+                    .collect_view()
+            })
+        })
+    };
+    let described = move || shown.with(|s| s.as_ref().map(|(_, sc, _)| sc.describe()));
+    let count = move || {
+        shown.with(|s| {
+            s.as_ref().map_or(String::new(), |(rows, _, _)| {
+                let total = page
+                    .validation
+                    .with(|r| r.as_ref().map_or(0, |r| r.rows.len()));
+                format!("{} of {} published points", rows.len(), total)
+            })
+        })
+    };
+    let rows = move || {
+        shown.with(|s| {
+            s.as_ref().map(|(rows, _, _)| {
+                rows.iter()
+                    .map(|r| {
+                        let source = match &r.source_url {
+                            Some(url) => view! {
+                                <a href=url.clone() rel="noopener noreferrer" target="_blank">{r.source.clone()}</a>
+                            }
+                            .into_any(),
+                            None => view! { <span>{r.source.clone()}</span> }.into_any(),
+                        };
+                        view! {
+                            <tr data-id=r.id.clone()>
+                                <th scope="row">{r.id.clone()}</th>
+                                <td>{r.model.clone()}</td>
+                                <td>{r.chips.clone()}</td>
+                                <td>{r.axis}</td>
+                                <td>{r.metric}</td>
+                                <td>{r.framework}</td>
+                                <td class="num">{r.measured.clone()}</td>
+                                <td class="num" title=r.problem.clone()>{r.predicted.clone()}</td>
+                                <td class="num">{r.error.clone()}</td>
+                                <td>{r.role}</td>
+                                <td class="source">{source}</td>
+                            </tr>
+                        }
+                    })
+                    .collect_view()
+            })
+        })
+    };
+    let headings = [
+        "Id",
+        "Model",
+        "Chips and layout",
+        "Axis",
+        "Metric",
+        "Framework",
+        "Measured",
+        "Predicted",
+        "Error",
+        "Role",
+        "Source",
+    ]
+    .into_iter()
+    .map(|h| view! { <th scope="col">{h}</th> })
+    .collect_view();
+    let filters = FilterKey::ALL
+        .into_iter()
+        .map(|key| view! { <FilterSelect filter=key/> })
+        .collect_view();
+    view! {
+        <main class="validation-view" id="validation" tabindex="-1" aria-labelledby="validation-title">
+            <h2 id="validation-title">"How far off the model is on published measurements"</h2>
+            <p class="lede">
+                "Each row is a published measurement, mapped to a scenario and predicted by the same engine the explorer runs. "
+                "Calibration points may have been used to fit constants; hold-out points never were, so their error is the honest one. "
+                "The same table, from the command line: "<code>"disagg validate"</code>"."
+            </p>
+            <Show when=move || page.validation.with(|r| r.is_none())>
+                <p class="busy" id="validation-busy" role="status">"Predicting the published points…"</p>
+            </Show>
+            <ul class="validation-summary" id="validation-summary">{summary}</ul>
+            <fieldset class="validation-filters">
+                <legend>"Filter the rows"</legend>
+                {filters}
+            </fieldset>
+            <p id="validation-count" role="status">{count}</p>
+            <figure class="chart validation-chart">
+                <canvas
+                    id="validation-chart"
+                    node_ref=canvas_ref
+                    role="img"
+                    aria-label="Predicted against measured, log-log"
+                    aria-describedby="validation-chart-summary"
+                ></canvas>
+                <figcaption id="validation-chart-summary">{described}</figcaption>
+            </figure>
+            <div class="table-scroll">
+                <table id="validation-table">
+                    <caption>"Published measurements and the model's predictions; error is (predicted - measured) / measured"</caption>
+                    <thead>
+                        <tr>{headings}</tr>
+                    </thead>
+                    <tbody>{rows}</tbody>
+                </table>
+            </div>
+        </main>
+    }
+}

@@ -1,0 +1,327 @@
+use super::scatter::{square_range, Scatter, BAND, MIN_SPAN};
+use super::*;
+use crate::scenario::{link_query, Scenario};
+use disagg_engine::validation::{run, BenchmarkTable};
+use disagg_engine::Assumptions;
+use std::sync::OnceLock;
+
+/// The report the page's worker computes: `validation::run` on the builtin table.
+fn report() -> &'static ValidationReport {
+    static REPORT: OnceLock<ValidationReport> = OnceLock::new();
+    REPORT.get_or_init(|| {
+        run(
+            Catalogue::builtin(),
+            &BenchmarkTable::builtin().unwrap(),
+            &Assumptions::default(),
+        )
+    })
+}
+
+fn cat() -> &'static Catalogue {
+    Catalogue::builtin()
+}
+
+#[test]
+fn without_filters_every_mapped_point_is_a_row() {
+    let table = BenchmarkTable::builtin().unwrap();
+    let rows = kept(report(), &Filters::default(), cat());
+    assert_eq!(rows.len(), table.point.len());
+    for (row, point) in rows.iter().zip(&table.point) {
+        let t = TableRow::of(row, cat());
+        assert_eq!(t.id, point.id);
+        assert_eq!(t.framework, point.framework.id());
+        assert_eq!(t.role, role_label(point.role));
+        // The signed error as `disagg validate` prints it.
+        let cli = row.error.map(|e| format!("{:+.1}%", e * 100.0));
+        assert_eq!(
+            Some(t.error.clone()),
+            cli.or(Some(MISSING.into())),
+            "{}",
+            t.id
+        );
+        assert!(
+            !t.chips.is_empty() && t.chips.contains(" × "),
+            "{}",
+            t.chips
+        );
+    }
+}
+
+#[test]
+fn each_filter_keeps_exactly_its_rows() {
+    let r = report();
+    for key in FilterKey::ALL {
+        let options = options(r, key, cat());
+        assert!(options.len() >= 2, "{key:?}: {options:?}");
+        let mut total = 0;
+        for (value, _) in &options {
+            let mut f = Filters::default();
+            f.set(key, value, cat()).unwrap();
+            assert_eq!(f.value(key).as_deref(), Some(value.as_str()));
+            let rows = kept(r, &f, cat());
+            // Counted independently of `keeps`: by the point's own field.
+            let expected = r
+                .rows
+                .iter()
+                .filter(|x| {
+                    let p = &x.point;
+                    match key {
+                        FilterKey::Vendor => vendor_of(p, cat()) == *value,
+                        FilterKey::Axis => p.axis.unwrap_or(Axis::Aggregated).id() == value,
+                        FilterKey::Metric => metric_id(p.metric) == *value,
+                        FilterKey::Framework => p.framework.id() == value,
+                        FilterKey::Role => role_id(p.role) == value,
+                    }
+                })
+                .count();
+            assert_eq!(rows.len(), expected, "{key:?}={value}");
+            assert!(expected > 0);
+            total += expected;
+        }
+        // The options partition the table.
+        assert_eq!(total, r.rows.len(), "{key:?}");
+    }
+    // Two filters: their intersection.
+    let mut f = Filters::default();
+    f.set(FilterKey::Role, "holdout", cat()).unwrap();
+    f.set(FilterKey::Vendor, "nvidia", cat()).unwrap();
+    assert_eq!(f.vendor.as_deref(), Some("NVIDIA"));
+    let both = kept(report(), &f, cat());
+    assert!(both
+        .iter()
+        .all(|x| x.point.role == Role::Holdout && vendor_of(&x.point, cat()) == "NVIDIA"));
+    assert!(!both.is_empty());
+    // Emptying a filter turns it off.
+    f.set(FilterKey::Role, "", cat()).unwrap();
+    assert_eq!(f.role, None);
+}
+
+#[test]
+fn a_value_outside_a_filter_is_refused_and_says_why() {
+    let mut f = Filters::default();
+    for (key, bad, why) in [
+        (FilterKey::Vendor, "Acme", "vendor"),
+        (FilterKey::Axis, "sideways", "axis"),
+        (FilterKey::Metric, "joy", "metric"),
+        (FilterKey::Framework, "tgi", "framework"),
+        (FilterKey::Role, "both", "role"),
+    ] {
+        let e = f.set(key, bad, cat()).unwrap_err();
+        assert!(e.contains(why), "{key:?}: {e}");
+    }
+    assert_eq!(f, Filters::default());
+}
+
+#[test]
+fn the_summary_lines_are_those_of_disagg_validate() {
+    let r = report();
+    let all = kept(r, &Filters::default(), cat());
+    // The page's own count over the rows agrees with the engine's report...
+    assert_eq!(by_role(&all), (r.calibration, r.holdout));
+    // ...and the lines quote the report in the engine's one wording, which the CLI
+    // prints after the set's name.
+    let lines = summary_lines(r, &all, false);
+    assert_eq!(lines.len(), 2);
+    assert!(
+        lines[0].ends_with(&r.calibration.unwrap().line()),
+        "{}",
+        lines[0]
+    );
+    assert!(
+        lines[1].ends_with(&r.holdout.unwrap().line()),
+        "{}",
+        lines[1]
+    );
+    // With a filter, a third line summarises the rows shown.
+    let f = Filters {
+        role: Some(Role::Holdout),
+        ..Filters::default()
+    };
+    let shown = kept(r, &f, cat());
+    let lines = summary_lines(r, &shown, true);
+    assert!(
+        lines[2].contains(&format!("Rows shown ({})", shown.len()))
+            && lines[2].contains("calibration: no points")
+            && lines[2].ends_with(&r.holdout.unwrap().line()),
+        "{}",
+        lines[2]
+    );
+}
+
+#[test]
+fn the_view_and_its_filters_survive_the_link() {
+    let mut filters = Filters::default();
+    filters.set(FilterKey::Vendor, "d-Matrix", cat()).unwrap();
+    filters.set(FilterKey::Axis, "pd", cat()).unwrap();
+    filters.set(FilterKey::Metric, "tpot_ms", cat()).unwrap();
+    filters
+        .set(FilterKey::Framework, "dynamo-trtllm", cat())
+        .unwrap();
+    filters.set(FilterKey::Role, "calibration", cat()).unwrap();
+    let state = ViewState {
+        view: View::Validation,
+        filters,
+    };
+    let scenario = Scenario::default();
+    let link = format!("{}&{}", link_query(&scenario, Some(3)), state.to_query());
+    let (back, rest, notices) = split_query(&format!("?{link}"), cat());
+    assert_eq!(back, state);
+    assert!(notices.is_empty(), "{notices:?}");
+    assert_eq!(rest, link_query(&scenario, Some(3)));
+    let (s, scenario_notices) = Scenario::from_query(&rest, cat());
+    assert_eq!((s, scenario_notices), (scenario, Vec::new()));
+    // The default view adds nothing to a link.
+    assert_eq!(ViewState::default().to_query(), "");
+    assert_eq!(
+        split_query("view=validation", cat()),
+        (
+            ViewState {
+                view: View::Validation,
+                filters: Filters::default()
+            },
+            String::new(),
+            Vec::new()
+        )
+    );
+}
+
+#[test]
+fn a_bad_view_link_is_ignored_with_notices() {
+    let (state, rest, notices) = split_query(
+        "v=1&view=charts&vv.role=everyone&vv.colour=red&isl=100",
+        cat(),
+    );
+    assert_eq!(state, ViewState::default());
+    assert_eq!(rest, "v=1&isl=100");
+    assert_eq!(notices.len(), 3, "{notices:?}");
+    assert!(notices[0].contains("view=\"charts\""), "{notices:?}");
+    assert!(notices[1].contains("a role is calibration or holdout"));
+    assert!(notices[2].contains("vv.colour"));
+}
+
+#[test]
+fn a_source_links_where_it_names_an_address() {
+    assert_eq!(
+        source_url("SemiAnalysis InferenceMAX snapshot (github.com/SemiAnalysisAI/InferenceX-app test fixture)").as_deref(),
+        Some("https://github.com/SemiAnalysisAI/InferenceX-app")
+    );
+    assert_eq!(
+        source_url("Vultr cookbook (docs.vultr.com/inference-cookbook/cuda/x)").as_deref(),
+        Some("https://docs.vultr.com/inference-cookbook/cuda/x")
+    );
+    assert_eq!(
+        source_url("see https://example.org/a;").as_deref(),
+        Some("https://example.org/a")
+    );
+    for text in [
+        "lm-sys/lm-sys.github.io blog/2025-07-17-mtp.md",
+        "Step-3 system report, arXiv 2507.19427 (abstract)",
+        "closed/NVIDIA/results/B200_TRT/run_1/summary.txt",
+        "Oracle Cloud blog (vLLM benchmark_throughput.py)",
+    ] {
+        assert_eq!(source_url(text), None, "{text}");
+    }
+    // Most of the table's sources name one.
+    let rows = kept(report(), &Filters::default(), cat());
+    let linked = rows
+        .iter()
+        .filter(|r| TableRow::of(r, cat()).source_url.is_some())
+        .count();
+    assert!(linked * 2 > rows.len(), "{linked} of {}", rows.len());
+}
+
+#[test]
+fn the_range_is_square_padded_and_at_least_a_decade() {
+    // A quarter's room at each end: 2..50 -> 1.6..62.5.
+    let r = square_range([2.0, 50.0, f64::NAN, -1.0]);
+    assert!(
+        (r.lo - 1.6).abs() < 1e-12 && (r.hi - 62.5).abs() < 1e-12,
+        "{r:?}"
+    );
+    // Too narrow: widened about the geometric middle to one decade exactly.
+    let r = square_range([10.0, 20.0]);
+    let middle = (8.0f64 * 25.0).sqrt();
+    assert!((r.lo - middle / 10f64.sqrt()).abs() < 1e-9, "{r:?}");
+    assert!((r.hi / r.lo - MIN_SPAN).abs() < 1e-9, "{r:?}");
+    assert_eq!(square_range([]).lo, 1.0);
+}
+
+/// Twice the signed area of a polygon (shoelace).
+fn area(points: &[(f64, f64)]) -> f64 {
+    let n = points.len();
+    (0..n)
+        .map(|i| {
+            let (a, b) = (points[i], points[(i + 1) % n]);
+            a.0 * b.1 - b.0 * a.1
+        })
+        .sum::<f64>()
+        / 2.0
+}
+
+#[test]
+fn the_band_is_the_twenty_percent_hexagon_of_the_square() {
+    let rows = kept(report(), &Filters::default(), cat());
+    let s = Scatter::new(&rows);
+    let (lo, hi) = (s.range.lo, s.range.hi);
+    // Every drawn value inside the range, the range a decade or more.
+    assert!(s
+        .points
+        .iter()
+        .all(|p| s.range.contains(p.measured) && s.range.contains(p.predicted)));
+    assert!(hi / lo >= MIN_SPAN - 1e-9);
+    // Every vertex on the square's edge and on y = x or a band edge.
+    let band = s.band();
+    for (x, y) in band {
+        let on_edge = [x, y]
+            .iter()
+            .any(|v| (v / lo - 1.0).abs() < 1e-12 || (v / hi - 1.0).abs() < 1e-12);
+        let ratio = y / x;
+        let on_line = [1.0 - BAND, 1.0, 1.0 + BAND]
+            .iter()
+            .any(|k| (ratio - k).abs() < 1e-12);
+        assert!(on_edge && on_line, "({x}, {y})");
+        assert!(s.range.contains(x * (1.0 - 1e-12)) || s.range.contains(x));
+    }
+    // In log space: the square of side L less the two corner triangles the band
+    // leaves, of legs L + log(1 - b) and L - log(1 + b); counter-clockwise.
+    let log: Vec<(f64, f64)> = band.iter().map(|&(x, y)| (x.log10(), y.log10())).collect();
+    let side = (hi / lo).log10();
+    let (c1, c2) = ((1.0 - BAND).log10(), (1.0 + BAND).log10());
+    let expected = side * side - (side + c1).powi(2) / 2.0 - (side - c2).powi(2) / 2.0;
+    assert!(
+        (area(&log) - expected).abs() < 1e-9,
+        "{} vs {expected}",
+        area(&log)
+    );
+    assert_eq!(s.diagonal(), [(lo, lo), (hi, hi)]);
+    // The points inside the band are those the engine puts within 20%.
+    let within = rows
+        .iter()
+        .filter(|r| {
+            r.predicted.is_some_and(|v| v > 0.0) && r.error.is_some_and(|e| e.abs() <= BAND)
+        })
+        .count();
+    assert_eq!(s.in_band(), within);
+}
+
+#[test]
+fn the_scatter_in_words_counts_its_points() {
+    let f = Filters {
+        role: Some(Role::Holdout),
+        ..Filters::default()
+    };
+    let rows = kept(report(), &f, cat());
+    let s = Scatter::new(&rows);
+    let text = s.describe();
+    let n = rows.iter().filter(|r| r.predicted.is_some()).count();
+    assert!(
+        text.contains(&format!("for {n} published points (0 calibration")),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("holds {} of the {n} points", s.in_band())),
+        "{text}"
+    );
+    assert!(text.contains("Furthest off: "), "{text}");
+    assert!(Scatter::new(&[]).describe().contains("no point"));
+}
