@@ -12,6 +12,7 @@
 
 pub use disagg_engine as engine;
 
+pub mod bundle;
 pub mod chart;
 pub mod chips;
 pub mod compare;

@@ -13,6 +13,7 @@
 //! accessibility audit, and the largest sweep in the worker; and it reports the page's
 //! own input-to-redraw measurements and the longest main-thread task.
 
+mod bundle;
 mod driver;
 
 use driver::{dist, serve, Driver, Session};
@@ -365,6 +366,7 @@ fn the_release_page_works_end_to_end() {
     a_users_own_model(&driver, &base);
     a_users_chip_numbers(&driver, &base);
     a_users_assumptions(&driver, &base);
+    bundle::a_bundle_reproduces_the_page_in_the_cli(&driver, &base);
 
     // Every control has a label a screen reader and keyboard user can find.
     let unlabelled = page.js("return [...document.querySelectorAll('input, select')]
