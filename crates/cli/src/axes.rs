@@ -155,7 +155,7 @@ pub struct SweepArgs {
 }
 
 /// The flags a bundle holds (clap ids), refused alongside `sweep --bundle`.
-const SWEEP_BUNDLED: [&str; 25] = [
+pub(crate) const SWEEP_BUNDLED: [&str; 25] = [
     "model",
     "axis",
     "chips",

@@ -163,3 +163,43 @@ pub(crate) fn save_if(path: &Option<std::path::PathBuf>, bundle: &Bundle) -> Res
         None => Ok(()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    /// Every flag of `predict` and `sweep` is either held by a bundle (and so refused
+    /// alongside `--bundle`) or about the output: a flag added later cannot be silently
+    /// ignored by a bundle run.
+    #[test]
+    fn every_input_flag_conflicts_with_bundle() {
+        let output = [
+            "bundle",
+            "save_bundle",
+            "json",
+            "csv",
+            "compare_axes",
+            "help",
+        ];
+        let cli = crate::Cli::command();
+        for (name, held) in [
+            ("predict", &crate::PREDICT_BUNDLED[..]),
+            ("sweep", &crate::axes::SWEEP_BUNDLED[..]),
+        ] {
+            let command = cli.find_subcommand(name).unwrap();
+            for arg in command.get_arguments() {
+                let id = arg.get_id().as_str();
+                assert!(
+                    held.contains(&id) || output.contains(&id),
+                    "{name} --{id} is neither in a bundle nor about the output"
+                );
+            }
+            for id in held {
+                assert!(
+                    command.get_arguments().any(|a| a.get_id() == id),
+                    "{name} has no flag {id}"
+                );
+            }
+        }
+    }
+}
