@@ -253,3 +253,40 @@ fn edits_are_recovered_from_an_edited_record_and_other_changes_refused() {
         .to_string();
     assert!(why.contains("chips[3].scale_up_domain"), "{why}");
 }
+
+#[test]
+fn mutated_bundles_are_read_or_refused_never_a_panic() {
+    let cat = Catalogue::builtin();
+    let text = unusual().to_json();
+    let bytes = text.as_bytes();
+    let mut state: u64 = 0x5eed_b0d1e;
+    let mut next = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state as usize
+    };
+    let pieces = [
+        "0", "-1", "1e308", "\"x\"", "null", "[]", "{}", "9", ".", "\"",
+    ];
+    for _ in 0..400 {
+        let at = next() % bytes.len();
+        let piece = pieces[next() % pieces.len()];
+        let mut mutated = String::from_utf8_lossy(&bytes[..at]).into_owned();
+        mutated.push_str(piece);
+        mutated.push_str(&String::from_utf8_lossy(
+            &bytes[(at + 1).min(bytes.len())..],
+        ));
+        // A bundle that reads must also give inputs or a refusal, and its figures are
+        // finite.
+        if let Ok(b) = Bundle::read(&mutated) {
+            if let Ok(i) = b.inputs(cat) {
+                if let Ok(d) = i.deployment() {
+                    if let Ok(p) = evaluate(&i.setup(), &d) {
+                        assert!(p.figures.tok_s_user.value().is_finite());
+                    }
+                }
+            }
+        }
+    }
+}
