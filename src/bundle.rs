@@ -29,6 +29,26 @@ pub fn effective<'a>(s: &Scenario, catalogue: &'a Catalogue) -> Result<Cow<'a, C
         .map_err(|e| e.to_string())
 }
 
+/// The scenario's model: the catalogue's, or the one its `cfg` describes.
+pub(crate) fn target<'a>(
+    s: &Scenario,
+    catalogue: &'a Catalogue,
+) -> Result<Cow<'a, ModelPreset>, String> {
+    if s.model != USER_MODEL_ID {
+        return catalogue
+            .model(&s.model)
+            .map(Cow::Borrowed)
+            .map_err(|e| e.to_string());
+    }
+    let text = s
+        .custom_config
+        .as_deref()
+        .ok_or("paste or upload your model's config.json (or choose a catalogue model)")?;
+    ModelPreset::from_user_config(text)
+        .map(Cow::Owned)
+        .map_err(|e| format!("your config.json: {e}"))
+}
+
 /// The bundle scenario `s` describes, `point` its selected deployment: the chips as
 /// the page's effective catalogue holds them (the user's numbers in place, graded
 /// `user`), the model by catalogue id or by the user's config text.
@@ -38,26 +58,13 @@ pub fn bundle(
     point: Option<DeploymentSpec>,
 ) -> Result<Bundle, String> {
     let chips_from = effective(s, catalogue)?;
-    let model = if s.model == USER_MODEL_ID {
-        let text = s
-            .custom_config
-            .as_deref()
-            .ok_or("paste or upload your model's config.json (or choose a catalogue model)")?;
-        let name = ModelPreset::from_user_config(text)
-            .map_err(|e| format!("your config.json: {e}"))?
-            .name;
-        ModelSource::Config {
-            name,
-            text: text.to_string(),
-        }
-    } else {
-        ModelSource::Catalogue(
-            catalogue
-                .model(&s.model)
-                .map_err(|e| e.to_string())?
-                .id
-                .clone(),
-        )
+    let model = target(s, catalogue)?;
+    let model = match (&s.custom_config, s.model == USER_MODEL_ID) {
+        (Some(text), true) => ModelSource::Config {
+            name: model.name.clone(),
+            text: text.clone(),
+        },
+        _ => ModelSource::Catalogue(model.id.clone()),
     };
     let draft = match &s.draft_model {
         Some(id) => Some(ModelSource::Catalogue(

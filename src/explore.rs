@@ -1,10 +1,9 @@
 //! From a [`Scenario`] to the engine: the sweep the chart draws and the full
 //! evaluation of one point the detail panel opens. Plain logic, tested natively.
 
-use crate::bundle::bundle;
+use crate::bundle::{bundle, target};
 use crate::scenario::Scenario;
 use disagg_engine::bundle::{Bundle, Inputs};
-use disagg_engine::catalogue::USER_MODEL_ID;
 use disagg_engine::disagg::{
     evaluate, expected_tokens, without_speculation, Axis, DeploymentPoint, DeploymentSpec, Figures,
 };
@@ -12,23 +11,6 @@ use disagg_engine::sweep::{compare_axes, sweep, AxisBest, SweepRequest, SweepRes
 use disagg_engine::units::TokensPerSecond;
 use disagg_engine::{Catalogue, ModelPreset};
 use std::borrow::Cow;
-
-/// The scenario's model: the catalogue's, or the one its `cfg` describes.
-fn target<'a>(s: &Scenario, catalogue: &'a Catalogue) -> Result<Cow<'a, ModelPreset>, String> {
-    if s.model != USER_MODEL_ID {
-        return catalogue
-            .model(&s.model)
-            .map(Cow::Borrowed)
-            .map_err(|e| e.to_string());
-    }
-    let text = s
-        .custom_config
-        .as_deref()
-        .ok_or("paste or upload your model's config.json (or choose a catalogue model)")?;
-    ModelPreset::from_user_config(text)
-        .map(Cow::Owned)
-        .map_err(|e| format!("your config.json: {e}"))
-}
 
 /// A bundle's models read, or the sentence the page shows.
 fn inputs<'a>(b: &'a Bundle, catalogue: &'a Catalogue) -> Result<Inputs<'a>, String> {
