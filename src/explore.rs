@@ -1,87 +1,21 @@
 //! From a [`Scenario`] to the engine: the sweep the chart draws and the full
 //! evaluation of one point the detail panel opens. Plain logic, tested natively.
 
+use crate::bundle::{bundle, target};
 use crate::scenario::Scenario;
-use disagg_engine::catalogue::USER_MODEL_ID;
+use disagg_engine::bundle::{Bundle, Inputs};
 use disagg_engine::disagg::explain::{explain, Explained};
 use disagg_engine::disagg::{
-    evaluate, expected_tokens, without_speculation, Axis, DeploymentPoint, DeploymentSpec, Draft,
-    Figures, Setup, Speculation,
+    evaluate, expected_tokens, without_speculation, Axis, DeploymentPoint, DeploymentSpec, Figures,
 };
-use disagg_engine::sweep::{compare_axes, sweep, AxisBest, Slo, SweepRequest, SweepResult};
-use disagg_engine::units::{Seconds, TokensPerSecond};
-use disagg_engine::{Catalogue, ModelPreset, WeightFormat};
+use disagg_engine::sweep::{compare_axes, sweep, AxisBest, SweepRequest, SweepResult};
+use disagg_engine::units::TokensPerSecond;
+use disagg_engine::{Catalogue, ModelPreset};
 use std::borrow::Cow;
 
-/// What the page needs from the catalogue (or the user's config) to build a [`Setup`].
-struct Models<'a> {
-    target: Cow<'a, ModelPreset>,
-    draft: Option<&'a ModelPreset>,
-}
-
-/// The catalogue with the scenario's chip numbers in place (itself when there are none).
-fn effective<'a>(s: &Scenario, catalogue: &'a Catalogue) -> Result<Cow<'a, Catalogue>, String> {
-    if s.chip_edits.is_empty() {
-        return Ok(Cow::Borrowed(catalogue));
-    }
-    catalogue
-        .with_chip_edits(
-            s.chip_edits
-                .iter()
-                .map(|((id, f), v)| (id.as_str(), *f, *v)),
-        )
-        .map(Cow::Owned)
-        .map_err(|e| e.to_string())
-}
-
-/// The scenario's model: the catalogue's, or the one its `cfg` describes.
-fn target<'a>(s: &Scenario, catalogue: &'a Catalogue) -> Result<Cow<'a, ModelPreset>, String> {
-    if s.model != USER_MODEL_ID {
-        return catalogue
-            .model(&s.model)
-            .map(Cow::Borrowed)
-            .map_err(|e| e.to_string());
-    }
-    let text = s
-        .custom_config
-        .as_deref()
-        .ok_or("paste or upload your model's config.json (or choose a catalogue model)")?;
-    ModelPreset::from_user_config(text)
-        .map(Cow::Owned)
-        .map_err(|e| format!("your config.json: {e}"))
-}
-
-fn models<'a>(s: &Scenario, catalogue: &'a Catalogue) -> Result<Models<'a>, String> {
-    let target = target(s, catalogue)?;
-    let draft = match &s.draft_model {
-        Some(id) => Some(catalogue.model(id).map_err(|e| e.to_string())?),
-        None => None,
-    };
-    Ok(Models { target, draft })
-}
-
-fn setup<'a>(s: &Scenario, m: &'a Models<'_>) -> Setup<'a> {
-    let weights = WeightFormat {
-        dtype: s.weight_dtype.unwrap_or(m.target.default_weight_dtype),
-        bits_override: None,
-    };
-    Setup {
-        kv: s.kv_dtype,
-        speculation: Speculation {
-            draft: match m.draft {
-                Some(d) => Draft::Model {
-                    id: &d.id,
-                    ir: &d.ir,
-                },
-                None => Draft::Mtp,
-            },
-            acceptance: s.acceptance,
-            draft_tokens: s.draft_tokens,
-        },
-        speculative_decode: s.decode_pool_speculates(),
-        assumptions: s.assumptions(),
-        ..Setup::new(&m.target.ir, s.workload(), weights)
-    }
+/// A bundle's models read, or the sentence the page shows.
+fn inputs<'a>(b: &'a Bundle, catalogue: &'a Catalogue) -> Result<Inputs<'a>, String> {
+    b.inputs(catalogue).map_err(|e| e.to_string())
 }
 
 /// Whether the scenario's model routes tokens to experts: only then do the
@@ -119,45 +53,26 @@ pub fn speculation_summary(s: &Scenario) -> Option<String> {
     ))
 }
 
-/// The sweep the scenario asks for. The page refuses a request longer than the
-/// model's context window (the engine only warns, since the CLI may model context
-/// extension on purpose).
-fn request<'a>(
-    s: &Scenario,
-    m: &'a Models<'a>,
-    catalogue: &'a Catalogue,
-) -> Result<SweepRequest<'a>, String> {
-    let setup = setup(s, m);
-    if let Some((context, window)) = setup.context_overrun() {
+/// The sweep the scenario's bundle describes: the one path the page and the CLI's
+/// `--bundle` share. The page refuses a request longer than the model's context window
+/// (the engine only warns, since the CLI may model context extension on purpose).
+fn request<'a>(s: &Scenario, inputs: &'a Inputs<'a>) -> Result<SweepRequest<'a>, String> {
+    let request = inputs.request();
+    if let Some((context, window)) = request.setup.context_overrun() {
         return Err(format!(
             "{} prompt and {} output tokens ({context} in all) exceed the model's context window of {window} tokens; shorten the prompt or the output",
             s.isl, s.osl
         ));
     }
-    let chips = s
-        .chips
-        .iter()
-        .map(|id| catalogue.chip(id).map_err(|e| e.to_string()))
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(SweepRequest {
-        setup,
-        axis: s.axis,
-        chips,
-        max_chips: s.max_chips,
-        target_tok_s_user: s.target_tok_s_user.map(TokensPerSecond::new),
-        slo: Slo {
-            ttft: s.ttft_ms.map(Seconds::from_ms),
-            tpot: s.tpot_ms.map(Seconds::from_ms),
-        },
-        batch: s.batch,
-    })
+    Ok(request)
 }
 
-/// Sweeps the scenario; an error is a sentence the page shows as it is.
+/// Sweeps the scenario (through its bundle); an error is a sentence the page shows as
+/// it is.
 pub fn explore(s: &Scenario, catalogue: &Catalogue) -> Result<SweepResult, String> {
-    let catalogue = effective(s, catalogue)?;
-    let m = models(s, &catalogue)?;
-    sweep(&request(s, &m, &catalogue)?).map_err(|e| e.to_string())
+    let b = bundle(s, catalogue, None)?;
+    let i = inputs(&b, catalogue)?;
+    sweep(&request(s, &i)?).map_err(|e| e.to_string())
 }
 
 /// Every axis swept at `target` (the scenario's sweep's target), best deployments each.
@@ -166,9 +81,9 @@ pub fn compare(
     catalogue: &Catalogue,
     target: TokensPerSecond,
 ) -> Result<Vec<AxisBest>, String> {
-    let catalogue = effective(s, catalogue)?;
-    let m = models(s, &catalogue)?;
-    compare_axes(&request(s, &m, &catalogue)?, target).map_err(|e| e.to_string())
+    let b = bundle(s, catalogue, None)?;
+    let i = inputs(&b, catalogue)?;
+    compare_axes(&request(s, &i)?, target).map_err(|e| e.to_string())
 }
 
 /// Everything about one deployment of the scenario: pools, memory, time split, each
@@ -178,10 +93,10 @@ pub fn detail(
     spec: &DeploymentSpec,
     catalogue: &Catalogue,
 ) -> Result<Explained, String> {
-    let catalogue = effective(s, catalogue)?;
-    let m = models(s, &catalogue)?;
-    let deployment = spec.resolve(&catalogue).map_err(|e| e.to_string())?;
-    explain(&setup(s, &m), &deployment).map_err(|e| e.to_string())
+    let b = bundle(s, catalogue, None)?;
+    let i = inputs(&b, catalogue)?;
+    let deployment = i.resolve(spec).map_err(|e| e.to_string())?;
+    explain(&i.setup(), &deployment).map_err(|e| e.to_string())
 }
 
 /// The same deployment without speculation at the same batch, where the point
@@ -191,10 +106,10 @@ pub fn detail_without_speculation(
     spec: &DeploymentSpec,
     catalogue: &Catalogue,
 ) -> Option<Result<DeploymentPoint, String>> {
-    let catalogue = effective(s, catalogue).ok()?;
-    let m = models(s, &catalogue).ok()?;
-    let deployment = spec.resolve(&catalogue).ok()?;
-    let setup = setup(s, &m);
+    let b = bundle(s, catalogue, None).ok()?;
+    let i = inputs(&b, catalogue).ok()?;
+    let deployment = i.resolve(spec).ok()?;
+    let setup = i.setup();
     let (plain_setup, plain) = without_speculation(&setup, &deployment)?;
     Some(evaluate(&plain_setup, &plain).map_err(|e| e.to_string()))
 }

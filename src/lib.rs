@@ -12,6 +12,7 @@
 
 pub use disagg_engine as engine;
 
+pub mod bundle;
 pub mod chains;
 pub mod chart;
 pub mod chips;

@@ -152,3 +152,20 @@ impl Store for BrowserStore {
         LocalStorage::delete(key);
     }
 }
+
+/// The file chosen in the file input an event came from.
+pub fn chosen_file(ev: &web_sys::Event) -> Option<web_sys::File> {
+    use wasm_bindgen::JsCast;
+    ev.target()
+        .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+        .and_then(|input| input.files())
+        .and_then(|files| files.get(0))
+}
+
+/// A file's text (`None` when it cannot be read as text).
+pub async fn file_text(file: web_sys::File) -> Option<String> {
+    wasm_bindgen_futures::JsFuture::from(file.text())
+        .await
+        .ok()
+        .and_then(|v| v.as_string())
+}

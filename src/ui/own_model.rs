@@ -10,19 +10,11 @@ use leptos::prelude::*;
 
 /// Reads the chosen file's text and hands it to the `cfg` field.
 fn upload(page: Page, ev: leptos::ev::Event) {
-    use wasm_bindgen::JsCast;
-    let file = ev
-        .target()
-        .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
-        .and_then(|input| input.files())
-        .and_then(|files| files.get(0));
-    let Some(file) = file else { return };
+    let Some(file) = crate::web::chosen_file(&ev) else {
+        return;
+    };
     leptos::task::spawn_local(async move {
-        let text = wasm_bindgen_futures::JsFuture::from(file.text())
-            .await
-            .ok()
-            .and_then(|v| v.as_string());
-        match text {
+        match crate::web::file_text(file).await {
             Some(text) => page.set_field("cfg", &text),
             None => page
                 .notices

@@ -2,23 +2,26 @@
 //! only; the modelling is `disagg_engine::disagg` and `disagg_engine::sweep`, and the
 //! JSON is the engine's own serialisation of its results.
 
-use crate::{load_model, parse_dtype, print_problems, AssumptionArgs, PredictArgs};
+use crate::bundle::{self, Flags};
+use crate::{print_problems, AssumptionArgs, PredictArgs};
+use disagg_engine::bundle::Bundle;
 use disagg_engine::disagg::explain::explain;
 use disagg_engine::disagg::plan::{plan, PoolChoice};
 use disagg_engine::disagg::report::PointReport;
-use disagg_engine::disagg::{Axis, DeploymentPoint, Draft, PoolRole, Setup, Speculation};
+use disagg_engine::disagg::{evaluate, Axis, DeploymentPoint, PoolRole};
 use disagg_engine::frontier::Objective;
 use disagg_engine::limits::{
-    BITS_PER_WEIGHT, DEFAULT_SWEEP_CHIPS, LINK_BYTES_PER_S, MAX_BATCH, MAX_DRAFT_TOKENS,
-    MAX_LENGTH, MAX_MICRO_BATCHES, MAX_OUTPUT_CV,
+    DEFAULT_SWEEP_CHIPS, MAX_BATCH, MAX_LENGTH, MAX_MICRO_BATCHES, MAX_OUTPUT_CV, MAX_SWEEP_CHIPS,
+    MAX_TARGET_TOK_S_USER,
 };
 use disagg_engine::sweep::{
     compare_axes, distinct_whys, sweep, AxisBest, Callout, RejectCount, Slo, SloMisses, SweepPoint,
-    SweepRequest, SweepResult,
+    SweepResult,
 };
-use disagg_engine::units::{BytesPerSecond, Seconds, TokensPerSecond};
-use disagg_engine::{Catalogue, DType, ModelIr, Parallelism, WeightFormat, Workload};
+use disagg_engine::units::{Seconds, TokensPerSecond};
+use disagg_engine::{Catalogue, Parallelism, Workload};
 use serde::Serialize;
+use std::path::PathBuf;
 
 /// Pools and axis inputs shared by `predict --axis` and `sweep`.
 #[derive(clap::Args, Debug)]
@@ -62,17 +65,17 @@ pub struct LinkArgs {
     /// Per-chip bandwidth of the link between pools, in gigabits per second
     /// (400 = one 400G NIC per chip); default: the catalogue's links.
     #[arg(long)]
-    link_gbps: Option<f64>,
+    pub(crate) link_gbps: Option<f64>,
     /// Ship the KV cache only after prefill ends (default: layer by layer).
     #[arg(long)]
-    no_kv_streaming: bool,
+    pub(crate) no_kv_streaming: bool,
 }
 
 #[derive(clap::Args, Debug)]
 pub struct SpecArgs {
     /// Draft: a catalogue model id, or `mtp` for the target's own MTP layers.
     #[arg(long, default_value = "mtp")]
-    draft_model: String,
+    pub(crate) draft_model: String,
     /// Chip of a separate draft pool (default: the draft runs on the target's chips).
     #[arg(long)]
     draft_chip: Option<String>,
@@ -80,26 +83,34 @@ pub struct SpecArgs {
     draft_chips: Option<u32>,
     /// Per-token acceptance rate of drafted tokens.
     #[arg(long, default_value_t = 0.8)]
-    acceptance: f64,
+    pub(crate) acceptance: f64,
     /// Tokens drafted per verify cycle.
     #[arg(long, default_value_t = 4)]
-    draft_tokens: u32,
+    pub(crate) draft_tokens: u32,
     /// With --axis pd: the decode pool speculates (draft on the decode chips) with
     /// --draft-model, --acceptance and --draft-tokens.
     #[arg(long)]
-    speculative_decode: bool,
+    pub(crate) speculative_decode: bool,
 }
 
 #[derive(clap::Args, Debug)]
 pub struct SweepArgs {
+    /// A bundle file (the page's "Download bundle", or --save-bundle) holding the model,
+    /// chips, workload, settings and assumptions; the flags it holds cannot be given
+    /// with it.
+    #[arg(long, value_name = "FILE", conflicts_with_all = SWEEP_BUNDLED)]
+    bundle: Option<PathBuf>,
+    /// Write the bundle this run uses (the flags', or --bundle's) to FILE.
+    #[arg(long, value_name = "FILE")]
+    save_bundle: Option<PathBuf>,
     /// Catalogue model id, or a path to a HuggingFace config.json.
-    #[arg(long)]
-    model: String,
+    #[arg(long, required_unless_present = "bundle")]
+    model: Option<String>,
     /// agg, pd, af or spec.
     #[arg(long, default_value = "pd")]
     axis: String,
     /// Chips to pair, comma-separated catalogue ids.
-    #[arg(long, value_delimiter = ',', required = true)]
+    #[arg(long, value_delimiter = ',', required_unless_present = "bundle")]
     chips: Vec<String>,
     #[command(flatten)]
     lengths: LengthArgs,
@@ -144,79 +155,44 @@ pub struct SweepArgs {
     assumptions: AssumptionArgs,
 }
 
-/// Everything `Setup` borrows, owned here.
-struct Inputs {
-    model_name: String,
-    model: ModelIr,
-    weights: WeightFormat,
-    kv: DType,
-    draft: Option<(String, ModelIr)>,
-}
-
-fn inputs(
-    model: &str,
-    weight_dtype: &Option<String>,
-    weight_bits: Option<f64>,
-    kv_dtype: &str,
-    spec: &SpecArgs,
-) -> Result<Inputs, String> {
-    let (model_name, ir, default_dtype) = load_model(model)?;
-    if let Some(bits) = weight_bits {
-        if !BITS_PER_WEIGHT.contains(&bits) {
-            return Err(format!(
-                "--weight-bits {bits:?} must lie between {} and {}",
-                BITS_PER_WEIGHT.start(),
-                BITS_PER_WEIGHT.end()
-            ));
-        }
-    }
-    let dtype = match weight_dtype {
-        Some(s) => parse_dtype(s, "weight-dtype")?,
-        None => default_dtype,
-    };
-    let draft = if spec.draft_model == "mtp" {
-        None
-    } else {
-        let (id, ir, _) = load_model(&spec.draft_model)?;
-        Some((id, ir))
-    };
-    Ok(Inputs {
-        model_name,
-        model: ir,
-        weights: WeightFormat {
-            dtype,
-            bits_override: weight_bits,
-        },
-        kv: parse_dtype(kv_dtype, "kv-dtype")?,
-        draft,
-    })
-}
-
-/// `--link-gbps`, inside the engine's physical bounds.
-fn link(gbps: Option<f64>) -> Result<Option<BytesPerSecond>, String> {
-    let Some(g) = gbps else {
-        return Ok(None);
-    };
-    let rate = BytesPerSecond::from_gbit_per_s(g);
-    if !LINK_BYTES_PER_S.contains(&rate.value()) {
-        return Err(format!(
-            "--link-gbps {g:?} must lie between {} and {} (gigabits per second)",
-            LINK_BYTES_PER_S.start() * 8.0 / 1e9,
-            LINK_BYTES_PER_S.end() * 8.0 / 1e9
-        ));
-    }
-    Ok(Some(rate))
-}
+/// The flags a bundle holds (clap ids), refused alongside `sweep --bundle`.
+pub(crate) const SWEEP_BUNDLED: [&str; 25] = [
+    "model",
+    "axis",
+    "chips",
+    "isl",
+    "osl",
+    "cached",
+    "output_cv",
+    "max_chips",
+    "target_tok_s_user",
+    "ttft_ms",
+    "tpot_ms",
+    "batch",
+    "weight_dtype",
+    "weight_bits",
+    "kv_dtype",
+    "draft_model",
+    "draft_chip",
+    "draft_chips",
+    "acceptance",
+    "draft_tokens",
+    "speculative_decode",
+    "link_gbps",
+    "no_kv_streaming",
+    "assumptions",
+    "aligned_group_prefill",
+];
 
 /// The request lengths, shared by `predict` and `sweep`.
 #[derive(clap::Args, Debug)]
 pub(crate) struct LengthArgs {
     /// Prompt length in tokens.
-    #[arg(long)]
-    isl: u32,
+    #[arg(long, required_unless_present = "bundle")]
+    isl: Option<u32>,
     /// Output length in tokens (the mean, where lengths vary).
-    #[arg(long)]
-    osl: u32,
+    #[arg(long, required_unless_present = "bundle")]
+    osl: Option<u32>,
     /// Leading prompt tokens served from a prefix cache (their KV is already resident);
     /// prefill computes the rest.
     #[arg(long, default_value_t = 0)]
@@ -232,17 +208,20 @@ impl LengthArgs {
     /// The workload, each bound checked against the flag that sets it (the engine's
     /// bounds, from `limits`), so that a refusal names the flag.
     pub(crate) fn workload(&self) -> Result<Workload, String> {
-        for (flag, length) in [("--isl", self.isl), ("--osl", self.osl)] {
+        let (Some(isl), Some(osl)) = (self.isl, self.osl) else {
+            return Err("--isl and --osl are required without --bundle".into());
+        };
+        for (flag, length) in [("--isl", isl), ("--osl", osl)] {
             if !(1..=MAX_LENGTH).contains(&length) {
                 return Err(format!(
                     "{flag} {length} must be a whole number of tokens from 1 to {MAX_LENGTH}"
                 ));
             }
         }
-        if self.cached >= self.isl {
+        if self.cached >= isl {
             return Err(format!(
-                "--cached {} must be fewer than --isl {}: prefill computes at least one token",
-                self.cached, self.isl
+                "--cached {} must be fewer than --isl {isl}: prefill computes at least one token",
+                self.cached
             ));
         }
         if !(0.0..=MAX_OUTPUT_CV).contains(&self.output_cv) {
@@ -252,49 +231,12 @@ impl LengthArgs {
             ));
         }
         Ok(Workload {
-            isl: self.isl,
-            osl: self.osl,
+            isl,
+            osl,
             cached: self.cached,
             output_cv: self.output_cv,
         })
     }
-}
-
-fn setup<'a>(
-    i: &'a Inputs,
-    workload: Workload,
-    spec: &SpecArgs,
-    l: &LinkArgs,
-    assumptions: &AssumptionArgs,
-) -> Result<Setup<'a>, String> {
-    if !(0.0..=1.0).contains(&spec.acceptance) {
-        return Err(format!(
-            "--acceptance {:?} must be a probability from 0 to 1",
-            spec.acceptance
-        ));
-    }
-    if !(1..=MAX_DRAFT_TOKENS).contains(&spec.draft_tokens) {
-        return Err(format!(
-            "--draft-tokens {} must lie between 1 and {MAX_DRAFT_TOKENS}",
-            spec.draft_tokens
-        ));
-    }
-    Ok(Setup {
-        kv: i.kv,
-        assumptions: assumptions.resolve()?,
-        inter_pool_link: link(l.link_gbps)?,
-        kv_streaming: !l.no_kv_streaming,
-        speculation: Speculation {
-            draft: match &i.draft {
-                Some((id, ir)) => Draft::Model { id, ir },
-                None => Draft::Mtp,
-            },
-            acceptance: spec.acceptance,
-            draft_tokens: spec.draft_tokens,
-        },
-        speculative_decode: spec.speculative_decode,
-        ..Setup::new(&i.model, workload, i.weights)
-    })
 }
 
 fn required<T: Copy>(v: Option<T>, flag: &str, axis: &str) -> Result<T, String> {
@@ -327,24 +269,41 @@ fn layout(
     }
 }
 
+/// `predict`: the bundle's selected deployment (`--bundle`), or the one the planner
+/// picks for the flags, evaluated through the bundle either way.
 pub fn run_predict(args: &PredictArgs) -> Result<(), String> {
+    let b = match &args.bundle {
+        Some(path) => bundle::read(path)?,
+        None => predict_bundle(args)?,
+    };
+    bundle::save_if(&args.save_bundle, &b)?;
+    let inputs = b.inputs(Catalogue::builtin()).map_err(|e| e.to_string())?;
+    let deployment = inputs.deployment().map_err(|e| e.to_string())?;
+    let setup = inputs.setup();
+    let name = inputs.model_name();
+    if args.json || args.explain {
+        let e = explain(&setup, &deployment).map_err(|e| e.to_string())?;
+        if args.json {
+            let report = PointReport::new(name, inputs.weights(), b.kv_dtype, &e.point, &e.chains)
+                .ok_or("the evaluated deployment has no generating pool")?;
+            out!("{}", to_json(&report)?);
+        } else {
+            print_point(name, &e.point);
+            crate::explain::print(&e);
+        }
+    } else {
+        let point = evaluate(&setup, &deployment).map_err(|e| e.to_string())?;
+        print_point(name, &point);
+    }
+    Ok(())
+}
+
+/// The bundle `predict`'s flags describe: the pools' chips, and as its deployment the
+/// one the planner picks (open layouts and batch filled in).
+fn predict_bundle(args: &PredictArgs) -> Result<Bundle, String> {
     let cat = Catalogue::builtin();
     let axis = Axis::parse(&args.axis).map_err(|e| e.to_string())?;
     let p = &args.pools;
-    let i = inputs(
-        &args.model,
-        &args.weight_dtype,
-        args.weight_bits,
-        &args.kv_dtype,
-        &p.spec,
-    )?;
-    let s = setup(
-        &i,
-        args.lengths.workload()?,
-        &p.spec,
-        &p.link,
-        &args.assumptions,
-    )?;
     let chip = |id: &str| cat.chip(id).map_err(|e| e.to_string());
     let a = axis.id();
     let pools: Vec<(PoolRole, PoolChoice)> = match axis {
@@ -448,21 +407,26 @@ pub fn run_predict(args: &PredictArgs) -> Result<(), String> {
             p.micro_batches
         ));
     }
-    let (deployment, point) =
-        plan(&s, axis, &pools, batch, p.micro_batches).map_err(|e| e.to_string())?;
-    if args.json {
-        let e = explain(&s, &deployment).map_err(|e| e.to_string())?;
-        let report = PointReport::new(&i.model_name, i.weights, i.kv, &e.point, &e.chains)
-            .ok_or("the evaluated deployment has no generating pool")?;
-        out!("{}", to_json(&report)?);
-    } else if args.explain {
-        let e = explain(&s, &deployment).map_err(|e| e.to_string())?;
-        print_point(&i.model_name, &e.point);
-        crate::explain::print(&e);
-    } else {
-        print_point(&i.model_name, &point);
-    }
-    Ok(())
+    let chips = bundle::chips(pools.iter().map(|(_, c)| c.chip.id.as_str()))?;
+    let flags = Flags {
+        model: args.model.as_deref(),
+        lengths: &args.lengths,
+        weight_dtype: args.weight_dtype.as_deref(),
+        weight_bits: args.weight_bits,
+        kv_dtype: &args.kv_dtype,
+        spec: &p.spec,
+        link: &p.link,
+        assumptions: &args.assumptions,
+    };
+    let mut b = bundle::from_flags(&flags, chips, axis)?;
+    let spec = {
+        let inputs = b.inputs(cat).map_err(|e| e.to_string())?;
+        let (deployment, _) = plan(&inputs.setup(), axis, &pools, batch, p.micro_batches)
+            .map_err(|e| e.to_string())?;
+        deployment.spec()
+    };
+    b.deployment = Some(spec);
+    Ok(b)
 }
 
 /// The aggregated pool's layout from `--tp`, `--pp` and `--ep`; `None` (the planner's
@@ -603,44 +567,57 @@ fn print_point(model: &str, p: &DeploymentPoint) {
     }
 }
 
-pub fn run_sweep(args: &SweepArgs) -> Result<(), String> {
-    let cat = Catalogue::builtin();
+/// The bundle `sweep`'s flags describe.
+fn sweep_bundle(args: &SweepArgs) -> Result<Bundle, String> {
     let axis = Axis::parse(&args.axis).map_err(|e| e.to_string())?;
-    let i = inputs(
-        &args.model,
-        &args.weight_dtype,
-        args.weight_bits,
-        &args.kv_dtype,
-        &args.spec,
-    )?;
-    let s = setup(
-        &i,
-        args.lengths.workload()?,
-        &args.spec,
-        &args.link,
-        &args.assumptions,
-    )?;
-    let chips = args
-        .chips
-        .iter()
-        .map(|id| cat.chip(id.trim()).map_err(|e| e.to_string()))
-        .collect::<Result<Vec<_>, _>>()?;
-    let slo = Slo {
-        ttft: limit_ms(args.ttft_ms, "--ttft-ms")?,
-        tpot: limit_ms(args.tpot_ms, "--tpot-ms")?,
+    let flags = Flags {
+        model: args.model.as_deref(),
+        lengths: &args.lengths,
+        weight_dtype: args.weight_dtype.as_deref(),
+        weight_bits: args.weight_bits,
+        kv_dtype: &args.kv_dtype,
+        spec: &args.spec,
+        link: &args.link,
+        assumptions: &args.assumptions,
     };
-    let request = SweepRequest {
-        setup: s,
-        axis,
-        chips,
-        max_chips: args.max_chips,
-        target_tok_s_user: args.target_tok_s_user.map(TokensPerSecond::new),
-        slo,
-        batch: args.batch,
-    };
-    if let Some(b) = args.batch.filter(|b| !(1..=MAX_BATCH).contains(b)) {
-        return Err(format!("--batch {b} must lie between 1 and {MAX_BATCH}"));
+    let chips = bundle::chips(args.chips.iter().map(String::as_str))?;
+    let mut b = bundle::from_flags(&flags, chips, axis)?;
+    limit_ms(args.ttft_ms, "--ttft-ms")?;
+    limit_ms(args.tpot_ms, "--tpot-ms")?;
+    if let Some(n) = args.batch.filter(|n| !(1..=MAX_BATCH).contains(n)) {
+        return Err(format!("--batch {n} must lie between 1 and {MAX_BATCH}"));
     }
+    if !(1..=MAX_SWEEP_CHIPS).contains(&args.max_chips) {
+        return Err(format!(
+            "--max-chips {} must lie between 1 and {MAX_SWEEP_CHIPS}",
+            args.max_chips
+        ));
+    }
+    if let Some(t) = args
+        .target_tok_s_user
+        .filter(|t| !(f64::MIN_POSITIVE..=MAX_TARGET_TOK_S_USER).contains(t))
+    {
+        return Err(format!(
+            "--target-tok-s-user {t:?} must be a positive rate, at most {MAX_TARGET_TOK_S_USER}"
+        ));
+    }
+    b.sweep.max_chips = args.max_chips;
+    b.sweep.batch = args.batch;
+    b.sweep.target_tok_s_user = args.target_tok_s_user;
+    b.sweep.ttft_ms = args.ttft_ms;
+    b.sweep.tpot_ms = args.tpot_ms;
+    Ok(b)
+}
+
+/// `sweep`: the bundle's (`--bundle`) or the flags' sweep.
+pub fn run_sweep(args: &SweepArgs) -> Result<(), String> {
+    let b = match &args.bundle {
+        Some(path) => bundle::read(path)?,
+        None => sweep_bundle(args)?,
+    };
+    bundle::save_if(&args.save_bundle, &b)?;
+    let inputs = b.inputs(Catalogue::builtin()).map_err(|e| e.to_string())?;
+    let request = inputs.request();
     let result = sweep(&request).map_err(|e| e.to_string())?;
     let axes = if args.compare_axes {
         Some(compare_axes(&request, result.target_tok_s_user).map_err(|e| e.to_string())?)
@@ -656,7 +633,7 @@ pub fn run_sweep(args: &SweepArgs) -> Result<(), String> {
     } else if args.csv {
         print_csv(&result);
     } else {
-        print_sweep(&i.model_name, &result);
+        print_sweep(inputs.model_name(), &result);
         if let Some(axes) = &axes {
             print_axes(result.target_tok_s_user, axes);
         }

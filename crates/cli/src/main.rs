@@ -19,11 +19,12 @@ macro_rules! out {
 }
 
 mod axes;
+mod bundle;
 mod explain;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use disagg_engine::validation::{self, BenchmarkTable, ErrorSummary, Role};
-use disagg_engine::{Assumptions, Catalogue, DType, ModelIr};
+use disagg_engine::{Assumptions, Catalogue};
 use std::process::ExitCode;
 
 #[derive(Parser)]
@@ -106,9 +107,17 @@ impl AssumptionArgs {
 
 #[derive(clap::Args)]
 pub(crate) struct PredictArgs {
+    /// A bundle file with a selected deployment (the page's "Download bundle" with a
+    /// point selected, or --save-bundle); the flags it holds cannot be given with it.
+    #[arg(long, value_name = "FILE", conflicts_with_all = PREDICT_BUNDLED)]
+    bundle: Option<std::path::PathBuf>,
+    /// Write the bundle this run uses (the flags' with the planned deployment, or
+    /// --bundle's) to FILE.
+    #[arg(long, value_name = "FILE")]
+    save_bundle: Option<std::path::PathBuf>,
     /// Catalogue model id, or a path to a HuggingFace config.json.
-    #[arg(long)]
-    model: String,
+    #[arg(long, required_unless_present = "bundle")]
+    model: Option<String>,
     /// Catalogue chip id (aggregated, and the target chip of --axis spec).
     #[arg(long)]
     pub(crate) chip: Option<String>,
@@ -132,7 +141,7 @@ pub(crate) struct PredictArgs {
     #[arg(
         long,
         conflicts_with = "max_throughput",
-        required_unless_present = "max_throughput"
+        required_unless_present_any = ["max_throughput", "bundle"]
     )]
     batch: Option<u32>,
     /// Use the largest batch that fits.
@@ -157,6 +166,49 @@ pub(crate) struct PredictArgs {
     #[command(flatten)]
     assumptions: AssumptionArgs,
 }
+
+/// The flags a bundle holds (clap ids), refused alongside `predict --bundle`.
+const PREDICT_BUNDLED: [&str; 39] = [
+    "model",
+    "chip",
+    "chips",
+    "axis",
+    "prefill_chip",
+    "prefill_chips",
+    "prefill_tp",
+    "decode_chip",
+    "decode_chips",
+    "decode_tp",
+    "decode_ep",
+    "attn_chip",
+    "attn_chips",
+    "attn_tp",
+    "expert_chip",
+    "expert_chips",
+    "micro_batches",
+    "draft_model",
+    "draft_chip",
+    "draft_chips",
+    "acceptance",
+    "draft_tokens",
+    "speculative_decode",
+    "link_gbps",
+    "no_kv_streaming",
+    "tp",
+    "pp",
+    "ep",
+    "isl",
+    "osl",
+    "cached",
+    "output_cv",
+    "batch",
+    "max_throughput",
+    "weight_dtype",
+    "weight_bits",
+    "kv_dtype",
+    "assumptions",
+    "aligned_group_prefill",
+];
 
 /// Writes one line of output; see [`out!`].
 fn emit(line: std::fmt::Arguments) {
@@ -259,29 +311,6 @@ fn list(what: ListWhat) -> Result<(), String> {
 
 fn truncate(s: &str, n: usize) -> String {
     s.chars().take(n).collect()
-}
-
-/// A model from the catalogue, or from a config.json on disk.
-pub(crate) fn load_model(spec: &str) -> Result<(String, ModelIr, DType), String> {
-    let cat = Catalogue::builtin();
-    let looks_like_path = spec.ends_with(".json") || spec.contains('/') || spec.contains('\\');
-    if looks_like_path {
-        let text = std::fs::read_to_string(spec)
-            .map_err(|e| format!("cannot read config file '{spec}': {e}"))?;
-        let preset = disagg_engine::ModelPreset::from_user_config(&text)
-            .map_err(|e| format!("{spec}: {e}"))?;
-        return Ok((spec.to_string(), preset.ir, preset.default_weight_dtype));
-    }
-    let preset = cat.model(spec).map_err(|e| e.to_string())?;
-    Ok((
-        preset.id.clone(),
-        preset.ir.clone(),
-        preset.default_weight_dtype,
-    ))
-}
-
-pub(crate) fn parse_dtype(s: &str, what: &str) -> Result<DType, String> {
-    s.parse::<DType>().map_err(|e| format!("--{what}: {e}"))
 }
 
 /// Why a point does not fit, then its warnings, one flagged line each.

@@ -19,6 +19,9 @@ pub enum EngineError {
     InvalidParallelism(String),
     /// A catalogue file that breaks the catalogue's rules.
     Catalogue { file: String, problem: String },
+    /// A bundle field that cannot be read or is out of bounds, by its path
+    /// (`workload.isl`, `chips[1].price`).
+    Bundle { field: String, problem: String },
 }
 
 impl fmt::Display for EngineError {
@@ -36,6 +39,7 @@ impl fmt::Display for EngineError {
             EngineError::InvalidInput(msg) => write!(f, "invalid input: {msg}"),
             EngineError::InvalidParallelism(msg) => write!(f, "invalid parallelism: {msg}"),
             EngineError::Catalogue { file, problem } => write!(f, "catalogue {file}: {problem}"),
+            EngineError::Bundle { field, problem } => write!(f, "bundle field {field}: {problem}"),
         }
     }
 }

@@ -28,6 +28,7 @@
 )]
 
 pub mod assumptions;
+pub mod bundle;
 pub mod catalogue;
 pub mod disagg;
 pub mod dtype;

@@ -45,3 +45,14 @@ pub const MAX_PREFIX_HIT_PCT: f64 = 99.0;
 pub const MAX_SWEEP_CHIPS: u32 = 4096;
 /// The chip budget a sweep uses when none is given.
 pub const DEFAULT_SWEEP_CHIPS: u32 = 64;
+/// Largest bundle a reader takes (bytes): a user's config (at most
+/// [`MAX_CONFIG_BYTES`], escaped) twice over for a draft, and a dozen chip records
+/// with their provenance, fit with room to spare.
+pub const MAX_BUNDLE_BYTES: usize = 2 * 1024 * 1024;
+/// Longest name or id a bundle's chip or model may carry (characters).
+pub const MAX_NAME_CHARS: usize = 200;
+/// Highest interactivity (tok/s per user) a sweep's target may state, and longest
+/// latency limit (milliseconds) a bundle may carry: far beyond any deployment, so only
+/// a slipped unit meets them.
+pub const MAX_TARGET_TOK_S_USER: f64 = 1e9;
+pub const MAX_LATENCY_LIMIT_MS: f64 = 1e9;

@@ -13,6 +13,7 @@
 //! accessibility audit, and the largest sweep in the worker; and it reports the page's
 //! own input-to-redraw measurements and the longest main-thread task.
 
+mod bundle;
 mod docs;
 mod driver;
 mod explain;
@@ -371,6 +372,7 @@ fn the_release_page_works_end_to_end() {
     explain::a_figure_opens_its_chain_and_steps_their_operators(&driver, &base);
     docs::the_documents(&driver, &base);
     validation_view::published_measurements(&driver, &base);
+    bundle::a_bundle_reproduces_the_page_in_the_cli(&driver, &base);
 
     // Every control has a label a screen reader and keyboard user can find.
     let unlabelled = page.js("return [...document.querySelectorAll('input, select')]

@@ -1,6 +1,7 @@
 //! The CLI's integration tests, one binary: the binary as a user runs it, and the
 //! snapshots of its output.
 
+mod bundle;
 mod cli;
 mod explain;
 mod fuzz;

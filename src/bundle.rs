@@ -1,0 +1,419 @@
+//! The page's side of a reproducible bundle (`disagg_engine::bundle`): the bundle a
+//! scenario describes, which is also what the page sweeps (see [`crate::explore`]),
+//! and a bundle read back into a scenario. Plain logic, tested natively.
+
+use crate::scenario::{Scenario, ASSUMPTION_PREFIX, CHIP_EDIT_PREFIX};
+use disagg_engine::assumptions::KNOBS;
+use disagg_engine::bundle::chips::{edits_between, same_numbers};
+use disagg_engine::bundle::{Bundle, ModelSource, SpeculationSettings, SweepSettings};
+use disagg_engine::catalogue::USER_MODEL_ID;
+use disagg_engine::disagg::DeploymentSpec;
+use disagg_engine::{Assumptions, Catalogue, ModelPreset};
+use std::borrow::Cow;
+
+/// The file the page's "Download bundle" writes.
+pub const FILE_NAME: &str = "disagg-bundle.json";
+
+/// The catalogue with the scenario's chip numbers in place (itself when there are none).
+pub fn effective<'a>(s: &Scenario, catalogue: &'a Catalogue) -> Result<Cow<'a, Catalogue>, String> {
+    if s.chip_edits.is_empty() {
+        return Ok(Cow::Borrowed(catalogue));
+    }
+    catalogue
+        .with_chip_edits(
+            s.chip_edits
+                .iter()
+                .map(|((id, f), v)| (id.as_str(), *f, *v)),
+        )
+        .map(Cow::Owned)
+        .map_err(|e| e.to_string())
+}
+
+/// The scenario's model: the catalogue's, or the one its `cfg` describes.
+pub(crate) fn target<'a>(
+    s: &Scenario,
+    catalogue: &'a Catalogue,
+) -> Result<Cow<'a, ModelPreset>, String> {
+    if s.model != USER_MODEL_ID {
+        return catalogue
+            .model(&s.model)
+            .map(Cow::Borrowed)
+            .map_err(|e| e.to_string());
+    }
+    let text = s
+        .custom_config
+        .as_deref()
+        .ok_or("paste or upload your model's config.json (or choose a catalogue model)")?;
+    ModelPreset::from_user_config(text)
+        .map(Cow::Owned)
+        .map_err(|e| format!("your config.json: {e}"))
+}
+
+/// The bundle scenario `s` describes, `point` its selected deployment: the chips as
+/// the page's effective catalogue holds them (the user's numbers in place, graded
+/// `user`), the model by catalogue id or by the user's config text.
+pub fn bundle(
+    s: &Scenario,
+    catalogue: &Catalogue,
+    point: Option<DeploymentSpec>,
+) -> Result<Bundle, String> {
+    let chips_from = effective(s, catalogue)?;
+    let model = target(s, catalogue)?;
+    let model = match (&s.custom_config, s.model == USER_MODEL_ID) {
+        (Some(text), true) => ModelSource::Config {
+            name: model.name.clone(),
+            text: text.clone(),
+        },
+        _ => ModelSource::Catalogue(model.id.clone()),
+    };
+    let draft = match &s.draft_model {
+        Some(id) => Some(ModelSource::Catalogue(
+            catalogue.model(id).map_err(|e| e.to_string())?.id.clone(),
+        )),
+        None => None,
+    };
+    let chips = s
+        .chips
+        .iter()
+        .map(|id| chips_from.chip(id).cloned().map_err(|e| e.to_string()))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut b = Bundle::new(model, s.workload(), chips, s.axis);
+    b.weights.dtype = s.weight_dtype;
+    b.kv_dtype = s.kv_dtype;
+    b.speculation = SpeculationSettings {
+        draft,
+        acceptance: s.acceptance,
+        draft_tokens: s.draft_tokens,
+        // Only the prefill/decode axis has a decode pool to speculate.
+        speculative_decode: s.decode_pool_speculates(),
+    };
+    b.sweep = SweepSettings {
+        axis: s.axis,
+        max_chips: s.max_chips,
+        batch: s.batch,
+        target_tok_s_user: s.target_tok_s_user,
+        ttft_ms: s.ttft_ms,
+        tpot_ms: s.tpot_ms,
+    };
+    b.assumptions = s.assumptions();
+    b.deployment = point;
+    Ok(b)
+}
+
+/// A number as a link writes it (Rust's shortest form that reads back to the same bits).
+fn num(v: f64) -> String {
+    format!("{v}")
+}
+
+/// The link settings that describe bundle `b`, each with the bundle field it comes
+/// from; `Err` for a field the page has no control for.
+fn settings(b: &Bundle, catalogue: &Catalogue) -> Result<Vec<(String, String, String)>, String> {
+    let mut out: Vec<(String, String, String)> = Vec::new();
+    let mut set = |field: &str, key: &str, value: String| {
+        out.push((field.to_string(), key.to_string(), value));
+    };
+    let cli_only = |field: &str| {
+        format!("bundle field {field}: the page has no setting for it; run the bundle with `disagg sweep --bundle`")
+    };
+    match &b.model {
+        ModelSource::Catalogue(id) => set("model", "model", id.clone()),
+        ModelSource::Config { text, .. } => {
+            set("model.config.text", "cfg", text.clone());
+            set("model", "model", USER_MODEL_ID.into());
+        }
+    }
+    let w = b.workload;
+    set("workload.isl", "isl", w.isl.to_string());
+    set("workload.osl", "osl", w.osl.to_string());
+    set(
+        "workload.cached",
+        "hit",
+        num(w.cached as f64 / w.isl as f64 * 100.0),
+    );
+    set("workload.output_cv", "ocv", num(w.output_cv));
+    if b.weights.bits.is_some() {
+        return Err(cli_only("weights.bits"));
+    }
+    set(
+        "weights.dtype",
+        "wd",
+        b.weights
+            .dtype
+            .map_or("default".into(), |d| d.name().to_string()),
+    );
+    set("kv_dtype", "kv", b.kv_dtype.name().into());
+    if b.link.gbps.is_some() || !b.link.kv_streaming {
+        return Err(cli_only("link"));
+    }
+    let sw = b.sweep;
+    set("sweep.axis", "axis", sw.axis.id().into());
+    set(
+        "chips",
+        "chips",
+        b.chips
+            .iter()
+            .map(|c| c.id.as_str())
+            .collect::<Vec<_>>()
+            .join(","),
+    );
+    set("sweep.max_chips", "budget", sw.max_chips.to_string());
+    set(
+        "sweep.batch",
+        "batch",
+        sw.batch.map_or(String::new(), |v| v.to_string()),
+    );
+    let opt = |v: Option<f64>| v.map_or(String::new(), num);
+    set(
+        "sweep.target_tok_s_user",
+        "target",
+        opt(sw.target_tok_s_user),
+    );
+    set("sweep.ttft_ms", "ttft", opt(sw.ttft_ms));
+    set("sweep.tpot_ms", "tpot", opt(sw.tpot_ms));
+    let sp = &b.speculation;
+    match &sp.draft {
+        None => set("speculation.draft", "draft", "mtp".into()),
+        Some(ModelSource::Catalogue(id)) => set("speculation.draft", "draft", id.clone()),
+        Some(ModelSource::Config { .. }) => return Err(cli_only("speculation.draft.config")),
+    }
+    set("speculation.acceptance", "acc", num(sp.acceptance));
+    set("speculation.draft_tokens", "k", sp.draft_tokens.to_string());
+    set(
+        "speculation.speculative_decode",
+        "sd",
+        (sp.speculative_decode as u8).to_string(),
+    );
+    let a = &b.assumptions;
+    set(
+        "assumptions.aligned_group_prefill",
+        "adp",
+        (a.aligned_group_prefill as u8).to_string(),
+    );
+    let defaults = Assumptions::default();
+    for k in &KNOBS {
+        let v = k.get(a);
+        if v != k.get(&defaults) {
+            set(
+                &format!("assumptions.{}", k.name),
+                &format!("{ASSUMPTION_PREFIX}{}", k.name),
+                num(v),
+            );
+        }
+    }
+    for (i, chip) in b.chips.iter().enumerate() {
+        let at = format!("chips[{i}]");
+        let base = catalogue.chip(&chip.id).map_err(|_| {
+            format!(
+                "bundle field {at}.id: {} is not in this page's catalogue",
+                chip.id
+            )
+        })?;
+        for (field, v) in edits_between(&at, base, chip).map_err(|e| e.to_string())? {
+            set(
+                &format!("{at}.{}", field.id()),
+                &format!("{CHIP_EDIT_PREFIX}{}.{}", base.id, field.id()),
+                num(v),
+            );
+        }
+    }
+    Ok(out)
+}
+
+/// A bundle's text read into a scenario (its view settings, the y axis and colours,
+/// kept from `current`) and its selected deployment. Every value passes
+/// [`Scenario::apply`], as a link's would; a refusal names the bundle field. The
+/// scenario is then checked to describe the same bundle, so the page's numbers are
+/// the bundle's.
+pub fn import(
+    text: &str,
+    current: &Scenario,
+    catalogue: &Catalogue,
+) -> Result<(Scenario, Option<DeploymentSpec>), String> {
+    let b = Bundle::read(text).map_err(|e| e.to_string())?;
+    let mut s = Scenario {
+        y_axis: current.y_axis,
+        colour_by: current.colour_by,
+        ..Scenario::default()
+    };
+    for (field, key, value) in settings(&b, catalogue)? {
+        let warnings = s
+            .apply(&key, &value, catalogue)
+            .map_err(|why| format!("bundle field {field}: {why}"))?;
+        if let Some(w) = warnings.first() {
+            return Err(format!("bundle field {field}: {w}"));
+        }
+    }
+    let again = Bundle {
+        // An older engine's bundle is read as this engine would write it.
+        engine_version: b.engine_version.clone(),
+        ..bundle(&s, catalogue, b.deployment.clone())?
+    };
+    let same_chips = again.chips.len() == b.chips.len()
+        && again
+            .chips
+            .iter()
+            .zip(&b.chips)
+            .all(|(x, y)| same_numbers(x, y));
+    let rest_differs = Bundle {
+        chips: b.chips.clone(),
+        ..again.clone()
+    } != b;
+    if !same_chips || rest_differs {
+        let field = [
+            ("model", again.model != b.model),
+            ("workload", again.workload != b.workload),
+            ("speculation", again.speculation != b.speculation),
+            ("assumptions", again.assumptions != b.assumptions),
+            ("chips", !same_chips),
+            ("sweep", again.sweep != b.sweep),
+        ]
+        .into_iter()
+        .find(|(_, differs)| *differs)
+        .map_or("(the file)", |(f, _)| f);
+        return Err(format!(
+            "bundle field {field}: the page cannot hold this value exactly; run the bundle with `disagg sweep --bundle`"
+        ));
+    }
+    Ok((s, b.deployment))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::explore::{detail, explore};
+    use disagg_engine::disagg::{evaluate, Axis};
+    use disagg_engine::sweep::sweep;
+
+    /// A scenario away from the defaults: the user's own config, a chip's price and
+    /// bandwidth, two modelling constants, a prefix cache, spread outputs and limits.
+    fn unusual() -> Scenario {
+        let cat = Catalogue::builtin();
+        let mut s = Scenario {
+            axis: Axis::PrefillDecode,
+            chips: vec!["h200".into(), "mi300x".into()],
+            max_chips: 16,
+            isl: 4096,
+            osl: 300,
+            ..Scenario::default()
+        };
+        for (k, v) in [
+            ("cfg", crate::scenario::tests::QWEN25_72B),
+            ("model", "custom"),
+            ("chip.h200.price", "1.9"),
+            ("chip.h200.memory_bandwidth", "5.1"),
+            ("a.mfu", "0.52"),
+            ("a.step_overhead", "0.00031"),
+            ("hit", "30"),
+            ("ocv", "0.35"),
+            ("ttft", "2000"),
+            ("kv", "fp8"),
+            ("adp", "1"),
+        ] {
+            s.apply(k, v, cat).unwrap();
+        }
+        s
+    }
+
+    #[test]
+    fn the_downloaded_bundle_sweeps_to_the_pages_own_figures_to_the_last_bit() {
+        let cat = Catalogue::builtin();
+        let s = unusual();
+        let page = explore(&s, cat).unwrap();
+        assert!(page.cloud.len() > 20, "{}", page.cloud.len());
+        let point = page.cloud[page.throughput.all[0]].spec.clone();
+        let text = bundle(&s, cat, Some(point.clone())).unwrap().to_json();
+        // What the CLI does with the file: read it, sweep it, predict its point.
+        let read = Bundle::read(&text).unwrap();
+        let i = read.inputs(cat).unwrap();
+        assert_eq!(sweep(&i.request()).unwrap(), page);
+        let alone = evaluate(&i.setup(), &i.deployment().unwrap()).unwrap();
+        assert_eq!(
+            alone.figures,
+            detail(&s, &point, cat).unwrap().point.figures
+        );
+        assert_eq!(alone.figures, page.cloud[page.throughput.all[0]].figures);
+        // The user's numbers travel, graded `user`; the model as its text.
+        assert_eq!(read.chips[0].price.unwrap().value(), 1.9);
+        assert!(matches!(read.model, ModelSource::Config { .. }));
+        assert_eq!(read.assumptions.mfu, 0.52);
+        assert!(read.assumptions.aligned_group_prefill);
+    }
+
+    #[test]
+    fn an_imported_bundle_is_the_scenario_that_wrote_it() {
+        let cat = Catalogue::builtin();
+        for s in [unusual(), Scenario::default()] {
+            let point = explore(&s, cat).unwrap().cloud[3].spec.clone();
+            let text = bundle(&s, cat, Some(point.clone())).unwrap().to_json();
+            let (back, selected) = import(&text, &Scenario::default(), cat).unwrap();
+            // The prefix cache comes back as the share that gives the same tokens.
+            assert_eq!(back.workload(), s.workload());
+            let back = Scenario {
+                prefix_hit_pct: s.prefix_hit_pct,
+                ..back
+            };
+            assert_eq!(back, s);
+            assert_eq!(selected, Some(point));
+        }
+    }
+
+    #[test]
+    fn what_the_page_cannot_hold_is_refused_by_field() {
+        let cat = Catalogue::builtin();
+        let b = bundle(&Scenario::default(), cat, None).unwrap();
+        let cases = [
+            (
+                Bundle {
+                    link: disagg_engine::bundle::LinkSettings {
+                        gbps: Some(400.0),
+                        kv_streaming: true,
+                    },
+                    ..b.clone()
+                },
+                "link",
+            ),
+            (
+                Bundle {
+                    weights: disagg_engine::bundle::Weights {
+                        dtype: None,
+                        bits: Some(4.5),
+                    },
+                    ..b.clone()
+                },
+                "weights.bits",
+            ),
+            (
+                Bundle {
+                    sweep: SweepSettings {
+                        target_tok_s_user: Some(5e7),
+                        ..b.sweep
+                    },
+                    ..b.clone()
+                },
+                "sweep.target_tok_s_user",
+            ),
+            (
+                {
+                    let mut c = b.clone();
+                    c.chips[0].id = "my-chip".into();
+                    c
+                },
+                "chips[0].id",
+            ),
+            (
+                {
+                    let mut c = b.clone();
+                    c.chips[1].scale_up_domain = 3;
+                    c
+                },
+                "chips[1].scale_up_domain",
+            ),
+        ];
+        for (bad, field) in cases {
+            let why = import(&bad.to_json(), &Scenario::default(), cat).unwrap_err();
+            assert!(why.contains(field), "{field}: {why}");
+        }
+        let why = import("{}", &Scenario::default(), cat).unwrap_err();
+        assert!(why.contains("format"), "{why}");
+    }
+}
