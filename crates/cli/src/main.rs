@@ -265,6 +265,10 @@ pub(crate) fn load_model(spec: &str) -> Result<(String, ModelIr, DType), String>
             .map_err(|e| format!("cannot read config file '{spec}': {e}"))?;
         let preset = disagg_engine::ModelPreset::from_user_config(&text)
             .map_err(|e| format!("{spec}: {e}"))?;
+        // On stderr, so that --json output stays one document.
+        for w in &preset.parse_report.warnings {
+            eprintln!("warning: {spec}: {w}");
+        }
         return Ok((spec.to_string(), preset.ir, preset.default_weight_dtype));
     }
     let preset = cat.model(spec).map_err(|e| e.to_string())?;
