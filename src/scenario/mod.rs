@@ -5,12 +5,15 @@
 //! clamped, so the page always has something to draw and can say what it changed.
 
 use disagg_engine::assumptions::{knob, KNOBS};
-use disagg_engine::catalogue::{ChipField, USER_MODEL_ID};
+use disagg_engine::catalogue::user_chip::check_user_chip_id;
+use disagg_engine::catalogue::{ChipField, UserChip, TEMPLATE, USER_MODEL_ID};
 use disagg_engine::disagg::Axis;
 use disagg_engine::frontier::Objective;
+use disagg_engine::limits::MAX_USER_CHIPS;
 use disagg_engine::limits::{
     MAX_BATCH, MAX_DRAFT_TOKENS, MAX_LENGTH, MAX_OUTPUT_CV, MAX_SWEEP_CHIPS,
 };
+use disagg_engine::Chip;
 use disagg_engine::{Assumptions, Catalogue, DType, ModelPreset, Workload};
 use std::collections::BTreeMap;
 use std::ops::RangeInclusive;
@@ -96,6 +99,10 @@ pub struct Scenario {
     /// The user's own chip numbers (link keys `chip.<id>.<field>`, in the field's unit:
     /// `chip.h100-sxm.price=1.9`), in place of the catalogue's.
     pub chip_edits: BTreeMap<(String, ChipField), f64>,
+    /// Chips of the user's own, by their new id: what each starts from, a catalogue
+    /// chip's id (a clone) or `template` (link keys `chip.<id>.from`); their numbers sit
+    /// in `chip_edits` like any chip's.
+    pub user_chips: BTreeMap<String, String>,
     /// Modelling constants set away from their defaults (link keys `a.<name>`, the
     /// names of the CLI's `--assumptions` file, in its units).
     pub assumptions: BTreeMap<String, f64>,
@@ -129,6 +136,7 @@ impl Default for Scenario {
             colour_by: ColourBy::Price,
             custom_config: None,
             chip_edits: BTreeMap::new(),
+            user_chips: BTreeMap::new(),
             assumptions: BTreeMap::new(),
         }
     }
@@ -241,6 +249,13 @@ impl Scenario {
         if self.colour_by == ColourBy::Chip {
             q.push("colour=chip".into());
         }
+        for (id, from) in &self.user_chips {
+            q.push(format!(
+                "{CHIP_EDIT_PREFIX}{}.{USER_CHIP_FROM}={}",
+                encode(id),
+                encode(from)
+            ));
+        }
         for ((id, field), v) in &self.chip_edits {
             q.push(format!(
                 "{CHIP_EDIT_PREFIX}{}.{}={v}",
@@ -268,7 +283,19 @@ impl Scenario {
             return (s, notices);
         }
         let mut seen_version = false;
-        for pair in query.split('&').filter(|p| !p.is_empty()) {
+        // A user chip is defined, then given its numbers, before the pool names it,
+        // wherever the link puts them.
+        let rank = |p: &&str| {
+            let key = decode(p.split_once('=').map_or(*p, |(k, _)| k));
+            match key.strip_prefix(CHIP_EDIT_PREFIX) {
+                Some(rest) if rest.ends_with(&format!(".{USER_CHIP_FROM}")) => 0,
+                Some(_) => 1,
+                None => 2,
+            }
+        };
+        let mut ordered: Vec<&str> = query.split('&').filter(|p| !p.is_empty()).collect();
+        ordered.sort_by_cached_key(rank);
+        for pair in ordered {
             let (key, raw) = pair.split_once('=').unwrap_or((pair, ""));
             let key = decode(key);
             let value = decode(raw);
@@ -409,17 +436,17 @@ impl Scenario {
                 let mut warnings = Vec::new();
                 let mut unlisted = 0usize;
                 for id in value.split(',').map(str::trim).filter(|c| !c.is_empty()) {
-                    let warning = match catalogue.chip(id) {
-                        Ok(c) if chips.contains(&c.id) => continue,
+                    let warning = match self.known_chip(id, catalogue) {
+                        Ok(c) if chips.contains(&c) => continue,
                         Ok(_) if chips.len() >= MAX_CHIP_KINDS => format!(
                             "ignored chip {:?}: the page sweeps at most {MAX_CHIP_KINDS} chip kinds at once",
                             shorten(id)
                         ),
                         Ok(c) => {
-                            chips.push(c.id.clone());
+                            chips.push(c);
                             continue;
                         }
-                        Err(_) => format!("ignored chip {:?}: not in the catalogue", shorten(id)),
+                        Err(why) => format!("ignored chip {:?}: {why}", shorten(id)),
                     };
                     // A hostile link may name a million chips: a few are listed, the
                     // rest counted.
@@ -578,18 +605,119 @@ impl Scenario {
 /// Link keys of the user's chip numbers start so: `chip.<id>.<field>`.
 pub const CHIP_EDIT_PREFIX: &str = "chip.";
 
+/// The last part of a user chip's defining link key: `chip.<id>.from=<chip id|template>`.
+pub const USER_CHIP_FROM: &str = "from";
+
 impl Scenario {
+    /// A chip id the pool may hold: a catalogue chip's (as the catalogue spells it) or a
+    /// complete chip of the user's own; otherwise why not.
+    fn known_chip(&self, id: &str, catalogue: &Catalogue) -> Result<String, String> {
+        if let Ok(c) = catalogue.chip(id) {
+            return Ok(c.id.clone());
+        }
+        let id = id.to_ascii_lowercase();
+        if !self.user_chips.contains_key(&id) {
+            return Err("not in the catalogue nor among your chips".into());
+        }
+        match self.user_chip_missing(&id) {
+            missing if missing.is_empty() => Ok(id),
+            missing => Err(format!(
+                "your chip needs {} first",
+                ChipField::names(&missing)
+            )),
+        }
+    }
+
+    /// The required numbers a user chip from the template still lacks (none for a
+    /// clone), by the engine's own rule.
+    pub fn user_chip_missing(&self, id: &str) -> Vec<ChipField> {
+        match self.user_chips.get(id) {
+            Some(from) if from == TEMPLATE => {
+                let mut chip = Chip::template(id);
+                for f in ChipField::REQUIRED {
+                    if let Some(v) = self.chip_edits.get(&(id.to_string(), f)) {
+                        chip = chip.edited(f, *v).unwrap_or(chip);
+                    }
+                }
+                chip.missing_required()
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// The user's chips as the engine takes them.
+    pub fn user_chip_list(&self) -> Vec<UserChip<'_>> {
+        self.user_chips
+            .iter()
+            .map(|(id, from)| UserChip {
+                id: id.as_str(),
+                from: from.as_str(),
+            })
+            .collect()
+    }
+
+    /// Defines (or, with an empty value, removes, with its numbers) a chip of the
+    /// user's own: a clone of catalogue chip `from`, or the template.
+    fn define_user_chip(
+        &mut self,
+        id: &str,
+        from: &str,
+        catalogue: &Catalogue,
+    ) -> Result<(), String> {
+        let id = id.to_ascii_lowercase();
+        if from.is_empty() {
+            if self.chips.len() == 1 && self.chips[0] == id {
+                return Err("it is the only chip in the pool; pick another first".into());
+            }
+            self.user_chips.remove(&id);
+            self.chip_edits.retain(|(c, _), _| *c != id);
+            self.chips.retain(|c| *c != id);
+            return Ok(());
+        }
+        let from = if from.eq_ignore_ascii_case(TEMPLATE) {
+            TEMPLATE.to_string()
+        } else {
+            catalogue.chip(from).map_err(|e| e.to_string())?.id.clone()
+        };
+        if !self.user_chips.contains_key(&id) {
+            if self.user_chips.len() >= MAX_USER_CHIPS {
+                return Err(format!(
+                    "at most {MAX_USER_CHIPS} chips of your own; remove one first"
+                ));
+            }
+            check_user_chip_id(&id, catalogue).map_err(|e| e.to_string())?;
+        }
+        self.user_chips.insert(id, from);
+        Ok(())
+    }
+
     /// Sets (or, with an empty value, drops) the user's number for a chip field, after
-    /// checking it against the field's range on the catalogue's chip.
+    /// checking it against the field's range on the catalogue's chip (or the user's).
     fn edit_chip(&mut self, key: &str, value: &str, catalogue: &Catalogue) -> Result<(), String> {
         let rest = &key[CHIP_EDIT_PREFIX.len()..];
         let (id, field) = rest
             .rsplit_once('.')
             .ok_or("a chip number is chip.<chip id>.<field>")?;
+        if field == USER_CHIP_FROM {
+            return self.define_user_chip(id, value.trim(), catalogue);
+        }
         let field = ChipField::parse(field).map_err(|e| e.to_string())?;
-        let chip = catalogue.chip(id).map_err(|e| e.to_string())?;
-        let slot = (chip.id.clone(), field);
+        let user = id.to_ascii_lowercase();
+        let id = if self.user_chips.contains_key(&user) {
+            user
+        } else {
+            catalogue.chip(id).map_err(|e| e.to_string())?.id.clone()
+        };
+        let slot = (id.clone(), field);
         if value.trim().is_empty() {
+            let required = self.user_chips.get(&id).is_some_and(|f| f == TEMPLATE)
+                && ChipField::REQUIRED.contains(&field);
+            if required && self.chips.contains(&id) {
+                return Err(format!(
+                    "{} is required for a chip from the template; it is in the pool",
+                    field.id()
+                ));
+            }
             self.chip_edits.remove(&slot);
             return Ok(());
         }
@@ -597,7 +725,7 @@ impl Scenario {
             .trim()
             .parse()
             .map_err(|_| format!("{} is a number in {}", field.id(), field.unit()))?;
-        chip.edited(field, v).map_err(|e| e.to_string())?;
+        field.check(&id, v).map_err(|e| e.to_string())?;
         self.chip_edits.insert(slot, v);
         Ok(())
     }

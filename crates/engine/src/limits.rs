@@ -45,3 +45,7 @@ pub const MAX_PREFIX_HIT_PCT: f64 = 99.0;
 pub const MAX_SWEEP_CHIPS: u32 = 4096;
 /// The chip budget a sweep uses when none is given.
 pub const DEFAULT_SWEEP_CHIPS: u32 = 64;
+/// Most chips of a user's own (clones and template chips) one catalogue takes.
+pub const MAX_USER_CHIPS: usize = 8;
+/// Longest id a user's own chip may have.
+pub const MAX_USER_CHIP_ID: usize = 32;
