@@ -15,6 +15,7 @@ pub use disagg_engine as engine;
 pub mod chart;
 pub mod chips;
 pub mod compare;
+pub mod effects;
 pub mod explore;
 pub mod export;
 pub mod format;
