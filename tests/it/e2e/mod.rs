@@ -14,6 +14,7 @@
 //! own input-to-redraw measurements and the longest main-thread task.
 
 mod driver;
+mod own;
 
 use driver::{dist, serve, Driver, Session};
 use serde_json::{json, Value};
@@ -365,6 +366,7 @@ fn the_release_page_works_end_to_end() {
     a_users_own_model(&driver, &base);
     a_users_chip_numbers(&driver, &base);
     a_users_assumptions(&driver, &base);
+    own::own_chips_and_effects(&driver, &base);
 
     // Every control has a label a screen reader and keyboard user can find.
     let unlabelled = page.js("return [...document.querySelectorAll('input, select')]
