@@ -1,4 +1,5 @@
 use super::*;
+use disagg_engine::limits::MAX_USER_CHIPS;
 
 fn cat() -> &'static Catalogue {
     Catalogue::builtin()

@@ -68,6 +68,21 @@ pub fn OwnChips() -> impl IntoView {
                             ChipField::names(&missing)
                         )
                     };
+                    // The numbers the user gave it, each graded "user".
+                    let yours: Vec<String> = s
+                        .chip_edits
+                        .iter()
+                        .filter(|((c, _), _)| c == id)
+                        .map(|((_, f), v)| format!("{} {v} {}", f.id(), f.unit()))
+                        .collect();
+                    let yours = (!yours.is_empty()).then(|| {
+                        view! {
+                            " "
+                            <span class="badge grade-user">"user"</span>
+                            " "
+                            <span class="chip-summary">{yours.join(", ")}</span>
+                        }
+                    });
                     let (toggle_id, remove_id) = (id.clone(), id.clone());
                     view! {
                         <li class="own-chip">
@@ -92,6 +107,7 @@ pub fn OwnChips() -> impl IntoView {
                                 " "
                                 <span class="chip-summary">{format!("{base}{state}")}</span>
                             </label>
+                            {yours}
                             " "
                             <button
                                 type="button"
