@@ -14,13 +14,17 @@ use std::borrow::Cow;
 /// The file the page's "Download bundle" writes.
 pub const FILE_NAME: &str = "disagg-bundle.json";
 
-/// The catalogue with the scenario's chip numbers in place (itself when there are none).
+/// The catalogue the scenario computes with: the user's chips added (clones and
+/// template chips) and the user's numbers in place (itself when there are none). The
+/// one place these are applied: every computation of the page, the bundle it exports
+/// and the chart's names go through here.
 pub fn effective<'a>(s: &Scenario, catalogue: &'a Catalogue) -> Result<Cow<'a, Catalogue>, String> {
-    if s.chip_edits.is_empty() {
+    if s.chip_edits.is_empty() && s.user_chips.is_empty() {
         return Ok(Cow::Borrowed(catalogue));
     }
     catalogue
-        .with_chip_edits(
+        .with_user_chips(
+            &s.user_chip_list(),
             s.chip_edits
                 .iter()
                 .map(|((id, f), v)| (id.as_str(), *f, *v)),
@@ -403,10 +407,10 @@ mod tests {
             (
                 {
                     let mut c = b.clone();
-                    c.chips[1].scale_up_domain = 3;
+                    c.chips[1].scale_out = None;
                     c
                 },
-                "chips[1].scale_up_domain",
+                "chips[1].scale_out",
             ),
         ];
         for (bad, field) in cases {

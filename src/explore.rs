@@ -7,6 +7,7 @@ use disagg_engine::bundle::{Bundle, Inputs};
 use disagg_engine::disagg::explain::{explain, Explained};
 use disagg_engine::disagg::{
     evaluate, expected_tokens, without_speculation, Axis, DeploymentPoint, DeploymentSpec, Figures,
+    Setup,
 };
 use disagg_engine::sweep::{compare_axes, sweep, AxisBest, SweepRequest, SweepResult};
 use disagg_engine::units::TokensPerSecond;
@@ -114,6 +115,40 @@ pub fn detail_without_speculation(
     Some(evaluate(&plain_setup, &plain).map_err(|e| e.to_string()))
 }
 
+/// The figures of each deployment of `specs` under each of `variants` (scenarios that
+/// differ from `s` in their modelling assumptions only): the catalogue and models are
+/// built once, then one evaluation per pair. `result[v][d]` is variant `v`, spec `d`.
+pub fn evaluate_under(
+    s: &Scenario,
+    variants: &[Scenario],
+    specs: &[&DeploymentSpec],
+    catalogue: &Catalogue,
+) -> Result<Vec<Vec<Result<Figures, String>>>, String> {
+    let b = bundle(s, catalogue, None)?;
+    let i = inputs(&b, catalogue)?;
+    let deployments = specs
+        .iter()
+        .map(|spec| i.resolve(spec).map_err(|e| e.to_string()))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(variants
+        .iter()
+        .map(|v| {
+            let setup = Setup {
+                assumptions: v.assumptions(),
+                ..i.setup()
+            };
+            deployments
+                .iter()
+                .map(|d| {
+                    evaluate(&setup, d)
+                        .map(|p| p.figures)
+                        .map_err(|e| e.to_string())
+                })
+                .collect()
+        })
+        .collect())
+}
+
 /// What speculation buys at the point's batch, in one sentence.
 pub fn speculation_gain(with: &Figures, without: &Figures) -> String {
     let ratio = |a: f64, b: f64| {
@@ -139,6 +174,41 @@ pub fn speculation_gain(with: &Figures, without: &Figures) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_cheaper_clone_sweeps_beside_its_chip_and_wins_on_cost() {
+        let mut s = Scenario {
+            chips: vec!["h100-sxm".into()],
+            axis: Axis::Aggregated,
+            max_chips: 16,
+            ..Scenario::default()
+        };
+        let cat = Catalogue::builtin();
+        let price = cat.chip("h100-sxm").unwrap().price.unwrap().value();
+        s.apply("chip.cheap-h100.from", "h100-sxm", cat).unwrap();
+        s.apply("chip.cheap-h100.price", &(price / 2.0).to_string(), cat)
+            .unwrap();
+        s.apply("chips", "h100-sxm,cheap-h100", cat).unwrap();
+        let r = explore(&s, cat).unwrap();
+        let on = |id: &str| {
+            r.cloud
+                .iter()
+                .filter(|p| p.spec.pools[0].chip == id)
+                .count()
+        };
+        // The same numbers but the price: the same deployments, at half the $/Mtok.
+        assert_eq!(on("cheap-h100"), on("h100-sxm"));
+        assert!(on("h100-sxm") > 0);
+        let best = |id: &str| {
+            r.cloud
+                .iter()
+                .filter(|p| p.spec.pools[0].chip == id)
+                .filter_map(|p| p.figures.usd_per_mtok_output.map(|u| u.value()))
+                .fold(f64::INFINITY, f64::min)
+        };
+        let ratio = best("cheap-h100") / best("h100-sxm");
+        assert!((ratio - 0.5).abs() < 1e-9, "{ratio}");
+    }
 
     #[test]
     fn a_users_chip_price_reprices_every_point_of_that_chip() {

@@ -4,6 +4,7 @@
 
 use crate::format::{bytes, count, sig3};
 use disagg_engine::catalogue::Grade;
+use disagg_engine::model::hf::Origin;
 use disagg_engine::model::{Attention, Ffn};
 use disagg_engine::units::Bytes;
 use disagg_engine::{DType, ModelPreset};
@@ -45,6 +46,29 @@ pub fn summary(m: &ModelPreset, kv: DType) -> Vec<(&'static str, String)> {
         ));
     }
     out
+}
+
+/// Where each of the model's numbers came from in its config, one line each:
+/// "KV heads 8: config num_key_value_heads", "head size 128: derived from hidden_size /
+/// num_attention_heads", "context window 4,096: default (...)".
+pub fn provenance(m: &ModelPreset) -> Vec<String> {
+    m.parse_report
+        .fields
+        .iter()
+        .map(|f| {
+            let origin = match &f.origin {
+                Origin::Config { key } => format!("config {key}"),
+                Origin::Derived { from } => format!("derived from {from}"),
+                Origin::Default { why } => format!("default ({why})"),
+            };
+            format!("{} {}: {origin}", f.field, f.value)
+        })
+        .collect()
+}
+
+/// The parser's warnings on the model's config.
+pub fn warnings(m: &ModelPreset) -> &[String] {
+    &m.parse_report.warnings
 }
 
 /// "80: 80 dense" or "61: 3 dense, 58 MoE (256 experts, top 8)".
@@ -148,6 +172,42 @@ mod tests {
         );
         assert_eq!(text("context window"), "32,768 tokens");
         assert!(text("source").contains("grade: user"));
+    }
+
+    #[test]
+    fn each_number_of_a_users_config_says_where_it_came_from() {
+        let m = ModelPreset::from_user_config(crate::scenario::tests::QWEN25_72B).unwrap();
+        let lines = provenance(&m);
+        let line = |start: &str| {
+            lines
+                .iter()
+                .find(|l| l.starts_with(start))
+                .cloned()
+                .unwrap_or_else(|| panic!("no {start} in {lines:?}"))
+        };
+        assert_eq!(line("KV heads"), "KV heads 8: config num_key_value_heads");
+        assert_eq!(
+            line("head size"),
+            "head size 128: derived from hidden_size / num_attention_heads"
+        );
+        assert_eq!(
+            line("context window"),
+            "context window 32768: config max_position_embeddings"
+        );
+        assert!(warnings(&m).is_empty(), "{:?}", warnings(&m));
+        // Qwen2.5's published config also ships a sliding window it does not use.
+        let with_window = crate::scenario::tests::QWEN25_72B.replace(
+            "\"torch_dtype\"",
+            "\"sliding_window\":131072,\"use_sliding_window\":false,\"torch_dtype\"",
+        );
+        let m = ModelPreset::from_user_config(&with_window).unwrap();
+        assert!(
+            warnings(&m)
+                .iter()
+                .any(|w| w.contains("use_sliding_window is false")),
+            "{:?}",
+            warnings(&m)
+        );
     }
 
     #[test]

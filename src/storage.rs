@@ -152,6 +152,24 @@ mod tests {
     }
 
     #[test]
+    fn the_users_chips_survive_a_reload_without_a_query() {
+        let mut store = HashMap::new();
+        let (s, notices) = Scenario::from_query(
+            "v=1&chip.my-h100.from=h100-sxm&chip.my-h100.price=1.1&chip.npu.from=template\
+             &chip.npu.bf16_tflops=300&chip.npu.memory=48&chip.npu.memory_bandwidth=1.5\
+             &chips=h200,my-h100,npu",
+            cat(),
+        );
+        assert!(notices.is_empty(), "{notices:?}");
+        assert_eq!(s.user_chips.len(), 2);
+        save(&mut store, &s, &Preferences::default());
+        let back = start("", &mut store, cat());
+        assert_eq!(back.origin, Origin::Saved);
+        assert!(back.notices.is_empty(), "{:?}", back.notices);
+        assert_eq!(back.scenario, s);
+    }
+
+    #[test]
     fn a_link_wins_over_saved_state() {
         let mut store = HashMap::new();
         save(&mut store, &Scenario::default(), &Preferences::default());

@@ -96,6 +96,10 @@ pub struct Scenario {
     /// The user's own chip numbers (link keys `chip.<id>.<field>`, in the field's unit:
     /// `chip.h100-sxm.price=1.9`), in place of the catalogue's.
     pub chip_edits: BTreeMap<(String, ChipField), f64>,
+    /// Chips of the user's own, by their new id: what each starts from, a catalogue
+    /// chip's id (a clone) or `template` (link keys `chip.<id>.from`); their numbers sit
+    /// in `chip_edits` like any chip's.
+    pub user_chips: BTreeMap<String, String>,
     /// Modelling constants set away from their defaults (link keys `a.<name>`, the
     /// names of the CLI's `--assumptions` file, in its units).
     pub assumptions: BTreeMap<String, f64>,
@@ -129,6 +133,7 @@ impl Default for Scenario {
             colour_by: ColourBy::Price,
             custom_config: None,
             chip_edits: BTreeMap::new(),
+            user_chips: BTreeMap::new(),
             assumptions: BTreeMap::new(),
         }
     }
@@ -241,6 +246,13 @@ impl Scenario {
         if self.colour_by == ColourBy::Chip {
             q.push("colour=chip".into());
         }
+        for (id, from) in &self.user_chips {
+            q.push(format!(
+                "{CHIP_EDIT_PREFIX}{}.{USER_CHIP_FROM}={}",
+                encode(id),
+                encode(from)
+            ));
+        }
         for ((id, field), v) in &self.chip_edits {
             q.push(format!(
                 "{CHIP_EDIT_PREFIX}{}.{}={v}",
@@ -268,7 +280,19 @@ impl Scenario {
             return (s, notices);
         }
         let mut seen_version = false;
-        for pair in query.split('&').filter(|p| !p.is_empty()) {
+        // A user chip is defined, then given its numbers, before the pool names it,
+        // wherever the link puts them.
+        let rank = |p: &&str| {
+            let key = decode(p.split_once('=').map_or(*p, |(k, _)| k));
+            match key.strip_prefix(CHIP_EDIT_PREFIX) {
+                Some(rest) if rest.ends_with(&format!(".{USER_CHIP_FROM}")) => 0,
+                Some(_) => 1,
+                None => 2,
+            }
+        };
+        let mut ordered: Vec<&str> = query.split('&').filter(|p| !p.is_empty()).collect();
+        ordered.sort_by_cached_key(rank);
+        for pair in ordered {
             let (key, raw) = pair.split_once('=').unwrap_or((pair, ""));
             let key = decode(key);
             let value = decode(raw);
@@ -409,17 +433,17 @@ impl Scenario {
                 let mut warnings = Vec::new();
                 let mut unlisted = 0usize;
                 for id in value.split(',').map(str::trim).filter(|c| !c.is_empty()) {
-                    let warning = match catalogue.chip(id) {
-                        Ok(c) if chips.contains(&c.id) => continue,
+                    let warning = match self.known_chip(id, catalogue) {
+                        Ok(c) if chips.contains(&c) => continue,
                         Ok(_) if chips.len() >= MAX_CHIP_KINDS => format!(
                             "ignored chip {:?}: the page sweeps at most {MAX_CHIP_KINDS} chip kinds at once",
                             shorten(id)
                         ),
                         Ok(c) => {
-                            chips.push(c.id.clone());
+                            chips.push(c);
                             continue;
                         }
-                        Err(_) => format!("ignored chip {:?}: not in the catalogue", shorten(id)),
+                        Err(why) => format!("ignored chip {:?}: {why}", shorten(id)),
                     };
                     // A hostile link may name a million chips: a few are listed, the
                     // rest counted.
@@ -575,34 +599,6 @@ impl Scenario {
     }
 }
 
-/// Link keys of the user's chip numbers start so: `chip.<id>.<field>`.
-pub const CHIP_EDIT_PREFIX: &str = "chip.";
-
-impl Scenario {
-    /// Sets (or, with an empty value, drops) the user's number for a chip field, after
-    /// checking it against the field's range on the catalogue's chip.
-    fn edit_chip(&mut self, key: &str, value: &str, catalogue: &Catalogue) -> Result<(), String> {
-        let rest = &key[CHIP_EDIT_PREFIX.len()..];
-        let (id, field) = rest
-            .rsplit_once('.')
-            .ok_or("a chip number is chip.<chip id>.<field>")?;
-        let field = ChipField::parse(field).map_err(|e| e.to_string())?;
-        let chip = catalogue.chip(id).map_err(|e| e.to_string())?;
-        let slot = (chip.id.clone(), field);
-        if value.trim().is_empty() {
-            self.chip_edits.remove(&slot);
-            return Ok(());
-        }
-        let v: f64 = value
-            .trim()
-            .parse()
-            .map_err(|_| format!("{} is a number in {}", field.id(), field.unit()))?;
-        chip.edited(field, v).map_err(|e| e.to_string())?;
-        self.chip_edits.insert(slot, v);
-        Ok(())
-    }
-}
-
 /// The page's link: the scenario, and the selected point when there is one.
 pub fn link_query(s: &Scenario, point: Option<usize>) -> String {
     match point {
@@ -659,6 +655,9 @@ fn switch(value: &str) -> Option<bool> {
 fn shorten(s: &str) -> String {
     s.chars().take(40).collect()
 }
+
+mod user_chips;
+pub use user_chips::{CHIP_EDIT_PREFIX, USER_CHIP_FROM};
 
 #[cfg(test)]
 pub(crate) mod tests;

@@ -4,9 +4,10 @@
 //! table, so a shared view never hides them.
 
 use super::Page;
+use crate::effects::{describe, effects};
 use crate::scenario::ASSUMPTION_PREFIX;
 use disagg_engine::assumptions::KNOBS;
-use disagg_engine::Assumptions;
+use disagg_engine::{Assumptions, Catalogue};
 use leptos::prelude::*;
 
 #[component]
@@ -57,6 +58,29 @@ pub fn AssumptionsPanel() -> impl IntoView {
                 .collect::<Vec<_>>()
         })
     };
+    // Each non-default assumption's effect on the deployments the verdict names
+    // (a few evaluations of fixed deployments, no sweep: see `effects`).
+    let effect_lines = Memo::new(move |_| {
+        page.explored.with(|e| {
+            let e = e.as_ref()?;
+            let r = e.result.as_ref().ok()?;
+            if e.scenario.assumptions.is_empty() {
+                return None;
+            }
+            Some(match effects(&e.scenario, r, Catalogue::builtin()) {
+                Ok(list) => list.iter().map(describe).collect::<Vec<_>>(),
+                Err(why) => vec![why],
+            })
+        })
+    });
+    let effect_items = move || {
+        effect_lines
+            .get()
+            .unwrap_or_default()
+            .into_iter()
+            .map(|line| view! { <li>{line}</li> })
+            .collect_view()
+    };
     view! {
         <details class="assumptions" id="assumptions">
             <summary>
@@ -76,6 +100,10 @@ pub fn AssumptionsPanel() -> impl IntoView {
                     }
                 }}
             </p>
+            <p class="hint" class:hidden=move || effect_lines.with(|l| l.is_none())>
+                "Each one's effect on the deployments the verdict names, against the same deployments with that one assumption at its default:"
+            </p>
+            <ul class="effects" id="assumption-effects">{effect_items}</ul>
             <div class="table-scroll">
                 <table>
                     <caption class="visually-hidden">"Modelling constants, their defaults and ranges"</caption>

@@ -58,12 +58,10 @@ pub(super) fn chart_model(
                     colour_by,
                     ..e.scenario.clone()
                 };
-                Some(Arc::new(ChartModel::new(
-                    r,
-                    &shown,
-                    every,
-                    Catalogue::builtin(),
-                )))
+                // The user's chips are named as the sweep saw them.
+                let catalogue = crate::bundle::effective(&e.scenario, Catalogue::builtin())
+                    .unwrap_or(std::borrow::Cow::Borrowed(Catalogue::builtin()));
+                Some(Arc::new(ChartModel::new(r, &shown, every, &catalogue)))
             })
         },
         changed,

@@ -6,7 +6,7 @@ use super::Page;
 use crate::format::sig3;
 use crate::scenario::CHIP_EDIT_PREFIX;
 use disagg_engine::catalogue::ChipField;
-use disagg_engine::Catalogue;
+use disagg_engine::{Catalogue, Chip};
 use leptos::prelude::*;
 
 fn key(chip: &str, field: ChipField) -> String {
@@ -21,13 +21,33 @@ pub fn ChipEdits() -> impl IntoView {
         .into_iter()
         .map(|f| view! { <th scope="col">{f.id().replace('_', " ")}" ("{f.unit()}")"</th> })
         .collect_view();
-    // Rows follow the pool only; each box follows its own number.
-    let pool = Memo::new(move |_| page.scenario.with(|s| s.chips.clone()));
+    // Rows follow the pool and the user's chips only; each box follows its own number.
+    // A user chip's grey numbers are those it started from (none for the template).
+    let pool = Memo::new(move |_| {
+        page.scenario.with(|s| {
+            let mut rows: Vec<(String, Chip)> = s
+                .chips
+                .iter()
+                .filter_map(|id| cat.chip(id).ok())
+                .map(|c| (c.name.clone(), c.clone()))
+                .collect();
+            for (id, from) in &s.user_chips {
+                let base = cat.chip(from).map_or_else(
+                    |_| Chip::template(id),
+                    |c| Chip {
+                        id: id.clone(),
+                        ..c.clone()
+                    },
+                );
+                rows.push((format!("{id} (yours)"), base));
+            }
+            rows
+        })
+    });
     let rows = move || {
         pool.get()
             .into_iter()
-            .filter_map(|id| cat.chip(&id).ok())
-            .map(|chip| {
+            .map(|(name, chip)| {
                 let cells = ChipField::ALL
                     .into_iter()
                     .map(|f| {
@@ -41,14 +61,17 @@ pub fn ChipEdits() -> impl IntoView {
                                     .unwrap_or_default()
                             })
                         };
-                        let catalogue_value = f.get(chip).map_or("none".to_string(), sig3);
+                        let catalogue_value = f
+                            .get(&chip)
+                            .filter(|v| *v > 0.0)
+                            .map_or("none".to_string(), sig3);
                         view! {
                             <td>
                                 <input
                                     type="number"
                                     step="any"
                                     id=format!("edit-{}-{}", chip.id, f.id())
-                                    aria-label=format!("{} of {} in {} (catalogue: {catalogue_value})", f.id().replace('_', " "), chip.name, f.unit())
+                                    aria-label=format!("{} of {} in {} (catalogue: {catalogue_value})", f.id().replace('_', " "), name, f.unit())
                                     placeholder=catalogue_value
                                     prop:value=shown
                                     on:change=move |ev| page.set_field(&k, &event_target_value(&ev))
@@ -59,7 +82,7 @@ pub fn ChipEdits() -> impl IntoView {
                     .collect_view();
                 view! {
                     <tr>
-                        <th scope="row">{chip.name.clone()}</th>
+                        <th scope="row">{name.clone()}</th>
                         {cells}
                     </tr>
                 }

@@ -13,6 +13,7 @@ mod controls;
 mod detail;
 mod export;
 mod notices;
+mod own_chips;
 mod own_model;
 mod points_table;
 mod share;
@@ -28,6 +29,7 @@ pub use controls::Controls;
 pub use detail::Detail;
 pub use export::Export;
 pub use notices::Notices;
+pub use own_chips::OwnChips;
 pub use own_model::{ModelSummary, OwnModel};
 pub use points_table::PointsTable;
 pub use share::Share;
@@ -324,6 +326,7 @@ pub fn App() -> impl IntoView {
             <aside class="controls" aria-label="Scenario">
                 <Controls/>
                 <ChipPicker/>
+                <OwnChips/>
                 <ChipEdits/>
                 <AssumptionsPanel/>
             </aside>

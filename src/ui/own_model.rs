@@ -3,7 +3,7 @@
 
 use super::Page;
 use crate::explore::model_of;
-use crate::model_summary::summary;
+use crate::model_summary::{provenance, summary, warnings};
 use disagg_engine::catalogue::USER_MODEL_ID;
 use disagg_engine::Catalogue;
 use leptos::prelude::*;
@@ -74,14 +74,21 @@ pub fn ModelSummary() -> impl IntoView {
         model.with(|_| ());
         page.scenario.with_untracked(|s| {
             model_of(s, Catalogue::builtin())
-                .map(|m| (m.name.clone(), summary(&m, s.kv_dtype)))
+                .map(|m| {
+                    (
+                        m.name.clone(),
+                        summary(&m, s.kv_dtype),
+                        provenance(&m),
+                        warnings(&m).to_vec(),
+                    )
+                })
                 .ok()
         })
     };
     view! {
         {move || {
             lines()
-                .map(|(name, lines)| {
+                .map(|(name, lines, origins, warnings)| {
                     let own = page.scenario.with_untracked(|s| s.model == USER_MODEL_ID);
                     view! {
                         <details class="model-summary" id="model-summary" open=own>
@@ -92,6 +99,21 @@ pub fn ModelSummary() -> impl IntoView {
                                     .map(|(what, value)| view! { <dt>{what}</dt><dd>{value}</dd> })
                                     .collect_view()}
                             </dl>
+                            <ul class="field-error model-warnings" id="model-warnings">
+                                {warnings
+                                    .into_iter()
+                                    .map(|w| view! { <li>"Note: "{w}</li> })
+                                    .collect_view()}
+                            </ul>
+                            <details class="model-provenance" id="model-provenance">
+                                <summary>"Where each number comes from"</summary>
+                                <ul>
+                                    {origins
+                                        .into_iter()
+                                        .map(|o| view! { <li>{o}</li> })
+                                        .collect_view()}
+                                </ul>
+                            </details>
                         </details>
                     }
                 })

@@ -49,8 +49,13 @@ pub(crate) fn model_source(spec: &str) -> Result<ModelSource, String> {
     if looks_like_path {
         let text = std::fs::read_to_string(spec)
             .map_err(|e| format!("cannot read config file '{spec}': {e}"))?;
-        // Parsed now so that a bad config is refused under its path.
-        disagg_engine::ModelPreset::from_user_config(&text).map_err(|e| format!("{spec}: {e}"))?;
+        // Parsed now so that a bad config is refused under its path; the parser's
+        // warnings go to stderr, so that --json output stays one document.
+        let preset = disagg_engine::ModelPreset::from_user_config(&text)
+            .map_err(|e| format!("{spec}: {e}"))?;
+        for w in &preset.parse_report.warnings {
+            eprintln!("warning: {spec}: {w}");
+        }
         return Ok(ModelSource::Config {
             name: spec.to_string(),
             text,

@@ -56,3 +56,7 @@ pub const MAX_NAME_CHARS: usize = 200;
 /// a slipped unit meets them.
 pub const MAX_TARGET_TOK_S_USER: f64 = 1e9;
 pub const MAX_LATENCY_LIMIT_MS: f64 = 1e9;
+/// Most chips of a user's own (clones and template chips) one catalogue takes.
+pub const MAX_USER_CHIPS: usize = 8;
+/// Longest id a user's own chip may have.
+pub const MAX_USER_CHIP_ID: usize = 32;

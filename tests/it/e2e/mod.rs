@@ -17,6 +17,7 @@ mod bundle;
 mod docs;
 mod driver;
 mod explain;
+mod own;
 mod validation_view;
 
 use driver::{dist, serve, Driver, Session};
@@ -373,6 +374,7 @@ fn the_release_page_works_end_to_end() {
     docs::the_documents(&driver, &base);
     validation_view::published_measurements(&driver, &base);
     bundle::a_bundle_reproduces_the_page_in_the_cli(&driver, &base);
+    own::own_chips_and_effects(&driver, &base);
 
     // Every control has a label a screen reader and keyboard user can find.
     let unlabelled = page.js("return [...document.querySelectorAll('input, select')]

@@ -161,6 +161,15 @@ fn a_config_json_path_works_and_a_broken_one_is_explained() {
         "4",
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
+    // The config states no context window: the parser's warning says what it assumed,
+    // on stderr, leaving the output alone.
+    let warned = stderr(&o);
+    assert!(
+        warned.contains("warning: ")
+            && warned.contains("max_position_embeddings is missing: a context window of 4096"),
+        "{warned}"
+    );
+    assert!(!stdout(&o).contains("max_position_embeddings"));
     let bad = dir.join("bad.json");
     std::fs::write(
         &bad,

@@ -27,6 +27,8 @@ fn raw(f: ChipField, c: &Chip) -> Option<f64> {
         ChipField::Fp8 => c.fp8.map(|r| r.value()),
         ChipField::Fp4 => c.fp4.map(|r| r.value()),
         ChipField::Tdp => c.tdp.map(|w| w.value()),
+        ChipField::ScaleUpBandwidth => c.scale_up.map(|l| l.bandwidth.value()),
+        ChipField::ScaleUpDomain => Some(c.scale_up_domain as f64),
     }
 }
 

@@ -247,11 +247,11 @@ fn edits_are_recovered_from_an_edited_record_and_other_changes_refused() {
     assert!((found[0].1 - 4.2).abs() < 1e-12, "{found:?}");
     // A change no edit expresses is refused by its field.
     let mut renamed = base.clone();
-    renamed.scale_up_domain = 4;
+    renamed.scale_out = None;
     let why = edits_between("chips[3]", base, &renamed)
         .unwrap_err()
         .to_string();
-    assert!(why.contains("chips[3].scale_up_domain"), "{why}");
+    assert!(why.contains("chips[3].scale_out"), "{why}");
 }
 
 #[test]

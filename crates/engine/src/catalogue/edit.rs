@@ -2,7 +2,7 @@
 //! part has 4.8 TB/s"): one field replaced, checked for sense, graded `user`, with the
 //! catalogue's own value kept in its note. The field names are the chip files' own.
 
-use super::chip::Chip;
+use super::chip::{Chip, Link, DEFAULT_SCALE_UP_LATENCY};
 use super::provenance::{Grade, Provenance};
 use super::Catalogue;
 use crate::error::{EngineError, Result};
@@ -19,10 +19,12 @@ pub enum ChipField {
     Fp8,
     Fp4,
     Tdp,
+    ScaleUpBandwidth,
+    ScaleUpDomain,
 }
 
 impl ChipField {
-    pub const ALL: [ChipField; 7] = [
+    pub const ALL: [ChipField; 9] = [
         ChipField::Price,
         ChipField::MemoryBandwidth,
         ChipField::Memory,
@@ -30,6 +32,16 @@ impl ChipField {
         ChipField::Fp8,
         ChipField::Fp4,
         ChipField::Tdp,
+        ChipField::ScaleUpBandwidth,
+        ChipField::ScaleUpDomain,
+    ];
+
+    /// The fields a chip cannot do without: a chip from the template must be given
+    /// these before it can be swept.
+    pub const REQUIRED: [ChipField; 3] = [
+        ChipField::Bf16,
+        ChipField::Memory,
+        ChipField::MemoryBandwidth,
     ];
 
     /// The field's name in the chip files (and in links).
@@ -42,6 +54,8 @@ impl ChipField {
             ChipField::Fp8 => "fp8_tflops",
             ChipField::Fp4 => "fp4_tflops",
             ChipField::Tdp => "tdp",
+            ChipField::ScaleUpBandwidth => "scale_up_bandwidth",
+            ChipField::ScaleUpDomain => "scale_up_domain",
         }
     }
 
@@ -53,6 +67,8 @@ impl ChipField {
             ChipField::Memory => "GB",
             ChipField::Bf16 | ChipField::Fp8 | ChipField::Fp4 => "TFLOPS",
             ChipField::Tdp => "W",
+            ChipField::ScaleUpBandwidth => "GB/s",
+            ChipField::ScaleUpDomain => "chips",
         }
     }
 
@@ -65,7 +81,31 @@ impl ChipField {
             ChipField::Memory => 0.1..=1_000_000.0,
             ChipField::Bf16 | ChipField::Fp8 | ChipField::Fp4 => 0.1..=1_000_000.0,
             ChipField::Tdp => 1.0..=100_000.0,
+            ChipField::ScaleUpBandwidth => 0.1..=1_000_000.0,
+            ChipField::ScaleUpDomain => 1.0..=1_000_000.0,
         }
+    }
+
+    /// Refuses a value outside the field's range (or a fractional count), naming the
+    /// field and the chip.
+    pub fn check(self, chip: &str, value: f64) -> Result<()> {
+        let range = self.range();
+        if !range.contains(&value) {
+            return Err(EngineError::InvalidInput(format!(
+                "{} of {chip} must lie between {} and {} {}",
+                self.id(),
+                range.start(),
+                range.end(),
+                self.unit()
+            )));
+        }
+        if self == ChipField::ScaleUpDomain && value.fract() != 0.0 {
+            return Err(EngineError::InvalidInput(format!(
+                "{} of {chip} is a whole number of chips",
+                self.id()
+            )));
+        }
+        Ok(())
     }
 
     pub fn parse(id: &str) -> Result<ChipField> {
@@ -89,6 +129,8 @@ impl ChipField {
             ChipField::Fp8 => chip.fp8.map(|f| f.value() / 1e12),
             ChipField::Fp4 => chip.fp4.map(|f| f.value() / 1e12),
             ChipField::Tdp => chip.tdp.map(|w| w.value()),
+            ChipField::ScaleUpBandwidth => chip.scale_up.map(|l| l.bandwidth.value() / 1e9),
+            ChipField::ScaleUpDomain => Some(chip.scale_up_domain as f64),
         }
     }
 }
@@ -96,17 +138,7 @@ impl ChipField {
 impl Chip {
     /// The chip with `field` set to `value` (in the field's unit), graded `user`.
     pub fn edited(&self, field: ChipField, value: f64) -> Result<Chip> {
-        let range = field.range();
-        if !range.contains(&value) {
-            return Err(EngineError::InvalidInput(format!(
-                "{} of {} must lie between {} and {} {}",
-                field.id(),
-                self.id,
-                range.start(),
-                range.end(),
-                field.unit()
-            )));
-        }
+        field.check(&self.id, value)?;
         let mut chip = self.clone();
         match field {
             ChipField::Price => chip.price = Some(UsdPerHour::new(value)),
@@ -118,10 +150,22 @@ impl Chip {
             ChipField::Fp8 => chip.fp8 = Some(FlopsPerSecond::from_tflops(value)),
             ChipField::Fp4 => chip.fp4 = Some(FlopsPerSecond::from_tflops(value)),
             ChipField::Tdp => chip.tdp = Some(Watts::new(value)),
+            ChipField::ScaleUpBandwidth => {
+                chip.scale_up = Some(Link {
+                    bandwidth: BytesPerSecond::from_gb_per_s(value),
+                    latency: self
+                        .scale_up
+                        .map_or(DEFAULT_SCALE_UP_LATENCY, |l| l.latency),
+                })
+            }
+            ChipField::ScaleUpDomain => chip.scale_up_domain = value as u32,
         }
-        let was = field.get(self).map_or("has none".to_string(), |v| {
-            format!("says {v} {}", field.unit())
-        });
+        // A field with no provenance has no catalogue number behind it (a chip from the
+        // template, or a price the catalogue lacks).
+        let was = match (self.provenance.get(field.id()), field.get(self)) {
+            (Some(p), Some(v)) if p.grade != Grade::User => format!("says {v} {}", field.unit()),
+            _ => "has none".to_string(),
+        };
         chip.provenance.insert(
             field.id().to_string(),
             Provenance {

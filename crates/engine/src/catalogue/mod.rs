@@ -9,11 +9,13 @@ pub mod chip;
 pub mod edit;
 pub mod model_preset;
 pub mod provenance;
+pub mod user_chip;
 
 pub use chip::{Chip, ChipEfficiency, Link, MemoryTier};
 pub use edit::ChipField;
 pub use model_preset::{ModelPreset, USER_MODEL_ID};
 pub use provenance::{Grade, Provenance};
+pub use user_chip::{UserChip, TEMPLATE};
 
 use crate::error::{EngineError, Result};
 use std::sync::OnceLock;

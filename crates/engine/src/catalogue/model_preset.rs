@@ -29,6 +29,10 @@ pub struct ModelPreset {
     /// Config fields trusted less than the file as a whole.
     pub field_grades: BTreeMap<String, Grade>,
     pub provenance: BTreeMap<String, Provenance>,
+    /// Where each of the model's numbers came from in its config, and the parser's
+    /// warnings.
+    #[serde(default)]
+    pub parse_report: hf::ParseReport,
 }
 
 #[derive(Debug, Deserialize)]
@@ -70,7 +74,7 @@ impl ModelPreset {
         }
         let value: serde_json::Value = serde_json::from_str(text)
             .map_err(|e| EngineError::Config(format!("not valid JSON: {e}")))?;
-        let ir = hf::parse_config(&value)?;
+        let hf::Parsed { ir, report } = hf::parse_config_explained(&value)?;
         let text_field = |key: &str| value.get(key).and_then(|v| v.as_str());
         let architecture = value
             .get("architectures")
@@ -107,6 +111,7 @@ impl ModelPreset {
             provenance: BTreeMap::new(),
             ir,
             config: value,
+            parse_report: report,
         })
     }
 }
@@ -120,7 +125,8 @@ impl ModelFile {
             file: file.to_string(),
             problem,
         };
-        let ir = hf::parse_config(&self.config).map_err(|e| bad(e.to_string()))?;
+        let hf::Parsed { ir, report } =
+            hf::parse_config_explained(&self.config).map_err(|e| bad(e.to_string()))?;
         let mut provenance = BTreeMap::new();
         let (total, prov) = resolve(
             file,
@@ -197,6 +203,7 @@ impl ModelFile {
             config: self.config,
             field_grades: self.field_grades,
             provenance,
+            parse_report: report,
         })
     }
 }

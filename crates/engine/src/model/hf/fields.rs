@@ -35,7 +35,54 @@ fn gemma3_defaults() -> &'static Map<String, Value> {
     })
 }
 
+/// Names each field goes by, first match wins: shared by the reading and by the
+/// account of where each number came from ([`super::explain`]).
+pub(super) const KV_HEADS: [&str; 2] = ["num_key_value_heads", "num_attention_groups"];
+pub(super) const EXPERTS: [&str; 4] = [
+    "n_routed_experts",
+    "num_local_experts",
+    "num_experts",
+    "moe_num_experts",
+];
+pub(super) const TOP_K: [&str; 3] = ["num_experts_per_tok", "experts_per_token", "moe_top_k"];
+pub(super) const EXPERT_WIDTH: [&str; 2] = ["moe_intermediate_size", "intermediate_size"];
+pub(super) const SHARED_WIDTH: [&str; 2] = ["shared_expert_intermediate_size", "share_expert_dim"];
+/// Llama 4 names its dense layers' width `intermediate_size_mlp`; there
+/// `intermediate_size` is the experts'.
+pub(super) const DENSE_WIDTH: [&str; 2] = ["intermediate_size_mlp", "intermediate_size"];
+/// Step-3 spells it in the singular.
+pub(super) const CONTEXT: [&str; 2] = ["max_position_embeddings", "max_position_embedding"];
+/// The context window when the config states none.
+pub(super) const DEFAULT_CONTEXT: u32 = 4096;
+
+/// Where a field's value was found.
+pub(super) enum Found {
+    /// In the config, under this path (`text_config.hidden_size` or `hidden_size`).
+    Config(String),
+    /// Not in the config: the default of the family's configuration class.
+    FamilyDefault(&'static str),
+}
+
 impl<'a> Fields<'a> {
+    /// Where `key` was found, if anywhere (the same lookup order as [`Fields::get`]).
+    pub(super) fn found(&self, key: &str) -> Option<Found> {
+        let present = |m: &Map<String, Value>| m.get(key).is_some_and(|v| !v.is_null());
+        if self.text.is_some_and(present) {
+            return Some(Found::Config(format!("text_config.{key}")));
+        }
+        if present(self.top) {
+            return Some(Found::Config(key.to_string()));
+        }
+        self.defaults
+            .filter(|d| d.contains_key(key))
+            .map(|_| Found::FamilyDefault("transformers' Gemma3TextConfig"))
+    }
+
+    /// The first of `keys` found, and where.
+    pub(super) fn found_first(&self, keys: &[&str]) -> Option<Found> {
+        keys.iter().find_map(|k| self.found(k))
+    }
+
     /// The fields of one object only, without a `text_config` (a DeciLM block part).
     pub(super) fn of_object(top: &'a Map<String, Value>) -> Fields<'a> {
         Fields {
@@ -154,9 +201,7 @@ impl<'a> Fields<'a> {
             });
         }
         // Step-1/Step-3 call the KV heads `num_attention_groups`.
-        let kv_heads = self
-            .first_u32(&["num_key_value_heads", "num_attention_groups"])?
-            .unwrap_or(heads);
+        let kv_heads = self.first_u32(&KV_HEADS)?.unwrap_or(heads);
         // head_dim is explicit and differs from hidden/heads in Qwen3, gpt-oss and GLM.
         let head_dim = match self.opt_u32("head_dim")? {
             Some(d) => d,
@@ -182,18 +227,13 @@ impl<'a> Fields<'a> {
     }
 
     pub(super) fn moe(&self) -> Result<Option<MoeLayout>> {
-        let experts = self.first_u32(&[
-            "n_routed_experts",
-            "num_local_experts",
-            "num_experts",
-            "moe_num_experts",
-        ])?;
+        let experts = self.first_u32(&EXPERTS)?;
         let experts = match experts {
             Some(e) if e > 0 => e,
             _ => return Ok(None),
         };
         let top_k = self
-            .first_u32(&["num_experts_per_tok", "experts_per_token", "moe_top_k"])?
+            .first_u32(&TOP_K)?
             .ok_or_else(|| missing("num_experts_per_tok"))?;
         if top_k == 0 || top_k > experts {
             return Err(EngineError::Config(format!(
@@ -201,11 +241,9 @@ impl<'a> Fields<'a> {
             )));
         }
         let expert_intermediate = self
-            .first_u32(&["moe_intermediate_size", "intermediate_size"])?
+            .first_u32(&EXPERT_WIDTH)?
             .ok_or_else(|| missing("moe_intermediate_size"))?;
-        let shared_intermediate = match self
-            .first_u32(&["shared_expert_intermediate_size", "share_expert_dim"])?
-        {
+        let shared_intermediate = match self.first_u32(&SHARED_WIDTH)? {
             Some(width) => width,
             // Llama 4's MoE layers always add one shared expert of the experts' width
             // (transformers `Llama4TextMoe.shared_expert`).

@@ -16,11 +16,15 @@ use serde_json::Value;
 use std::collections::{BTreeSet, HashMap};
 
 mod decilm;
+mod explain;
+#[cfg(test)]
+mod explain_tests;
 mod fields;
 #[cfg(test)]
 mod tests;
 
 use decilm::decilm_layers;
+pub use explain::{FieldSource, Origin, ParseReport, Parsed};
 use fields::Fields;
 
 /// Parses the text of a `config.json`.
@@ -28,6 +32,18 @@ pub fn parse_config_str(text: &str) -> Result<ModelIr> {
     let value: Value = serde_json::from_str(text)
         .map_err(|e| EngineError::Config(format!("not valid JSON: {e}")))?;
     parse_config(&value)
+}
+
+/// Parses an already-decoded `config.json` and says where each of the model's numbers
+/// came from (a key, a formula, a default and why) and what it could not use.
+pub fn parse_config_explained(value: &Value) -> Result<Parsed> {
+    let ir = parse_config(value)?;
+    // `parse_config` accepted the value, so it is an object.
+    let report = match value.as_object() {
+        Some(top) => explain::explain(&Fields::new(top), &ir),
+        None => ParseReport::default(),
+    };
+    Ok(Parsed { ir, report })
 }
 
 /// Parses an already-decoded `config.json`.
@@ -54,9 +70,7 @@ pub fn parse_config(value: &Value) -> Result<ModelIr> {
     }
     let attention = cfg.attention(hidden)?;
     let moe = cfg.moe()?;
-    // Llama 4 names its dense layers' width `intermediate_size_mlp`; there
-    // `intermediate_size` is the experts'.
-    let dense_intermediate = cfg.first_u32(&["intermediate_size_mlp", "intermediate_size"])?;
+    let dense_intermediate = cfg.first_u32(&fields::DENSE_WIDTH)?;
 
     let per_layer = match cfg.get("block_configs") {
         Some(blocks) => decilm_layers(blocks, num_layers, hidden, attention)?,
@@ -88,10 +102,9 @@ pub fn parse_config(value: &Value) -> Result<ModelIr> {
         vocab,
         tied_embeddings: cfg.opt_bool("tie_word_embeddings")?.unwrap_or(false),
         num_layers,
-        // Step-3 spells it in the singular.
         max_context: cfg
-            .first_u32(&["max_position_embeddings", "max_position_embedding"])?
-            .unwrap_or(4096),
+            .first_u32(&fields::CONTEXT)?
+            .unwrap_or(fields::DEFAULT_CONTEXT),
         mtp_layers: cfg.opt_u32("num_nextn_predict_layers")?.unwrap_or(0),
         groups: group_layers(per_layer),
     })
