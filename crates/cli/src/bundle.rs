@@ -190,7 +190,7 @@ mod tests {
         let cli = crate::Cli::command();
         for (name, held) in [
             ("predict", &crate::PREDICT_BUNDLED[..]),
-            ("sweep", &crate::axes::SWEEP_BUNDLED[..]),
+            ("sweep", &crate::sweep::SWEEP_BUNDLED[..]),
         ] {
             let command = cli.find_subcommand(name).unwrap();
             for arg in command.get_arguments() {

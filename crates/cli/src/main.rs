@@ -21,6 +21,7 @@ macro_rules! out {
 mod axes;
 mod bundle;
 mod explain;
+mod sweep;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use disagg_engine::validation::{self, BenchmarkTable, ErrorSummary, Role};
@@ -51,7 +52,7 @@ enum Command {
     Predict(PredictArgs),
     /// Sweep homogeneous and heterogeneous splits and print the frontiers.
     #[command(allow_negative_numbers = true)]
-    Sweep(axes::SweepArgs),
+    Sweep(sweep::SweepArgs),
     /// Run the validation table against published measurements.
     Validate {
         /// Print one JSON object instead of a table.
@@ -228,7 +229,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::List { what } => list(what),
         Command::Predict(args) => axes::run_predict(&args),
-        Command::Sweep(args) => axes::run_sweep(&args),
+        Command::Sweep(args) => sweep::run_sweep(&args),
         Command::Validate { json, assumptions } => run_validate(json, &assumptions),
     };
     match result {

@@ -1,0 +1,347 @@
+//! The validation table as written: published measurements (`catalogue/benchmarks.toml`),
+//! each with its source, serving framework, role and the scenario it maps to.
+
+use crate::assumptions::Assumptions;
+use crate::catalogue::embedded_benchmarks;
+use crate::disagg::{Axis, DeploymentPoint, PoolRole};
+use crate::dtype::DType;
+use crate::error::{EngineError, Result};
+use crate::workload::Workload;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    Calibration,
+    Holdout,
+}
+
+/// The serving software a published point ran, as its source or note names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "&'static str")]
+pub enum Framework {
+    TrtLlm,
+    Vllm,
+    Sglang,
+    DynamoTrtLlm,
+    DynamoSglang,
+    LlamaCpp,
+    Mlx,
+    /// The publisher's own serving system.
+    Other,
+    /// Neither the source nor the note says.
+    Unknown,
+}
+
+impl Framework {
+    pub const ALL: [Framework; 9] = [
+        Framework::TrtLlm,
+        Framework::Vllm,
+        Framework::Sglang,
+        Framework::DynamoTrtLlm,
+        Framework::DynamoSglang,
+        Framework::LlamaCpp,
+        Framework::Mlx,
+        Framework::Other,
+        Framework::Unknown,
+    ];
+
+    /// The id the table and the JSON spell.
+    pub fn id(self) -> &'static str {
+        match self {
+            Framework::TrtLlm => "trtllm",
+            Framework::Vllm => "vllm",
+            Framework::Sglang => "sglang",
+            Framework::DynamoTrtLlm => "dynamo-trtllm",
+            Framework::DynamoSglang => "dynamo-sglang",
+            Framework::LlamaCpp => "llamacpp",
+            Framework::Mlx => "mlx",
+            Framework::Other => "other",
+            Framework::Unknown => "unknown",
+        }
+    }
+}
+
+impl TryFrom<String> for Framework {
+    type Error = String;
+    fn try_from(id: String) -> std::result::Result<Framework, String> {
+        Framework::ALL
+            .into_iter()
+            .find(|f| f.id() == id)
+            .ok_or_else(|| {
+                let ids: Vec<&str> = Framework::ALL.iter().map(|f| f.id()).collect();
+                format!("framework {id:?} is not one of {}", ids.join(", "))
+            })
+    }
+}
+
+impl From<Framework> for &'static str {
+    fn from(f: Framework) -> &'static str {
+        f.id()
+    }
+}
+
+/// What a point measured.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Metric {
+    /// Output tokens per second over the whole deployment.
+    OutputTokS,
+    OutputTokSPerChip,
+    InputTokSPerChip,
+    /// Input plus output tokens per second per chip.
+    TotalTokSPerChip,
+    TokSUser,
+    TpotMs,
+    TtftMs,
+    /// Decode tokens per second of one sequence, prefill excluded (llama-bench `tg`).
+    DecodeTokS,
+    /// Prompt tokens per second of one prefill (llama-bench `pp`).
+    PrefillTokS,
+    /// Prefill pool at full use: input tokens per second per prefill chip.
+    PrefillPoolInputTokSPerChip,
+    /// Decode pool at its batch: output tokens per second per decode chip.
+    DecodePoolOutputTokSPerChip,
+    /// Output tokens per second over the decode pool's chips only, as delivered.
+    OutputTokSPerDecodeChip,
+    /// Input tokens per second over the prefill pool's chips only, as delivered.
+    InputTokSPerPrefillChip,
+    /// Output tokens per second per chip of every pool counting decode steps alone
+    /// (prefill excluded): what a decode-only benchmark measures.
+    DecodeStepTokSPerChip,
+}
+
+impl Metric {
+    /// Reads this metric off an evaluated deployment of a prompt of `isl` tokens;
+    /// `None` where it has no meaning on the deployment's axis.
+    pub fn read(self, p: &DeploymentPoint, isl: f64) -> Option<f64> {
+        let f = &p.figures;
+        // The colocated pool is both the prefill and the decode pool.
+        let pool = |role: PoolRole| {
+            p.pool(role)
+                .or_else(|| (p.axis == Axis::Aggregated).then(|| p.pool(PoolRole::Colocated))?)
+        };
+        // A pool's capacity: what it delivers divided by how busy it is.
+        let capacity = |v: f64, u: f64| (u > 0.0).then(|| v / u);
+        // The colocated pool and the attention/expert pools run one decode step that
+        // every sequence sees; elsewhere a pool's step is not what one sequence sees
+        // (speculation, prefill on other chips).
+        let shared_decode_step = || match p.axis {
+            Axis::Aggregated | Axis::AttentionExpert => p.generating_pool().map(|x| x.step.0),
+            Axis::PrefillDecode | Axis::Speculative => None,
+        };
+        let colocated_prefill = || {
+            let x = p.pool(PoolRole::Colocated)?;
+            let step = x.costs.prefill?.total.0;
+            Some(x.costs.prompts_per_prefill * isl / step)
+        };
+        match self {
+            Metric::OutputTokS => Some(f.output_tok_s.0),
+            Metric::OutputTokSPerChip => Some(f.output_tok_s_per_chip.0),
+            Metric::InputTokSPerChip => Some(f.input_tok_s_per_chip.0),
+            Metric::TotalTokSPerChip => Some((f.output_tok_s_per_chip + f.input_tok_s_per_chip).0),
+            Metric::TokSUser => Some(f.tok_s_user.0),
+            Metric::TpotMs => Some(f.tpot.ms()),
+            Metric::TtftMs => Some(f.ttft.ms()),
+            Metric::DecodeTokS => shared_decode_step().map(|step| 1.0 / step),
+            Metric::DecodeStepTokSPerChip => {
+                shared_decode_step().map(|step| f.running as f64 / step / f.chips as f64)
+            }
+            Metric::PrefillTokS => colocated_prefill(),
+            Metric::PrefillPoolInputTokSPerChip => {
+                let x = pool(PoolRole::Prefill)?;
+                capacity(x.input_tok_s_per_chip.0, x.utilisation)
+            }
+            Metric::DecodePoolOutputTokSPerChip => {
+                let x = pool(PoolRole::Decode)?;
+                capacity(x.output_tok_s_per_chip.0, x.utilisation)
+            }
+            Metric::OutputTokSPerDecodeChip => {
+                Some(pool(PoolRole::Decode)?.output_tok_s_per_chip.0)
+            }
+            Metric::InputTokSPerPrefillChip => {
+                Some(pool(PoolRole::Prefill)?.input_tok_s_per_chip.0)
+            }
+        }
+    }
+}
+
+/// One pool of a disaggregated benchmark point.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BenchmarkPool {
+    pub role: PoolRole,
+    pub chip: String,
+    pub tp: u32,
+    #[serde(default = "one")]
+    pub pp: u32,
+    #[serde(default = "one")]
+    pub dp: u32,
+    #[serde(default = "one")]
+    pub ep: u32,
+}
+
+fn one() -> u32 {
+    1
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BenchmarkPoint {
+    pub id: String,
+    pub source: String,
+    /// Required: a point whose framework nobody stated says `unknown`.
+    pub framework: Framework,
+    pub model: String,
+    pub chip: String,
+    pub chips: u32,
+    #[serde(default)]
+    pub tp: Option<u32>,
+    #[serde(default)]
+    pub pp: Option<u32>,
+    #[serde(default)]
+    pub ep: Option<u32>,
+    pub isl: u32,
+    pub osl: u32,
+    /// Concurrent sequences; absent means the largest batch that fits.
+    #[serde(default)]
+    pub batch: Option<u32>,
+    pub weight_dtype: DType,
+    #[serde(default)]
+    pub weight_bits: Option<f64>,
+    pub kv_dtype: DType,
+    pub metric: Metric,
+    pub measured: f64,
+    pub role: Role,
+    #[serde(default)]
+    pub note: Option<String>,
+    /// A disaggregation axis; absent means aggregated.
+    #[serde(default)]
+    pub axis: Option<Axis>,
+    /// The pools of a disaggregated point.
+    #[serde(default)]
+    pub pool: Vec<BenchmarkPool>,
+    /// Prefill/decode points whose decode pool speculates with the model's MTP layers.
+    #[serde(default)]
+    pub mtp: Option<MtpDecoding>,
+    /// The serving engine's batch limit per replica where the submission publishes it
+    /// (MLPerf harness `gpu_batch_size`); absent means the global assumption.
+    #[serde(default)]
+    pub max_seqs_per_replica: Option<f64>,
+    /// The serving engine's token budget per step where the harness sets or derives it
+    /// (TensorRT-LLM `max_num_tokens`): the most prompt tokens one prefill step takes.
+    /// Absent means the global assumption.
+    #[serde(default)]
+    pub max_tokens_per_step: Option<f64>,
+    /// Where the benchmark draws each request's lengths uniformly from
+    /// `[floor(r * L), L]` (the `--random-range-ratio` of vLLM-style clients), this `r`;
+    /// `isl` and `osl` are then the upper bounds. Absent means fixed lengths.
+    #[serde(default)]
+    pub length_range_ratio: Option<f64>,
+    /// Spread of the dataset's output lengths (standard deviation over mean), where
+    /// the dataset publishes them per sample. Absent means the spread of the
+    /// `length_range_ratio` range, or fixed lengths.
+    #[serde(default)]
+    pub output_cv: Option<f64>,
+    /// Where the source reports a figure at an interactivity rather than at a batch
+    /// ("at 20-22 tok/s per user", "under a 50 ms TPOT"), that interactivity: the
+    /// point is read at the batch where the model reaches it. `batch` must be absent.
+    #[serde(default)]
+    pub at: Option<InteractivityTarget>,
+    /// Share of prompt tokens served from a prefix cache, where the source states it.
+    #[serde(default)]
+    pub cached_prompt_share: Option<f64>,
+    /// Whether the harness aligns the prefill chunks of the replicas that share an
+    /// expert group (TensorRT-LLM `adp_balancing_enable` / `attention_dp_config.
+    /// enable_balance`), where its config says; absent means the global assumption.
+    #[serde(default)]
+    pub aligned_group_prefill: Option<bool>,
+}
+
+/// A metric and the value it must reach; the model's batch is searched for it.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InteractivityTarget {
+    /// A per-user speed: `tok_s_user` or `decode_tok_s`.
+    pub metric: Metric,
+    pub value: f64,
+}
+
+impl BenchmarkPoint {
+    /// The workload the model sees: the mean prompt and output lengths, and the
+    /// spread of the output lengths. A range `[a, b]` drawn uniformly has spread
+    /// `(b - a) / (sqrt(12) * (a + b) / 2)`.
+    pub fn workload(&self) -> Workload {
+        let range = |l: u32| match self.length_range_ratio {
+            Some(r) if (0.0..=1.0).contains(&r) => ((r * l as f64).floor(), l as f64),
+            _ => (l as f64, l as f64),
+        };
+        let mean = |l: u32| {
+            let (a, b) = range(l);
+            (((a + b) / 2.0).round() as u32).max(1)
+        };
+        let (a, b) = range(self.osl);
+        let range_cv = if a + b > 0.0 {
+            (b - a) / (12f64.sqrt() * (a + b) / 2.0)
+        } else {
+            0.0
+        };
+        let share = self
+            .cached_prompt_share
+            .filter(|s| (0.0..1.0).contains(s))
+            .unwrap_or(0.0);
+        Workload::new(mean(self.isl), mean(self.osl))
+            .with_cached_share(share)
+            .with_output_cv(self.output_cv.unwrap_or(range_cv))
+    }
+
+    /// The assumptions in force for this point: `base`, with the engine settings the
+    /// submission states.
+    pub fn assumptions(&self, base: &Assumptions) -> Assumptions {
+        Assumptions {
+            max_seqs_per_replica: self
+                .max_seqs_per_replica
+                .unwrap_or(base.max_seqs_per_replica),
+            prefill_chunk_tokens: self
+                .max_tokens_per_step
+                .unwrap_or(base.prefill_chunk_tokens),
+            aligned_group_prefill: self
+                .aligned_group_prefill
+                .unwrap_or(base.aligned_group_prefill),
+            ..*base
+        }
+    }
+}
+
+/// MTP speculation in a decode pool, as the source states it or the note assumes it.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MtpDecoding {
+    pub draft_tokens: u32,
+    pub acceptance: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UnmappedRow {
+    pub id: String,
+    pub reason: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BenchmarkTable {
+    pub point: Vec<BenchmarkPoint>,
+    #[serde(default)]
+    pub unmapped: Vec<UnmappedRow>,
+}
+
+impl BenchmarkTable {
+    /// The table compiled into the engine (`catalogue/benchmarks.toml`).
+    pub fn builtin() -> Result<BenchmarkTable> {
+        serde_json::from_str(embedded_benchmarks()).map_err(|e| EngineError::Catalogue {
+            file: "benchmarks.toml".into(),
+            problem: e.to_string(),
+        })
+    }
+}
