@@ -1,7 +1,8 @@
-//! Chips of the user's own and the effect of an assumption, end to end: a clone of the
-//! H100 at the user's price and bandwidth, picked, moves the chart and its link draws
-//! the same chart in a fresh browser; a chip from the template is filled in and picked;
-//! an assumption's effect on the headline figures is listed.
+//! The user's own model, chips, numbers and assumptions, end to end: a pasted config; a
+//! chip's number typed in; a modelling constant set; a clone of the H100 at the user's
+//! price and bandwidth, picked, moves the chart and its link draws the same chart in a
+//! fresh browser; a chip from the template is filled in and picked; an assumption's effect
+//! on the headline figures is listed.
 
 use super::driver::{Driver, Session};
 use serde_json::json;
@@ -135,5 +136,153 @@ pub fn own_chips_and_effects(driver: &Driver, base: &str) {
             && effect.contains('%'),
         "{effect}"
     );
+    page.close();
+}
+
+/// A Qwen2.5-72B-shaped config, from the public fields of its `config.json`.
+const QWEN25_72B: &str = r#"{"architectures":["Qwen2ForCausalLM"],"model_type":"qwen2",
+  "hidden_size":8192,"intermediate_size":29568,"num_hidden_layers":80,
+  "num_attention_heads":64,"num_key_value_heads":8,"vocab_size":152064,
+  "max_position_embeddings":32768,"tie_word_embeddings":false,"torch_dtype":"bfloat16"}"#;
+
+/// A pasted config draws a chart and reads as 72.7B parameters; its link (`cfg=`)
+/// reproduces the view in a fresh browser; a bad config is refused with its field named.
+pub(super) fn a_users_own_model(driver: &Driver, base: &str) {
+    let page = driver.session();
+    page.open(&format!("{base}/"));
+    page.wait_ready();
+    // The user's own model starts as the model in hand, its config in the box.
+    let n = page.redraws();
+    page.set_value("in-model", "custom");
+    page.after_input("the model in hand, as the user's own", n);
+    let seeded = page.js("return document.getElementById('in-cfg').value;");
+    assert!(
+        seeded
+            .as_str()
+            .unwrap_or_default()
+            .contains("LlamaForCausalLM"),
+        "{seeded}"
+    );
+    let n = page.redraws();
+    page.set_value("in-cfg", QWEN25_72B);
+    page.after_input("the sweep of the pasted model", n);
+    assert!(!page.blank(), "the pasted model drew a blank chart");
+    let about = page.text("#model-summary");
+    assert!(about.contains("72.7B total"), "{about}");
+    let link = page
+        .js("return location.href;")
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        link.contains("model=custom") && link.contains("&cfg=%7B"),
+        "{link}"
+    );
+    let canvas = page.canvas();
+    let callout = page.text("#callout");
+    // The link alone reproduces it.
+    let fresh = driver.session();
+    fresh.open(&link);
+    fresh.wait_ready();
+    assert_eq!(fresh.text("#callout"), callout);
+    assert_eq!(
+        fresh.canvas(),
+        canvas,
+        "the cfg link drew a different chart"
+    );
+    assert!(fresh.text("#model-summary").contains("72.7B total"));
+    assert!(
+        fresh.text("#notices").is_empty(),
+        "{}",
+        fresh.text("#notices")
+    );
+    fresh.close();
+    // A config without its width is refused, the field named, the chart kept.
+    page.set_value("in-cfg", &QWEN25_72B.replace("\"hidden_size\":8192,", ""));
+    let why = page.wait_for(
+        "the refusal",
+        "const e = document.getElementById('in-cfg-error'); return e && e.innerText ? e.innerText : null;",
+    );
+    assert!(
+        why.as_str().unwrap_or_default().contains("hidden_size"),
+        "{why}"
+    );
+    assert_eq!(page.canvas(), canvas);
+    page.close();
+}
+
+/// A chip's bandwidth typed in moves the chart, travels in the link, and reads back in
+/// a fresh browser; nonsense is refused by name.
+pub(super) fn a_users_chip_numbers(driver: &Driver, base: &str) {
+    let page = driver.session();
+    page.open(&format!("{base}/"));
+    page.wait_ready();
+    let canvas = page.canvas();
+    page.click("#chip-edits summary");
+    let set = |value: &str| page.set_value("edit-h200-memory_bandwidth", value);
+    let n = page.redraws();
+    set("9.6");
+    page.after_input("the sweep with the user's bandwidth", n);
+    assert_ne!(
+        page.canvas(),
+        canvas,
+        "the bandwidth did not move the chart"
+    );
+    let link = page
+        .js("return location.href;")
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(link.contains("chip.h200.memory_bandwidth=9.6"), "{link}");
+    let edited = page.canvas();
+    let fresh = driver.session();
+    fresh.open(&link);
+    fresh.wait_ready();
+    assert_eq!(fresh.canvas(), edited, "the link drew a different chart");
+    assert_eq!(
+        fresh.js("return document.getElementById('edit-h200-memory_bandwidth').value;"),
+        json!("9.6")
+    );
+    fresh.close();
+    set("-2");
+    let why = page.wait_for(
+        "the refusal",
+        "const e = document.querySelector('#chip-edits .field-error'); return e && e.innerText ? e.innerText : null;",
+    );
+    assert!(
+        why.as_str()
+            .unwrap_or_default()
+            .contains("memory_bandwidth of h200"),
+        "{why}"
+    );
+    page.close();
+}
+
+/// A modelling constant set in the panel moves the chart, is listed as non-default and
+/// travels in the link; a value out of its range is refused by name.
+pub(super) fn a_users_assumptions(driver: &Driver, base: &str) {
+    let page = driver.session();
+    page.open(&format!("{base}/"));
+    page.wait_ready();
+    let canvas = page.canvas();
+    page.click("#assumptions summary");
+    let set = |value: &str| page.set_value("assume-mfu", value);
+    let n = page.redraws();
+    set("0.45");
+    page.after_input("the sweep at the user's MFU", n);
+    assert_ne!(page.canvas(), canvas, "the MFU did not move the chart");
+    let listed = page.text("#non-default");
+    assert!(listed.contains("mfu = 0.45 (default 0.6)"), "{listed}");
+    let link = page.js("return location.href;");
+    assert!(
+        link.as_str().unwrap_or_default().contains("a.mfu=0.45"),
+        "{link}"
+    );
+    set("2");
+    let why = page.wait_for(
+        "the refusal",
+        "const e = document.querySelector('#assumptions .field-error'); return e && e.innerText ? e.innerText : null;",
+    );
+    assert!(why.as_str().unwrap_or_default().contains("mfu"), "{why}");
     page.close();
 }
