@@ -2,13 +2,13 @@
 //! scenario describes, which is also what the page sweeps (see [`crate::explore`]),
 //! and a bundle read back into a scenario. Plain logic, tested natively.
 
-use crate::scenario::{Scenario, ASSUMPTION_PREFIX, CHIP_EDIT_PREFIX};
+use crate::scenario::{Scenario, ASSUMPTION_PREFIX, CHIP_EDIT_PREFIX, USER_CHIP_FROM};
 use disagg_engine::assumptions::KNOBS;
 use disagg_engine::bundle::chips::{edits_between, same_numbers};
 use disagg_engine::bundle::{Bundle, ModelSource, SpeculationSettings, SweepSettings};
-use disagg_engine::catalogue::USER_MODEL_ID;
+use disagg_engine::catalogue::{TEMPLATE, USER_MODEL_ID};
 use disagg_engine::disagg::DeploymentSpec;
-use disagg_engine::{Assumptions, Catalogue, ModelPreset};
+use disagg_engine::{Assumptions, Catalogue, Chip, ModelPreset};
 use std::borrow::Cow;
 
 /// The file the page's "Download bundle" writes.
@@ -151,6 +151,40 @@ fn settings(b: &Bundle, catalogue: &Catalogue) -> Result<Vec<(String, String, St
     }
     let sw = b.sweep;
     set("sweep.axis", "axis", sw.axis.id().into());
+    // The chips' definitions and numbers come before the list that picks them.
+    for (i, chip) in b.chips.iter().enumerate() {
+        let at = format!("chips[{i}]");
+        let base = match catalogue.chip(&chip.id) {
+            Ok(c) => c.clone(),
+            Err(_) => {
+                let from = chip.user_origin().ok_or_else(|| {
+                    format!(
+                        "bundle field {at}.id: {} is neither in this page's catalogue nor a chip of your own",
+                        chip.id
+                    )
+                })?;
+                set(
+                    &format!("{at}.form"),
+                    &format!("{CHIP_EDIT_PREFIX}{}.{USER_CHIP_FROM}", chip.id),
+                    from.to_string(),
+                );
+                match from {
+                    TEMPLATE => Chip::template(&chip.id),
+                    id => catalogue
+                        .chip(id)
+                        .map_err(|e| format!("bundle field {at}.form: {e}"))?
+                        .cloned_as(&chip.id),
+                }
+            }
+        };
+        for (field, v) in edits_between(&at, &base, chip).map_err(|e| e.to_string())? {
+            set(
+                &format!("{at}.{}", field.id()),
+                &format!("{CHIP_EDIT_PREFIX}{}.{}", base.id, field.id()),
+                num(v),
+            );
+        }
+    }
     set(
         "chips",
         "chips",
@@ -200,22 +234,6 @@ fn settings(b: &Bundle, catalogue: &Catalogue) -> Result<Vec<(String, String, St
             set(
                 &format!("assumptions.{}", k.name),
                 &format!("{ASSUMPTION_PREFIX}{}", k.name),
-                num(v),
-            );
-        }
-    }
-    for (i, chip) in b.chips.iter().enumerate() {
-        let at = format!("chips[{i}]");
-        let base = catalogue.chip(&chip.id).map_err(|_| {
-            format!(
-                "bundle field {at}.id: {} is not in this page's catalogue",
-                chip.id
-            )
-        })?;
-        for (field, v) in edits_between(&at, base, chip).map_err(|e| e.to_string())? {
-            set(
-                &format!("{at}.{}", field.id()),
-                &format!("{CHIP_EDIT_PREFIX}{}.{}", base.id, field.id()),
                 num(v),
             );
         }
@@ -359,6 +377,43 @@ mod tests {
             assert_eq!(back, s);
             assert_eq!(selected, Some(point));
         }
+    }
+
+    #[test]
+    fn a_bundle_with_chips_of_your_own_imports_them_again() {
+        let cat = Catalogue::builtin();
+        let mut s = Scenario {
+            axis: Axis::Aggregated,
+            ..Scenario::default()
+        };
+        for (key, value) in [
+            ("chip.cheap-h200.from", "h200"),
+            ("chip.cheap-h200.price", "1.25"),
+            ("chip.mine.from", "template"),
+            ("chip.mine.bf16_tflops", "500"),
+            ("chip.mine.memory", "96"),
+            ("chip.mine.memory_bandwidth", "3.2"),
+            ("chip.mine.price", "2"),
+            ("chips", "h100-sxm,cheap-h200,mine"),
+        ] {
+            let warnings = s.apply(key, value, cat).unwrap();
+            assert!(warnings.is_empty(), "{key}: {warnings:?}");
+        }
+        let point = explore(&s, cat).unwrap().cloud[0].spec.clone();
+        let text = bundle(&s, cat, Some(point.clone())).unwrap().to_json();
+        let (back, selected) = import(&text, &Scenario::default(), cat).unwrap();
+        assert_eq!(back.user_chips, s.user_chips);
+        assert_eq!(back.chip_edits, s.chip_edits);
+        assert_eq!(back.chips, s.chips);
+        assert_eq!(selected, Some(point));
+        // The imported scenario sweeps to the same figures.
+        let (a, b) = (explore(&s, cat).unwrap(), explore(&back, cat).unwrap());
+        assert_eq!(a.cloud.len(), b.cloud.len());
+        assert!(a
+            .cloud
+            .iter()
+            .zip(&b.cloud)
+            .all(|(x, y)| x.figures == y.figures));
     }
 
     #[test]

@@ -15,6 +15,11 @@ use std::collections::BTreeMap;
 /// What a user chip starts from, as links write it (`from=template` or a chip id).
 pub const TEMPLATE: &str = "template";
 
+/// The `form` of a chip from the template, and the start of a clone's (the catalogue id
+/// it copies follows): how a chip's record says where a user's chip came from.
+const TEMPLATE_FORM: &str = "your own accelerator (from the template)";
+const CLONE_FORM: &str = "your copy of ";
+
 /// A user chip: its new id and what it starts from (a catalogue chip's id, or
 /// [`TEMPLATE`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -58,7 +63,7 @@ impl Chip {
             id: id.to_string(),
             name: id.to_string(),
             vendor: "yours".into(),
-            form: "your own accelerator (from the template)".into(),
+            form: TEMPLATE_FORM.into(),
             bf16: FlopsPerSecond(0.0),
             fp8: None,
             fp4: None,
@@ -83,9 +88,19 @@ impl Chip {
         Chip {
             id: id.to_string(),
             name: format!("{id} (yours, from {})", self.name),
-            form: format!("your copy of {}", self.id),
+            form: format!("{CLONE_FORM}{}", self.id),
             ..self.clone()
         }
+    }
+
+    /// Where a chip of the user's own came from, read off its record (a bundle carries
+    /// records, not the link's keys): the id of the catalogue chip it was cloned from, or
+    /// [`TEMPLATE`]; `None` for any other chip.
+    pub fn user_origin(&self) -> Option<&str> {
+        if self.form == TEMPLATE_FORM {
+            return Some(TEMPLATE);
+        }
+        self.form.strip_prefix(CLONE_FORM)
     }
 
     /// The required fields this chip has no number for (a template not yet filled in).
@@ -178,6 +193,10 @@ mod tests {
         let h100 = cat().chip("h100-sxm").unwrap();
         let mine = out.chip("my-h100").unwrap();
         assert_eq!(mine.id, "my-h100");
+        // Its record says where it came from; a template's too, a catalogue chip's not.
+        assert_eq!(mine.user_origin(), Some("h100-sxm"));
+        assert_eq!(Chip::template("x").user_origin(), Some(TEMPLATE));
+        assert_eq!(h100.user_origin(), None);
         assert_eq!(mine.bf16, h100.bf16);
         assert_eq!(mine.fast, h100.fast);
         assert_eq!(mine.efficiency, h100.efficiency);
