@@ -170,7 +170,10 @@ pub fn ValidationView() -> impl IntoView {
                                 <td>{r.metric}</td>
                                 <td>{r.framework}</td>
                                 <td class="num">{r.measured.clone()}</td>
-                                <td class="num" title=r.problem.clone()>{r.predicted.clone()}</td>
+                                <td class="num">
+                                    {r.predicted.clone()}
+                                    {r.problem.clone().map(|why| view! { <span class="why-missing">{format!(" ({why})")}</span> })}
+                                </td>
                                 <td class="num">{r.error.clone()}</td>
                                 <td>{r.role}</td>
                                 <td class="source">{source}</td>
