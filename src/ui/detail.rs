@@ -119,7 +119,7 @@ fn summary(e: &Explained, open: RwSignal<Option<&'static str>>) -> impl IntoView
                 .into_any(),
                 None => view! { <span>{v}</span> }.into_any(),
             };
-            view! { <dt>{k}</dt><dd>{value}</dd> }
+            view! { <div class="figure"><dt>{k}</dt><dd>{value}</dd></div> }
         })
         .collect_view()
 }
