@@ -465,109 +465,12 @@ fn price_bar<DB: DrawingBackend>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::chart::recorder::Recorder;
     use crate::chart::ChartModel;
     use crate::explore::explore;
     use crate::scenario::{Scenario, YAxis};
     use disagg_engine::disagg::Axis;
     use disagg_engine::Catalogue;
-    use plotters_backend::{
-        BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingErrorKind,
-    };
-
-    /// Records the shapes plotters asks for instead of drawing them.
-    #[derive(Default)]
-    struct Recorder {
-        circles: usize,
-        polygons: usize,
-        rects: usize,
-        paths: usize,
-        texts: Vec<String>,
-        fills: Vec<(u8, u8, u8)>,
-    }
-
-    impl DrawingBackend for &mut Recorder {
-        type ErrorType = std::fmt::Error;
-        fn get_size(&self) -> (u32, u32) {
-            (1600, 900)
-        }
-        fn ensure_prepared(&mut self) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
-            Ok(())
-        }
-        fn present(&mut self) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
-            Ok(())
-        }
-        fn draw_pixel(
-            &mut self,
-            _: BackendCoord,
-            _: BackendColor,
-        ) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
-            Ok(())
-        }
-        fn draw_line<S: BackendStyle>(
-            &mut self,
-            _: BackendCoord,
-            _: BackendCoord,
-            _: &S,
-        ) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
-            Ok(())
-        }
-        fn draw_path<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
-            &mut self,
-            _: I,
-            _: &S,
-        ) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
-            self.paths += 1;
-            Ok(())
-        }
-        fn draw_rect<S: BackendStyle>(
-            &mut self,
-            _: BackendCoord,
-            _: BackendCoord,
-            _: &S,
-            _: bool,
-        ) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
-            self.rects += 1;
-            Ok(())
-        }
-        fn draw_circle<S: BackendStyle>(
-            &mut self,
-            _: BackendCoord,
-            _: u32,
-            style: &S,
-            fill: bool,
-        ) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
-            if fill {
-                self.circles += 1;
-                self.fills.push(style.color().rgb);
-            }
-            Ok(())
-        }
-        fn fill_polygon<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
-            &mut self,
-            _: I,
-            style: &S,
-        ) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
-            self.polygons += 1;
-            self.fills.push(style.color().rgb);
-            Ok(())
-        }
-        fn draw_text<T: BackendTextStyle>(
-            &mut self,
-            text: &str,
-            _: &T,
-            _: BackendCoord,
-        ) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
-            self.texts.push(text.to_string());
-            Ok(())
-        }
-        fn estimate_text_size<T: BackendTextStyle>(
-            &self,
-            text: &str,
-            _: &T,
-        ) -> Result<(u32, u32), DrawingErrorKind<Self::ErrorType>> {
-            Ok((text.len() as u32 * 7, 12))
-        }
-    }
 
     fn record(s: &Scenario, y: YAxis) -> (ChartModel, Recorder, Vec<(f64, f64)>) {
         let r = explore(s, Catalogue::builtin()).unwrap();
@@ -576,7 +479,7 @@ mod tests {
             ..s.clone()
         };
         let m = ChartModel::new(&r, &shown, true, Catalogue::builtin());
-        let mut rec = Recorder::default();
+        let mut rec = Recorder::of_size(1600, 900);
         let look = Look {
             scale: 2.0,
             ..Look::default()
@@ -591,8 +494,8 @@ mod tests {
         assert_eq!(pos.len(), m.points.len());
         let count = |c: Class| m.points.iter().filter(|p| p.class == c).count();
         // One legend marker per shape besides the points themselves.
-        assert_eq!(rec.polygons, count(Class::Heterogeneous) + 1);
-        assert_eq!(rec.circles, count(Class::Homogeneous) + 1);
+        assert_eq!(rec.polygons.len(), count(Class::Heterogeneous) + 1);
+        assert_eq!(rec.filled_circles, count(Class::Homogeneous) + 1);
         assert!(rec.rects > count(Class::Baseline));
         // Diamond outlines, grid, frontiers, target, legend lines.
         assert!(rec.paths > count(Class::Heterogeneous) + 2);
@@ -626,7 +529,7 @@ mod tests {
             .filter(|p| p.class == Class::Heterogeneous)
             .count();
         // Two halves per mixed point, the shape key's diamond and the halves' key.
-        assert_eq!(rec.polygons, 2 * mixed + 1 + 2);
+        assert_eq!(rec.polygons.len(), 2 * mixed + 1 + 2);
         for chip in &m.chips {
             assert!(
                 rec.texts.contains(&chip.name),
@@ -654,7 +557,7 @@ mod tests {
             .iter()
             .filter(|p| p.class == Class::Homogeneous)
             .count();
-        let mut rec = Recorder::default();
+        let mut rec = Recorder::of_size(1600, 900);
         let look = Look {
             scale: 1.0,
             ..Look::default()
@@ -663,7 +566,7 @@ mod tests {
         assert_eq!(pos.len(), m.points.len());
         // Every mark filled (the key's circle too), and no diamond outline drawn: the
         // paths left are the grid, frontiers, target, ticks and the key's.
-        assert_eq!(rec.circles, circles + 1);
+        assert_eq!(rec.filled_circles, circles + 1);
         assert!(rec.paths < 100, "{} paths", rec.paths);
     }
 

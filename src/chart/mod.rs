@@ -6,6 +6,8 @@
 pub mod describe;
 pub mod draw;
 pub mod legend;
+#[cfg(test)]
+pub(crate) mod recorder;
 
 use crate::format::sig3;
 use crate::scenario::{ColourBy, Scenario, YAxis};

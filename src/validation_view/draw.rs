@@ -181,73 +181,8 @@ fn mark<DB: DrawingBackend>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::chart::recorder::Recorder;
     use crate::validation_view::scatter::ScatterPoint;
-    use plotters_backend::{
-        BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingErrorKind,
-    };
-
-    /// Counts the shapes plotters asks for instead of drawing them.
-    #[derive(Default)]
-    struct Recorder {
-        circles: usize,
-        /// Filled polygons with their colour.
-        polygons: Vec<(u8, u8, u8)>,
-        texts: Vec<String>,
-    }
-
-    impl DrawingBackend for &mut Recorder {
-        type ErrorType = std::fmt::Error;
-        fn get_size(&self) -> (u32, u32) {
-            (800, 640)
-        }
-        fn ensure_prepared(&mut self) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
-            Ok(())
-        }
-        fn present(&mut self) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
-            Ok(())
-        }
-        fn draw_pixel(
-            &mut self,
-            _: BackendCoord,
-            _: BackendColor,
-        ) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
-            Ok(())
-        }
-        fn draw_circle<S: BackendStyle>(
-            &mut self,
-            _: BackendCoord,
-            _: u32,
-            _: &S,
-            _: bool,
-        ) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
-            self.circles += 1;
-            Ok(())
-        }
-        fn fill_polygon<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
-            &mut self,
-            _: I,
-            style: &S,
-        ) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
-            self.polygons.push(style.color().rgb);
-            Ok(())
-        }
-        fn draw_text<TStyle: BackendTextStyle>(
-            &mut self,
-            text: &str,
-            _: &TStyle,
-            _: BackendCoord,
-        ) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
-            self.texts.push(text.to_string());
-            Ok(())
-        }
-        fn estimate_text_size<TStyle: BackendTextStyle>(
-            &self,
-            text: &str,
-            _: &TStyle,
-        ) -> Result<(u32, u32), DrawingErrorKind<Self::ErrorType>> {
-            Ok((text.len() as u32 * 7, 12))
-        }
-    }
 
     fn point(id: &str, measured: f64, predicted: f64, role: Role) -> ScatterPoint {
         ScatterPoint {
@@ -270,7 +205,7 @@ mod tests {
             points.iter().flat_map(|p| [p.measured, p.predicted]),
         );
         let scatter = Scatter { points, range };
-        let mut rec = Recorder::default();
+        let mut rec = Recorder::of_size(800, 640);
         draw(&mut rec, &scatter, 1.0).unwrap();
         let rgb = |c: RGBColor| (c.0, c.1, c.2);
         // The band, the key's band swatch is a rectangle; triangles for the two hold-out
