@@ -2,10 +2,10 @@
 //! recording backend in tests. All sizes are in device pixels, `scale` times the CSS
 //! size, so the chart stays crisp on HiDPI screens.
 
+use super::frame::{frame_and_titles, Area, Failure, Frame, Pen, TickLabels, GRID, INK, MUTED};
 use super::legend::{self, Mark, CHAR, MARK};
 use super::{colour_of, AxisRange, ChartModel, Line, Rgb, Scale};
 use disagg_engine::sweep::Class;
-use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
@@ -41,9 +41,6 @@ pub fn hover_ring<DB: DrawingBackend>(
     root.present().map_err(|e| e.to_string())
 }
 
-const INK: RGBColor = RGBColor(33, 37, 41);
-const MUTED: RGBColor = RGBColor(90, 96, 104);
-const GRID: RGBColor = RGBColor(226, 229, 233);
 const HOMOGENEOUS_LINE: RGBColor = RGBColor(33, 37, 41);
 const HETEROGENEOUS_LINE: RGBColor = RGBColor(136, 34, 170);
 
@@ -57,9 +54,6 @@ pub fn line_colour(line: Line) -> RGBColor {
         Line::Heterogeneous => HETEROGENEOUS_LINE,
     }
 }
-
-type Area<DB> = DrawingArea<DB, Shift>;
-type Failure<DB> = DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>;
 
 /// Draws the chart; returns each point's position in device pixels, in the order of
 /// [`ChartModel::points`], for hit testing.
@@ -79,18 +73,10 @@ fn draw_on<DB: DrawingBackend>(
     model: &ChartModel,
     look: &Look,
 ) -> Result<Vec<(f64, f64)>, Failure<DB>> {
-    let s = if look.scale.is_finite() && look.scale > 0.0 {
-        look.scale
-    } else {
-        1.0
-    };
-    let px = |v: f64| (v * s).round() as i32;
-    let font = |size: f64, colour: RGBColor| {
-        ("sans-serif", size * s)
-            .into_font()
-            .color(&colour)
-            .pos(Pos::new(HPos::Left, VPos::Top))
-    };
+    let pen = Pen::new(look.scale);
+    let s = pen.s;
+    let px = |v: f64| pen.px(v);
+    let font = |size: f64, colour: RGBColor| pen.font(size, colour);
     root.fill(&WHITE)?;
     let (w, h) = root.dim_in_pixel();
     let key = legend::key(model, w as f64 / s);
@@ -112,61 +98,38 @@ fn draw_on<DB: DrawingBackend>(
 
     // Grid and tick labels; a label that would touch the last one drawn is left out
     // (its grid line stays).
-    let grid = ShapeStyle::from(&GRID).stroke_width(px(1.0).max(1) as u32);
-    let mut free_from = i32::MIN;
+    let grid = pen.stroke(&GRID, 1.0);
+    let frame = Frame {
+        left,
+        top,
+        right,
+        bottom,
+    };
+    let mut labels = TickLabels::new();
     for t in model.x.ticks() {
         plot.draw(&PathElement::new(vec![(t.at, y0), (t.at, y1)], grid))?;
-        let (x, _) = at(t.at, y0);
-        let half = px(t.label.chars().count() as f64 * CHAR / 2.0);
-        if x - half < free_from {
-            continue;
-        }
-        free_from = x + half + px(6.0);
-        root.draw(&Text::new(
-            t.label,
-            (x, bottom + px(6.0)),
-            font(12.0, MUTED).pos(Pos::new(HPos::Center, VPos::Top)),
-        ))?;
+        labels.x(root, pen, frame, t.label, at(t.at, y0).0)?;
     }
-    let mut free_above = i32::MAX;
     for t in model.y.ticks() {
         plot.draw(&PathElement::new(vec![(x0, t.at), (x1, t.at)], grid))?;
-        let (_, y) = at(x0, t.at);
-        if y + px(7.0) > free_above {
-            continue;
-        }
-        free_above = y - px(7.0);
-        root.draw(&Text::new(
-            t.label,
-            (left - px(6.0), y),
-            font(12.0, MUTED).pos(Pos::new(HPos::Right, VPos::Center)),
-        ))?;
+        labels.y(root, pen, frame, t.label, at(x0, t.at).1)?;
     }
-    root.draw(&Rectangle::new(
-        [(left, top), (right, bottom)],
-        ShapeStyle::from(&MUTED).stroke_width(px(1.0).max(1) as u32),
-    ))?;
     let scale_note = |log: bool| if log { ", log scale" } else { "" };
-    root.draw(&Text::new(
+    frame_and_titles(
+        root,
+        pen,
+        frame,
         format!(
             "{}{}",
             model.x_label,
             scale_note(model.x.scale == super::Scale::Log)
         ),
-        ((left + right) / 2, bottom + px(26.0)),
-        font(13.0, INK).pos(Pos::new(HPos::Center, VPos::Top)),
-    ))?;
-    root.draw(&Text::new(
         format!(
             "{}{}",
             model.y_label,
             scale_note(model.y.scale == super::Scale::Log)
         ),
-        (px(6.0), (top + bottom) / 2),
-        font(13.0, INK)
-            .transform(FontTransform::Rotate270)
-            .pos(Pos::new(HPos::Center, VPos::Top)),
-    ))?;
+    )?;
 
     // The target interactivity.
     if model.x.contains(model.target) {

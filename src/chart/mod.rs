@@ -5,6 +5,7 @@
 
 pub mod describe;
 pub mod draw;
+pub(crate) mod frame;
 pub mod legend;
 #[cfg(test)]
 pub(crate) mod recorder;

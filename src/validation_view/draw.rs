@@ -4,23 +4,16 @@
 //! pixels, `scale` times the CSS size.
 
 use super::scatter::{Scatter, BAND};
-use crate::chart::legend::CHAR;
+use crate::chart::frame::{frame_and_titles, Area, Failure, Frame, Pen, TickLabels, GRID, INK};
 use disagg_engine::validation::Role;
-use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-const INK: RGBColor = RGBColor(33, 37, 41);
-const MUTED: RGBColor = RGBColor(90, 96, 104);
-const GRID: RGBColor = RGBColor(226, 229, 233);
 const BAND_FILL: RGBColor = RGBColor(222, 235, 247);
 /// Calibration blue and hold-out orange (the Okabe-Ito pair, told apart without hue
 /// too: by shape).
 pub const CALIBRATION: RGBColor = RGBColor(0, 114, 178);
 pub const HOLDOUT: RGBColor = RGBColor(213, 94, 0);
-
-type Area<DB> = DrawingArea<DB, Shift>;
-type Failure<DB> = DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>;
 
 /// The CSS height of the scatter for a CSS width: square plot plus the axes' labels.
 pub fn css_height(css_width: f64) -> f64 {
@@ -38,18 +31,10 @@ fn draw_on<DB: DrawingBackend>(
     scatter: &Scatter,
     scale: f64,
 ) -> Result<(), Failure<DB>> {
-    let s = if scale.is_finite() && scale > 0.0 {
-        scale
-    } else {
-        1.0
-    };
-    let px = |v: f64| (v * s).round() as i32;
-    let font = |size: f64, colour: RGBColor| {
-        ("sans-serif", size * s)
-            .into_font()
-            .color(&colour)
-            .pos(Pos::new(HPos::Left, VPos::Top))
-    };
+    let pen = Pen::new(scale);
+    let s = pen.s;
+    let px = |v: f64| pen.px(v);
+    let font = |size: f64, colour: RGBColor| pen.font(size, colour);
     root.fill(&WHITE)?;
     let r = &scatter.range;
     let (a, b) = r.plot_range();
@@ -69,50 +54,31 @@ fn draw_on<DB: DrawingBackend>(
         scatter.band().into_iter().map(log).collect::<Vec<_>>(),
         BAND_FILL.filled(),
     ))?;
-    let grid = ShapeStyle::from(&GRID).stroke_width(px(1.0).max(1) as u32);
-    let mut free_from = i32::MIN;
-    let mut free_above = i32::MAX;
+    let grid = pen.stroke(&GRID, 1.0);
+    let frame = Frame {
+        left,
+        top,
+        right,
+        bottom,
+    };
+    let mut labels = TickLabels::new();
     for t in r.ticks() {
         plot.draw(&PathElement::new(vec![(t.at, a), (t.at, b)], grid))?;
         plot.draw(&PathElement::new(vec![(a, t.at), (b, t.at)], grid))?;
         let (x, y) = at(t.at, t.at);
-        let half = px(t.label.chars().count() as f64 * CHAR / 2.0);
-        if x - half >= free_from {
-            free_from = x + half + px(6.0);
-            root.draw(&Text::new(
-                t.label.clone(),
-                (x, bottom + px(6.0)),
-                font(12.0, MUTED).pos(Pos::new(HPos::Center, VPos::Top)),
-            ))?;
-        }
-        if y + px(7.0) <= free_above {
-            free_above = y - px(7.0);
-            root.draw(&Text::new(
-                t.label,
-                (left - px(6.0), y),
-                font(12.0, MUTED).pos(Pos::new(HPos::Right, VPos::Center)),
-            ))?;
-        }
+        labels.x(root, pen, frame, t.label.clone(), x)?;
+        labels.y(root, pen, frame, t.label, y)?;
     }
-    root.draw(&Rectangle::new(
-        [(left, top), (right, bottom)],
-        ShapeStyle::from(&MUTED).stroke_width(px(1.0).max(1) as u32),
-    ))?;
+    frame_and_titles(
+        root,
+        pen,
+        frame,
+        "measured (each point in its metric's unit), log scale".into(),
+        "predicted, log scale".into(),
+    )?;
     plot.draw(&PathElement::new(
         scatter.diagonal().into_iter().map(log).collect::<Vec<_>>(),
-        ShapeStyle::from(&INK).stroke_width(px(1.5).max(1) as u32),
-    ))?;
-    root.draw(&Text::new(
-        "measured (each point in its metric's unit), log scale",
-        ((left + right) / 2, bottom + px(26.0)),
-        font(13.0, INK).pos(Pos::new(HPos::Center, VPos::Top)),
-    ))?;
-    root.draw(&Text::new(
-        "predicted, log scale",
-        (px(6.0), (top + bottom) / 2),
-        font(13.0, INK)
-            .transform(FontTransform::Rotate270)
-            .pos(Pos::new(HPos::Center, VPos::Top)),
+        pen.stroke(&INK, 1.5),
     ))?;
 
     // Hold-out over calibration: the honest figure stays on top.
