@@ -289,6 +289,9 @@ fn fuzz_links() {
         .to_query(),
         "v=1&model=deepseek-v3&axis=af&chips=h200,b200&budget=4096&isl=1000000&osl=1".into(),
         "model=llama-3.2-1b&isl=1000000&osl=1000000&chips=l40s&budget=1&axis=agg&target=23.17654743841697".into(),
+        // Chips of the user's own, a user's chip numbers and an assumption.
+        "v=1&chip.mine.from=h200&chip.mine.price=1.5&chip.new.from=template&chip.new.bf16_tflops=900         &chip.new.memory=96&chip.new.memory_bandwidth=4&chip.h100-sxm.tdp=650&a.mfu=0.45         &chips=mine,new,h100-sxm&axis=pd"
+            .into(),
     ];
     let pieces = [
         "&",
@@ -311,6 +314,12 @@ fn fuzz_links() {
         "\u{0}",
         "é",
         "&v=2",
+        "chip.",
+        ".from=",
+        "template",
+        "&chip.x.from=mine",
+        "&a.mfu=",
+        "cfg=",
     ];
     let start = std::time::Instant::now();
     let mut tried = 0;
