@@ -5,7 +5,7 @@
 use crate::common::*;
 use disagg_engine::disagg::explain::{explain, Explained};
 use disagg_engine::disagg::Draft;
-use disagg_engine::explain::Chain;
+use disagg_engine::explain::{Chain, Source};
 use disagg_engine::sweep::{sweep, SweepRequest};
 
 fn setup(model: &str, isl: u32, osl: u32) -> Setup<'static> {
@@ -39,6 +39,12 @@ fn check(e: &Explained, what: &str) {
                 top.render()
             );
             assert!(c.value.is_finite(), "{what}: {}", c.symbol);
+            // Every assumption an input names is a knob, so its default is a number.
+            for i in &c.inputs {
+                if let Source::Assumption { name, default } = &i.source {
+                    assert!(default.is_finite(), "{what}: assumption {name} is no knob");
+                }
+            }
             // The formula reads exactly the inputs the chain lists.
             let mut used: Vec<&str> = c.formula.symbols();
             let mut listed: Vec<&str> = c.inputs.iter().map(|i| i.name.as_str()).collect();
