@@ -21,7 +21,7 @@
 //! runs `n` sequences and the other `C - n` requests wait in its queue. By Little's
 //! law on that queue a request waits `(C - n) / X` at request rate `X` ([`queue_wait`]).
 
-use crate::explain::{max, num, product, quotient, sum, var, Chain, Source};
+use crate::explain::{diff, max, min, num, product, quotient, sum, var, Chain, Source};
 use crate::parallel::Parallelism;
 use crate::units::{RequestsPerSecond, Seconds, TokensPerSecond};
 
@@ -106,6 +106,14 @@ impl RoundPrefill {
     pub fn per_round(&self) -> Seconds {
         self.step * (self.steps / self.overlap)
     }
+
+    /// Of [`RoundPrefill::per_round`], the part a request lives before its first
+    /// token: the one step that carries its own prompt (a prompt never spans two
+    /// steps here, [`crate::workload::Workload::prompts_per_chunk`]), overlapped like
+    /// the others. It is TTFT's, so TPOT leaves it out.
+    pub fn own_step(&self) -> Seconds {
+        self.step * (self.steps.min(1.0) / self.overlap)
+    }
 }
 
 /// One round of one replica of a generating pool.
@@ -139,10 +147,15 @@ impl Round {
         }
     }
 
-    /// Mean time between a user's tokens, prefill interruptions included.
+    /// Mean time between a user's tokens after the first, as serving benchmarks
+    /// define TPOT (`(latency - TTFT) / (output tokens - 1)`): the round less the
+    /// step that prefilled the request's own prompt, over its output tokens. The
+    /// prefills of the other prompts of the round interrupt its generation and count;
+    /// its own came before its first token. One sequence alone thus sees the bare
+    /// iteration, whatever its prompt.
     pub fn tpot(&self) -> Seconds {
         match &self.prefill {
-            Some(_) => self.duration() / self.osl,
+            Some(p) => (self.duration() - p.own_step()) / self.osl,
             None => self.iteration / self.tokens_per_iteration,
         }
     }
@@ -157,9 +170,10 @@ impl Round {
         TokensPerSecond::over(running as f64 * isl as f64, self.duration())
     }
 
-    /// Requests per second `running` sequences finish: each spends `OSL * TPOT`.
+    /// Requests per second `running` sequences finish: each holds its place for a
+    /// round.
     pub fn request_rate(&self, running: u32) -> RequestsPerSecond {
-        RequestsPerSecond(running as f64 / (self.tpot().0 * self.osl))
+        RequestsPerSecond(running as f64 / self.duration().0)
     }
 
     /// Time to first token inside the engine (queueing aside).
@@ -235,10 +249,7 @@ impl Round {
                     "o",
                     "chunks",
                     "6.1",
-                    max([
-                        num(1.0),
-                        crate::explain::min([var("PP"), quotient(var("s"), var("p"))]),
-                    ]),
+                    max([num(1.0), min([var("PP"), quotient(var("s"), var("p"))])]),
                     p.overlap,
                 )
                 .input(
@@ -285,17 +296,41 @@ impl Round {
             )))
             .derived("one generation iteration", iteration.clone()),
         };
-        let tpot = match self.prefill {
-            Some(_) => osl(Chain::new(
-                "TPOT",
+        let tpot = match (&self.prefill, &prefill_step) {
+            (Some(p), Some(step)) => osl(Chain::new(
+                "TPOT, the time per output token after the first",
                 "TPOT",
                 "s",
                 "6.1",
-                quotient(var("R"), var("OSL")),
+                quotient(
+                    diff(
+                        var("R"),
+                        quotient(
+                            product([var("t_pf"), min([num(1.0), var("n_pf")])]),
+                            var("o"),
+                        ),
+                    ),
+                    var("OSL"),
+                ),
                 self.tpot().value(),
             ))
-            .derived("the round", round.clone()),
-            None if speculates => with_e(Chain::new(
+            .derived("the round", round.clone())
+            .derived("one prefill step", step.clone())
+            .input(
+                "n_pf",
+                "steps per round that carry a prefill chunk",
+                p.steps,
+                "steps",
+                Source::rule("the request's own prompt is one of them, before its first token"),
+            )
+            .input(
+                "o",
+                "prefill chunks in flight at once",
+                p.overlap,
+                "chunks",
+                Source::rule("max(1, min(PP, s / p))"),
+            ),
+            _ if speculates => with_e(Chain::new(
                 "TPOT",
                 "TPOT",
                 "s",
@@ -304,7 +339,7 @@ impl Round {
                 self.tpot().value(),
             ))
             .derived("one generation iteration", iteration.clone()),
-            None => Chain::new("TPOT", "TPOT", "s", "6.1", var("t_it"), self.tpot().value())
+            _ => Chain::new("TPOT", "TPOT", "s", "6.1", var("t_it"), self.tpot().value())
                 .derived("one generation iteration", iteration.clone()),
         };
         let running_input = |c: Chain| {
@@ -430,11 +465,29 @@ mod tests {
             prefill: Some(prefill(0.040, 2.0, 4.0)),
         };
         assert!((r.duration().0 - 1.160).abs() < 1e-12);
-        assert!((r.tpot().0 - 0.0116).abs() < 1e-12);
+        // TPOT leaves out the step that prefilled the request's own prompt:
+        // (1160 - 40) / 100 ms.
+        assert!((r.tpot().0 - 0.0112).abs() < 1e-12);
         assert!((r.output_tok_s(8).0 - 800.0 / 1.160).abs() < 1e-9);
         // TTFT: the step in flight plus 20 ms per prompt over (8 + 1) / 2 prompts.
         assert!((r.ttft().0 - (0.010 + 0.020 * 4.5)).abs() < 1e-12);
         assert!((r.prefill_share() - 0.160 / 1.160).abs() < 1e-12);
+    }
+
+    #[test]
+    fn one_sequence_alone_sees_the_bare_iteration_whatever_its_prompt() {
+        // Batch 1: the round is its own prefill then its iterations; none of the
+        // prefill is between its tokens.
+        let r = Round {
+            iteration: Seconds(0.010),
+            tokens_per_iteration: 1.0,
+            seqs: 1.0,
+            osl: 200.0,
+            prefill: Some(prefill(2.5, 1.0, 1.0)),
+        };
+        assert!((r.tpot().0 - 0.010).abs() < 1e-15);
+        assert!((r.duration().0 - (2.0 + 2.5)).abs() < 1e-12);
+        assert!((r.request_rate(1).0 - 1.0 / 4.5).abs() < 1e-12);
     }
 
     #[test]

@@ -1,0 +1,67 @@
+//! The figures as serving benchmarks define them: TPOT is the time per output token
+//! after the first, so a request's own prefill is its TTFT's and never its TPOT's.
+
+use super::common::*;
+use disagg_engine::kernel::OpKind;
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * a.abs().max(b.abs())
+}
+
+/// After a 20k-token prompt at batch 1, 200 and 2,000 output tokens give TPOTs that
+/// are each the bare decode step, and differ only by the attention over the longer
+/// context; the prompt's prefill, hundreds of decode steps long, is in TTFT alone.
+#[test]
+fn at_batch_one_tpot_is_the_decode_step_and_nothing_of_the_prompt() {
+    let chip = cat().chip("h100-sxm").unwrap();
+    let at = |osl| {
+        predict(&scenario(
+            "llama-3.3-70b",
+            chip,
+            tp(4),
+            DType::Fp8,
+            20_000,
+            osl,
+            Batch::Fixed(1),
+        ))
+        .unwrap()
+    };
+    let (short, long) = (at(200), at(2_000));
+    for p in [&short, &long] {
+        assert!(close(p.tpot.value(), p.decode_step.value()), "{p:?}");
+        assert!(p.prefill_step.value() > 20.0 * p.decode_step.value());
+        assert!(p.ttft.value() > p.prefill_step.value());
+    }
+    let attention = |p: &Prediction| p.decode_cost.op(OpKind::AttnCore).time.value();
+    let step_gap = long.tpot.value() - short.tpot.value();
+    assert!(step_gap > 0.0);
+    assert!(
+        close(step_gap, attention(&long) - attention(&short)),
+        "TPOT grew by {step_gap} s, the attention core by {} s",
+        attention(&long) - attention(&short)
+    );
+}
+
+/// With company, a request's TPOT carries the prefills of the others' prompts, not
+/// its own: the round less one prefill step, over its output tokens.
+#[test]
+fn with_company_tpot_carries_the_other_prompts_prefills() {
+    let chip = cat().chip("h100-sxm").unwrap();
+    let p = predict(&scenario(
+        "llama-3.3-70b",
+        chip,
+        tp(4),
+        DType::Fp8,
+        4_000,
+        500,
+        Batch::Fixed(8),
+    ))
+    .unwrap();
+    let prompts = p.prefill_batch;
+    let round = 500.0 * p.decode_step.value() + p.prefill_step.value() * 8.0 / prompts;
+    let tpot = (round - p.prefill_step.value()) / 500.0;
+    assert!(close(p.tpot.value(), tpot), "{} vs {tpot}", p.tpot.value());
+    assert!(p.tpot.value() > p.decode_step.value());
+    // Output throughput still pays every prefill of the round.
+    assert!(close(p.output_tok_s, 8.0 * 500.0 / round));
+}
