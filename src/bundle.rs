@@ -227,10 +227,11 @@ fn settings(b: &Bundle, catalogue: &Catalogue) -> Result<Vec<(String, String, St
         "adp",
         (a.aligned_group_prefill as u8).to_string(),
     );
+    set("assumptions.framework", "fw", a.framework.id().to_string());
     let defaults = Assumptions::default();
     for k in &KNOBS {
         let v = k.get(a);
-        if v != k.get(&defaults) {
+        if v != k.get(&defaults) || a.pinned.contains(k.name) {
             set(
                 &format!("assumptions.{}", k.name),
                 &format!("{ASSUMPTION_PREFIX}{}", k.name),

@@ -11,6 +11,7 @@ use disagg_engine::frontier::Objective;
 use disagg_engine::limits::{
     MAX_BATCH, MAX_DRAFT_TOKENS, MAX_LENGTH, MAX_OUTPUT_CV, MAX_SWEEP_CHIPS,
 };
+use disagg_engine::serving::FrameworkChoice;
 use disagg_engine::{Assumptions, Catalogue, DType, ModelPreset, Workload};
 use std::collections::BTreeMap;
 use std::ops::RangeInclusive;
@@ -87,6 +88,9 @@ pub struct Scenario {
     /// Attention-DP replicas that share an expert group prefill in the same step
     /// (TensorRT-LLM's balancing) instead of each on its own schedule.
     pub aligned_prefill: bool,
+    /// The serving framework whose default batch limit and token budget apply (link
+    /// key `fw`; `auto`, each chip family's usual one, is not written).
+    pub framework: FrameworkChoice,
     pub y_axis: YAxis,
     /// Link key `colour` (`price` or `chip`); `price` is not written.
     pub colour_by: ColourBy,
@@ -129,6 +133,7 @@ impl Default for Scenario {
             draft_tokens: 4,
             speculative_decode: false,
             aligned_prefill: false,
+            framework: FrameworkChoice::Auto,
             y_axis: YAxis::TokSPerChip,
             colour_by: ColourBy::Price,
             custom_config: None,
@@ -224,6 +229,9 @@ impl Scenario {
         }
         if self.aligned_prefill {
             q.push("adp=1".into());
+        }
+        if self.framework != FrameworkChoice::Auto {
+            q.push(format!("fw={}", self.framework.id()));
         }
         if self.prefix_hit_pct > 0.0 {
             q.push(format!("hit={}", self.prefix_hit_pct));
@@ -532,6 +540,7 @@ impl Scenario {
                 self.aligned_prefill =
                     switch(value).ok_or("adp is 1 (expert-group replicas prefill together) or 0")?
             }
+            "fw" => self.framework = value.parse()?,
             "y" => {
                 self.y_axis = match value {
                     "chip" => YAxis::TokSPerChip,
@@ -563,12 +572,11 @@ impl Scenario {
     pub fn assumptions(&self) -> Assumptions {
         let mut a = Assumptions {
             aligned_group_prefill: self.aligned_prefill,
+            framework: self.framework,
             ..Assumptions::default()
         };
         for (name, v) in &self.assumptions {
-            if let Some(k) = knob(name) {
-                k.set(&mut a, *v);
-            }
+            a = a.pin(name, *v);
         }
         a
     }

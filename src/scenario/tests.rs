@@ -1,5 +1,6 @@
 use super::*;
 use disagg_engine::limits::MAX_USER_CHIPS;
+use disagg_engine::serving::{Framework, FrameworkChoice};
 
 fn cat() -> &'static Catalogue {
     Catalogue::builtin()
@@ -37,6 +38,7 @@ fn query_round_trips() {
         draft_tokens: 3,
         speculative_decode: true,
         aligned_prefill: true,
+        framework: FrameworkChoice::Given(Framework::Vllm),
         y_axis: YAxis::TokSPerUsdHour,
         colour_by: ColourBy::Chip,
         custom_config: None,

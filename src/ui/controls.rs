@@ -7,6 +7,7 @@ use disagg_engine::disagg::Axis;
 use disagg_engine::limits::{
     MAX_BATCH, MAX_DRAFT_TOKENS, MAX_LENGTH, MAX_OUTPUT_CV, MAX_SWEEP_CHIPS,
 };
+use disagg_engine::serving::FrameworkChoice;
 use disagg_engine::{Catalogue, DType};
 use leptos::prelude::*;
 
@@ -301,6 +302,27 @@ pub fn Controls() -> impl IntoView {
                         </select>
                     </div>
                 </div>
+                <div class="field">
+                    <label for="in-fw">"Serving framework"</label>
+                    <select
+                        id="in-fw"
+                        aria-describedby="in-fw-hint"
+                        on:change=move |ev| page.set_field("fw", &event_target_value(&ev))
+                    >
+                        {FrameworkChoice::all()
+                            .map(|f| {
+                                view! {
+                                    <option value=f.id() prop:selected=move || s.with(|s| s.framework == f)>
+                                        {framework_label(f)}
+                                    </option>
+                                }
+                            })
+                            .collect_view()}
+                    </select>
+                    <span class="hint" id="in-fw-hint">
+                        "its default batch limit and prefill token budget, where no assumption states them"
+                    </span>
+                </div>
                 <Show when=move || moe.get()>
                     <CheckField
                         key="adp"
@@ -419,5 +441,14 @@ pub fn Controls() -> impl IntoView {
                 </div>
             </fieldset>
         </form>
+    }
+}
+
+/// A framework choice as the control lists it.
+fn framework_label(f: FrameworkChoice) -> &'static str {
+    match f {
+        FrameworkChoice::Auto => "auto (each chip family's usual one)",
+        FrameworkChoice::Generic => "generic (the assumptions as set)",
+        FrameworkChoice::Given(f) => f.name(),
     }
 }

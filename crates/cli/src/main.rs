@@ -84,6 +84,11 @@ pub(crate) struct AssumptionArgs {
     /// attention-DP balancing); default: each on its own schedule.
     #[arg(long)]
     aligned_group_prefill: bool,
+    /// Serving framework whose default batch limit and token budget apply where no
+    /// assumption states them: auto (each chip family's usual one), generic (the
+    /// global assumptions), trtllm, vllm, sglang, llamacpp or mlx.
+    #[arg(long, value_name = "NAME")]
+    framework: Option<String>,
 }
 
 impl AssumptionArgs {
@@ -93,13 +98,23 @@ impl AssumptionArgs {
                 let text = std::fs::read_to_string(path).map_err(|e| {
                     format!("cannot read assumptions file '{}': {e}", path.display())
                 })?;
-                serde_json::from_str::<Assumptions>(&text)
-                    .map_err(|e| format!("{}: {e}", path.display()))?
+                let mut a = serde_json::from_str::<Assumptions>(&text)
+                    .map_err(|e| format!("{}: {e}", path.display()))?;
+                // What the file states, no framework's default replaces.
+                if let Ok(serde_json::Value::Object(fields)) = serde_json::from_str(&text) {
+                    for name in fields.keys() {
+                        a.pinned = a.pinned.with(name);
+                    }
+                }
+                a
             }
             None => Assumptions::default(),
         };
         if self.aligned_group_prefill {
             a.aligned_group_prefill = true;
+        }
+        if let Some(f) = &self.framework {
+            a.framework = f.parse().map_err(|e| format!("--framework: {e}"))?;
         }
         a.validate().map_err(|e| e.to_string())?;
         Ok(a)
@@ -169,7 +184,7 @@ pub(crate) struct PredictArgs {
 }
 
 /// The flags a bundle holds (clap ids), refused alongside `predict --bundle`.
-const PREDICT_BUNDLED: [&str; 39] = [
+const PREDICT_BUNDLED: [&str; 40] = [
     "model",
     "chip",
     "chips",
@@ -209,6 +224,7 @@ const PREDICT_BUNDLED: [&str; 39] = [
     "kv_dtype",
     "assumptions",
     "aligned_group_prefill",
+    "framework",
 ];
 
 /// Writes one line of output; see [`out!`].

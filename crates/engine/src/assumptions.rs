@@ -6,6 +6,7 @@ use crate::catalogue::Chip;
 use crate::dtype::ComputeRate;
 use crate::error::{EngineError, Result};
 use crate::limits::MIN_EFFICIENCY;
+use crate::serving::{FrameworkChoice, Pinned};
 use crate::units::Seconds;
 use serde::{Deserialize, Serialize};
 
@@ -45,6 +46,12 @@ pub struct Assumptions {
     /// on its own schedule and the whole group, in lockstep at every MoE layer, waits
     /// for whichever replica is prefilling (TensorRT-LLM tech blog 10).
     pub aligned_group_prefill: bool,
+    /// The serving framework whose default batch limit and token budget apply where
+    /// the user states none (`serving.rs`); `auto` chooses by each pool's chip.
+    pub framework: FrameworkChoice,
+    /// The assumptions the user stated: a framework's defaults never replace them.
+    #[serde(skip_serializing_if = "Pinned::is_empty")]
+    pub pinned: Pinned,
 }
 
 impl Default for Assumptions {
@@ -62,6 +69,8 @@ impl Default for Assumptions {
             max_seqs_per_replica: 256.0,
             seq_overhead: Seconds::from_us(20.0),
             aligned_group_prefill: false,
+            framework: FrameworkChoice::Auto,
+            pinned: Pinned::NONE,
         }
     }
 }
@@ -80,6 +89,38 @@ impl Assumptions {
             }
         }
         Ok(())
+    }
+
+    /// The assumptions a pool of `chip` runs with: these, with its serving
+    /// framework's default batch limit and token budget wherever the user stated none.
+    pub fn on_chip(&self, chip: &Chip) -> Assumptions {
+        let mut a = *self;
+        if let Some(framework) = self.framework.for_chip(chip) {
+            let d = framework.defaults(chip);
+            if let Some(v) = d
+                .max_seqs_per_replica
+                .filter(|_| !self.pinned.contains("max_seqs_per_replica"))
+            {
+                a.max_seqs_per_replica = v;
+            }
+            if let Some(v) = d
+                .prefill_chunk_tokens
+                .filter(|_| !self.pinned.contains("prefill_chunk_tokens"))
+            {
+                a.prefill_chunk_tokens = v;
+            }
+        }
+        a
+    }
+
+    /// These assumptions with `name` set to `v` and pinned, so that no framework
+    /// default replaces it.
+    pub fn pin(mut self, name: &str, v: f64) -> Assumptions {
+        if let Some(k) = knob(name) {
+            k.set(&mut self, v);
+            self.pinned = self.pinned.with(name);
+        }
+        self
     }
 
     /// Host work of one engine step over `seqs` sequences: the fixed part plus the

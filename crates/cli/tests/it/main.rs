@@ -4,6 +4,7 @@
 mod bundle;
 mod cli;
 mod explain;
+mod framework;
 mod fuzz;
 mod snapshots;
 

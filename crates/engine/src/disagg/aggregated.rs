@@ -28,7 +28,7 @@ pub fn side<'a>(
     running: u32,
 ) -> std::result::Result<ColocatedSide<'a>, Reject> {
     let w = setup.workload;
-    let a = &setup.assumptions;
+    let a = &setup.assumptions.on_chip(pool.chip);
     let par = pool.parallelism;
     let seqs = par.seqs_per_replica(running);
     let placed = place(setup, setup.model, pool, w.max_context(), seqs, Bytes::ZERO)?;

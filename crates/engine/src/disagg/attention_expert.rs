@@ -28,6 +28,7 @@ use crate::limits::MAX_MICRO_BATCHES;
 use crate::memory::{MemoryPlan, MemoryUsage, Part};
 use crate::model::{Ffn, ModelIr};
 use crate::units::{Bytes, Seconds, TokensPerSecond};
+use crate::Chip;
 
 fn moe_layers(model: &ModelIr) -> f64 {
     model
@@ -97,7 +98,7 @@ pub fn attention_side<'a>(
         setup.weights,
         setup.kv,
         setup.workload.max_context(),
-        &setup.assumptions,
+        &setup.assumptions.on_chip(pool.chip),
     );
     let max_seqs = plan.max_seqs() as f64;
     let use_ = plan.usage(seqs.ceil());
@@ -157,7 +158,7 @@ pub fn expert_side<'a>(
         setup.weights,
         setup.kv,
         0.0,
-        &setup.assumptions,
+        &setup.assumptions.on_chip(pool.chip),
     )
     .usage(0.0);
     let fit = (!use_.fits).then_some(Reject::WeightsDoNotFit);
@@ -248,10 +249,11 @@ pub struct Sides<'a> {
 
 /// Prompts one prefill pass takes: the chunk budget's worth, at least one, at most the
 /// replica's sequences.
-pub fn prefill_prompts(setup: &Setup, seqs_per_replica: f64) -> f64 {
-    setup
-        .workload
-        .prompts_per_chunk(setup.assumptions.prefill_chunk_tokens, seqs_per_replica)
+pub fn prefill_prompts(setup: &Setup, chip: &Chip, seqs_per_replica: f64) -> f64 {
+    setup.workload.prompts_per_chunk(
+        setup.assumptions.on_chip(chip).prefill_chunk_tokens,
+        seqs_per_replica,
+    )
 }
 
 pub fn sides<'a>(
@@ -266,7 +268,7 @@ pub fn sides<'a>(
     let decode = |s: f64| StepShape::decode(s, ctx);
     let a = attention_side(setup, attention, batch, micro_batches, decode)?;
     let e = expert_side(setup, experts, batch, micro_batches, decode)?;
-    let prompts = prefill_prompts(setup, a.seqs_per_replica);
+    let prompts = prefill_prompts(setup, attention.chip, a.seqs_per_replica);
     let prefill = |s: f64| w.prefill_shape(s);
     let pa = attention_side(setup, attention, prompts.ceil() as u32, 1, prefill)?;
     let pe = expert_side(setup, experts, prompts.ceil() as u32, 1, prefill)?;

@@ -349,7 +349,7 @@ fn workspace_chain(
     chip: &Chip,
     draft: Option<Bytes>,
 ) -> Option<Chain> {
-    let a = &setup.assumptions;
+    let a = &setup.assumptions.on_chip(chip);
     let part = part_of(pool.role)?;
     let widest = LayerShare::of(setup.model, pool.parallelism, part, 0.0).widest_ffn;
     let h = setup.model.hidden as f64;

@@ -93,7 +93,14 @@ pub fn evaluate(setup: &Setup, deployment: &Deployment) -> Result<DeploymentPoin
         f.batch = concurrency;
         point.warnings.insert(
             0,
-            queue_warning(concurrency, running, setup.assumptions.max_seqs_per_replica),
+            queue_warning(
+                concurrency,
+                running,
+                setup
+                    .assumptions
+                    .on_chip(deployment.generating_pool().chip)
+                    .max_seqs_per_replica,
+            ),
         );
     }
     Ok(point)
@@ -102,10 +109,11 @@ pub fn evaluate(setup: &Setup, deployment: &Deployment) -> Result<DeploymentPoin
 /// Sequences the engine runs at once of the deployment's concurrency: at most its
 /// batch limit per replica of the generating pool; the rest wait in its queue.
 pub(crate) fn running(setup: &Setup, deployment: &Deployment) -> u32 {
-    setup.assumptions.engine_runs(
-        deployment.batch(),
-        deployment.generating_pool().parallelism.dp,
-    )
+    let generating = deployment.generating_pool();
+    setup
+        .assumptions
+        .on_chip(generating.chip)
+        .engine_runs(deployment.batch(), generating.parallelism.dp)
 }
 
 /// Evaluates a deployment whose whole batch runs at once.

@@ -97,7 +97,7 @@ pub(crate) fn placement<'a>(
         weights: setup.weights,
         kv: setup.kv,
         rates: crate::assumptions::ChipRates::for_chip(pool.chip, &setup.assumptions),
-        assumptions: setup.assumptions,
+        assumptions: setup.assumptions.on_chip(pool.chip),
         cold_weight_fraction: cold,
     }
 }
@@ -125,7 +125,7 @@ pub(crate) fn place<'a>(
         setup.weights,
         setup.kv,
         context,
-        &setup.assumptions,
+        &setup.assumptions.on_chip(pool.chip),
     );
     plan.workspace += extra;
     let usage = plan.usage(seqs.ceil());

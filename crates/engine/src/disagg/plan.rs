@@ -248,11 +248,11 @@ pub fn plan<'a>(
                 Some(b) => b,
                 None => {
                     // The pool that holds the sequences bounds the batch.
-                    let replicas = build(axis, &chosen, 1, micro_batches)
-                        .generating_pool()
-                        .parallelism
-                        .dp;
-                    let engine_limit = setup.assumptions.engine_batch_limit(replicas);
+                    let generating = build(axis, &chosen, 1, micro_batches).generating_pool();
+                    let engine_limit = setup
+                        .assumptions
+                        .on_chip(generating.chip)
+                        .engine_batch_limit(generating.parallelism.dp);
                     let fit = |b: u32| {
                         evaluate(setup, &build(axis, &chosen, b, micro_batches))
                             .ok()

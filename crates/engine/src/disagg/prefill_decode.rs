@@ -163,9 +163,10 @@ pub fn prefill_side<'a>(
 ) -> std::result::Result<PrefillSide<'a>, Reject> {
     let par = pool.parallelism;
     let isl = setup.workload.isl as f64;
-    let wanted = setup
-        .workload
-        .prompts_per_chunk(setup.assumptions.prefill_chunk_tokens, f64::INFINITY);
+    let wanted = setup.workload.prompts_per_chunk(
+        setup.assumptions.on_chip(pool.chip).prefill_chunk_tokens,
+        f64::INFINITY,
+    );
     // Size memory for the prompts of one step; fewer if that is all that fits.
     let probe = place(setup, setup.model, pool, isl, 1.0, Bytes::ZERO)?;
     let prompts = wanted.min(probe.plan.max_seqs().max(1) as f64);

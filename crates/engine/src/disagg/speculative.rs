@@ -197,7 +197,7 @@ pub fn target_side<'a>(
 ) -> std::result::Result<TargetSide<'a>, Reject> {
     let (placed, verify) = verify_step(setup, target, batch, colocated_bytes)?;
     let w = setup.workload;
-    let a = &setup.assumptions;
+    let a = &setup.assumptions.on_chip(target.chip);
     let par = target.parallelism;
     let seqs = placed.seqs;
     let prompts = w.prompts_per_chunk(a.prefill_chunk_tokens, seqs);

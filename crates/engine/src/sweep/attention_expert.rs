@@ -45,16 +45,17 @@ fn attention_entries<'a>(
             }
             let dp = pool.parallelism.dp;
             let mut prefills: HashMap<u32, AttentionSide<'a>> = HashMap::new();
-            let batches = match col
-                .batch
-                .under(batch_limit(setup, probe.max_seqs as u64, dp))
-            {
-                Ok(b) => b,
-                Err(r) => {
-                    col.reject(r);
-                    continue;
-                }
-            };
+            let batches =
+                match col
+                    .batch
+                    .under(batch_limit(setup, pool.chip, probe.max_seqs as u64, dp))
+                {
+                    Ok(b) => b,
+                    Err(r) => {
+                        col.reject(r);
+                        continue;
+                    }
+                };
             for b in batches {
                 for m in MICRO_BATCHES.into_iter().filter(|&m| m <= b) {
                     let Ok(a) = af::attention_side(setup, pool, b, m, decode) else {
@@ -65,7 +66,7 @@ fn attention_entries<'a>(
                         continue;
                     }
                     col.costed();
-                    let prompts = prefill_prompts(setup, a.seqs_per_replica);
+                    let prompts = prefill_prompts(setup, pool.chip, a.seqs_per_replica);
                     let key = prompts.ceil() as u32;
                     let prefill = match prefills.get(&key) {
                         Some(p) => *p,

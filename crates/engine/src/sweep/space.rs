@@ -3,6 +3,7 @@
 
 use crate::disagg::{Placed, Reject, Setup};
 use crate::limits::MAX_BATCH;
+use crate::Chip;
 
 /// Micro-batch depths tried on the attention/expert axis.
 pub const MICRO_BATCHES: [u32; 3] = [1, 2, 3];
@@ -58,14 +59,20 @@ pub(crate) fn pool_batches<T>(
     if placed.fit.is_some() {
         return Err(Reject::WeightsDoNotFit);
     }
-    choice.under(batch_limit(setup, placed.plan.max_seqs(), dp))
+    choice.under(batch_limit(
+        setup,
+        placed.placement.chip,
+        placed.plan.max_seqs(),
+        dp,
+    ))
 }
 
-/// Largest batch a pool of `dp` replicas takes: memory, then the engine's limit.
-pub fn batch_limit(setup: &Setup<'_>, max_seqs_per_replica: u64, dp: u32) -> u64 {
+/// Largest batch a pool of `dp` replicas of `chip` takes: memory, then the engine's
+/// limit.
+pub fn batch_limit(setup: &Setup<'_>, chip: &Chip, max_seqs_per_replica: u64, dp: u32) -> u64 {
     max_seqs_per_replica
         .saturating_mul(dp as u64)
-        .min(setup.assumptions.engine_batch_limit(dp))
+        .min(setup.assumptions.on_chip(chip).engine_batch_limit(dp))
 }
 
 #[cfg(test)]

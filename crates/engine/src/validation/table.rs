@@ -6,6 +6,7 @@ use crate::catalogue::embedded_benchmarks;
 use crate::disagg::{Axis, DeploymentPoint, PoolRole};
 use crate::dtype::DType;
 use crate::error::{EngineError, Result};
+use crate::serving::{Framework as Serving, FrameworkChoice};
 use crate::workload::Workload;
 use serde::{Deserialize, Serialize};
 
@@ -58,6 +59,23 @@ impl Framework {
             Framework::Mlx => "mlx",
             Framework::Other => "other",
             Framework::Unknown => "unknown",
+        }
+    }
+}
+
+impl Framework {
+    /// The serving framework whose defaults the point runs with: a Dynamo deployment
+    /// runs its backend engine's; a point whose framework nobody states, or an
+    /// in-house one, takes `auto`.
+    pub fn serving(self) -> FrameworkChoice {
+        let given = |f| FrameworkChoice::Given(f);
+        match self {
+            Framework::TrtLlm | Framework::DynamoTrtLlm => given(Serving::TrtLlm),
+            Framework::Vllm => given(Serving::Vllm),
+            Framework::Sglang | Framework::DynamoSglang => given(Serving::Sglang),
+            Framework::LlamaCpp => given(Serving::LlamaCpp),
+            Framework::Mlx => given(Serving::Mlx),
+            Framework::Other | Framework::Unknown => FrameworkChoice::Auto,
         }
     }
 }
@@ -295,21 +313,24 @@ impl BenchmarkPoint {
             .with_output_cv(self.output_cv.unwrap_or(range_cv))
     }
 
-    /// The assumptions in force for this point: `base`, with the engine settings the
-    /// submission states.
+    /// The assumptions in force for this point: `base`, run by the point's framework
+    /// (its defaults where the submission states no limit), with the engine settings
+    /// the submission states pinned.
     pub fn assumptions(&self, base: &Assumptions) -> Assumptions {
-        Assumptions {
-            max_seqs_per_replica: self
-                .max_seqs_per_replica
-                .unwrap_or(base.max_seqs_per_replica),
-            prefill_chunk_tokens: self
-                .max_tokens_per_step
-                .unwrap_or(base.prefill_chunk_tokens),
+        let mut a = Assumptions {
+            framework: self.framework.serving(),
             aligned_group_prefill: self
                 .aligned_group_prefill
                 .unwrap_or(base.aligned_group_prefill),
             ..*base
+        };
+        if let Some(v) = self.max_seqs_per_replica {
+            a = a.pin("max_seqs_per_replica", v);
         }
+        if let Some(v) = self.max_tokens_per_step {
+            a = a.pin("prefill_chunk_tokens", v);
+        }
+        a
     }
 }
 

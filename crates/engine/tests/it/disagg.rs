@@ -5,6 +5,7 @@ use disagg_engine::disagg::{
     evaluate, without_speculation, Axis, Deployment, Draft, PoolConfig, Setup,
 };
 use disagg_engine::frontier::{pareto, value_at, Objective};
+use disagg_engine::serving::FrameworkChoice;
 use disagg_engine::sweep::{sweep, Class, SweepRequest, SweepResult};
 use disagg_engine::units::{BytesPerSecond, TokensPerSecond};
 use disagg_engine::{Catalogue, Chip, Parallelism, WeightFormat, Workload};
@@ -191,9 +192,24 @@ fn speculation_gain_shrinks_with_batch() {
 
 #[test]
 fn prefill_decode_lifts_long_prompts_under_tight_tpot_only() {
+    // The global assumptions' limits, whatever framework a chip would take.
+    let generic = |mut s: Setup<'static>| {
+        s.assumptions.framework = FrameworkChoice::Generic;
+        s
+    };
     for (model, c) in [("llama-3.3-70b", "h100-sxm"), ("qwen3-30b-a3b", "mi300x")] {
-        let long = run(setup(model, 8192, 256), Axis::PrefillDecode, &[c], 32);
-        let short = run(setup(model, 128, 2048), Axis::PrefillDecode, &[c], 32);
+        let long = run(
+            generic(setup(model, 8192, 256)),
+            Axis::PrefillDecode,
+            &[c],
+            32,
+        );
+        let short = run(
+            generic(setup(model, 128, 2048)),
+            Axis::PrefillDecode,
+            &[c],
+            32,
+        );
         for target in [20.0, 40.0] {
             let lift = at(&long, &[Class::Homogeneous], target).unwrap()
                 / at(&long, &[Class::Baseline], target).unwrap();
@@ -634,9 +650,11 @@ fn planning_two_large_pools_is_bounded_and_checks_its_inputs_first() {
 #[test]
 fn concurrency_beyond_the_engine_limit_waits_in_the_queue() {
     // Llama-3.1-8B decodes on one H200 replica; the engine runs at most
-    // `max_seqs_per_replica` (256) sequences, so 4x that concurrency leaves 768
-    // requests queued. Throughput stays at the limit's; TTFT gains Little's wait.
-    let s = setup("llama-3.1-8b", 1024, 1024);
+    // `max_seqs_per_replica` (256, pinned over the framework's default) sequences, so
+    // 4x that concurrency leaves 768 requests queued. Throughput stays at the limit's;
+    // TTFT gains Little's wait.
+    let mut s = setup("llama-3.1-8b", 1024, 1024);
+    s.assumptions = s.assumptions.pin("max_seqs_per_replica", 256.0);
     let limit = s.assumptions.max_seqs_per_replica as u32;
     for axis in [Axis::Aggregated, Axis::PrefillDecode] {
         let at = |batch: u32| {

@@ -161,7 +161,8 @@ fn every_chain_recomputes_and_every_table_adds_up_on_every_axis() {
 
 #[test]
 fn a_queue_adds_its_wait_to_ttft() {
-    let s = setup("llama-3.1-8b", 1000, 1000);
+    let mut s = setup("llama-3.1-8b", 1000, 1000);
+    s.assumptions = s.assumptions.pin("max_seqs_per_replica", 256.0);
     let d = Deployment::Aggregated {
         pool: PoolConfig {
             chip: cat().chip("h100-sxm").unwrap(),

@@ -1,0 +1,336 @@
+//! Serving frameworks: the software that batches and schedules requests on a pool's
+//! chips. Each one ships its own default batch limit and per-step token budget, and
+//! these decide how far a deployment's throughput climbs before memory does. A
+//! framework is chosen per scenario (`auto` chooses by each pool's chip, see
+//! [`FrameworkChoice::for_chip`]); a limit the user states (a pinned assumption, see
+//! [`Pinned`]) wins over the framework's default. The defaults and their sources are
+//! in `audit/AUDIT.md` ("Serving frameworks").
+
+use crate::catalogue::Chip;
+use crate::limits::MAX_BATCH;
+use crate::units::Bytes;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// A serving framework with published defaults.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Framework {
+    TrtLlm,
+    Vllm,
+    Sglang,
+    LlamaCpp,
+    Mlx,
+}
+
+impl Framework {
+    pub const ALL: [Framework; 5] = [
+        Framework::TrtLlm,
+        Framework::Vllm,
+        Framework::Sglang,
+        Framework::LlamaCpp,
+        Framework::Mlx,
+    ];
+
+    /// The id flags, links and files spell.
+    pub fn id(self) -> &'static str {
+        match self {
+            Framework::TrtLlm => "trtllm",
+            Framework::Vllm => "vllm",
+            Framework::Sglang => "sglang",
+            Framework::LlamaCpp => "llamacpp",
+            Framework::Mlx => "mlx",
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Framework::TrtLlm => "TensorRT-LLM",
+            Framework::Vllm => "vLLM",
+            Framework::Sglang => "SGLang",
+            Framework::LlamaCpp => "llama.cpp",
+            Framework::Mlx => "MLX",
+        }
+    }
+
+    /// The framework's own defaults on `chip`, where it publishes one: the most
+    /// sequences a replica batches and the most prompt tokens one step takes.
+    /// `None` leaves the global assumption.
+    pub fn defaults(self, chip: &Chip) -> Defaults {
+        let memory = chip.fast.capacity;
+        let gib = |g: f64| Bytes(g * 1024.0 * 1024.0 * 1024.0);
+        match self {
+            // BuildConfig: max_batch_size 2048, max_num_tokens 8192.
+            Framework::TrtLlm => Defaults {
+                max_seqs_per_replica: Some(2048.0),
+                prefill_chunk_tokens: Some(8192.0),
+            },
+            // get_batch_defaults, OpenAI server: 1024 sequences and 8192 tokens on
+            // devices of 70 GiB or more (A100 excepted), 256 and 2048 below.
+            Framework::Vllm => {
+                let large = memory >= gib(70.0) && !chip.name.contains("A100");
+                Defaults {
+                    max_seqs_per_replica: Some(if large { 1024.0 } else { 256.0 }),
+                    prefill_chunk_tokens: Some(if large { 8192.0 } else { 2048.0 }),
+                }
+            }
+            // No fixed sequence cap (max_running_requests follows the KV pool, so
+            // memory decides); chunked_prefill_size by memory: 2048 below 35 GB, 8192
+            // below 160 GB, 16384 above.
+            Framework::Sglang => Defaults {
+                max_seqs_per_replica: Some(MAX_BATCH as f64),
+                prefill_chunk_tokens: Some(if memory < gib(35.0) {
+                    2048.0
+                } else if memory < gib(160.0) {
+                    8192.0
+                } else {
+                    16384.0
+                }),
+            },
+            // n_ubatch 512: the physical batch one step computes.
+            Framework::LlamaCpp => Defaults {
+                max_seqs_per_replica: None,
+                prefill_chunk_tokens: Some(512.0),
+            },
+            // No published default differs from the global assumptions.
+            Framework::Mlx => Defaults::default(),
+        }
+    }
+}
+
+impl fmt::Display for Framework {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A framework's defaults on one chip; `None` keeps the global assumption.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Defaults {
+    pub max_seqs_per_replica: Option<f64>,
+    pub prefill_chunk_tokens: Option<f64>,
+}
+
+/// The framework a scenario runs: one named, or `auto`, each pool its chip family's.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub enum FrameworkChoice {
+    #[default]
+    Auto,
+    /// No framework's defaults: the global assumptions as they stand.
+    Generic,
+    Given(Framework),
+}
+
+impl FrameworkChoice {
+    /// Every choice, `auto` and `generic` first.
+    pub fn all() -> impl Iterator<Item = FrameworkChoice> {
+        [FrameworkChoice::Auto, FrameworkChoice::Generic]
+            .into_iter()
+            .chain(Framework::ALL.into_iter().map(FrameworkChoice::Given))
+    }
+
+    pub fn id(self) -> &'static str {
+        match self {
+            FrameworkChoice::Auto => "auto",
+            FrameworkChoice::Generic => "generic",
+            FrameworkChoice::Given(f) => f.id(),
+        }
+    }
+
+    /// The framework a pool of `chip` runs. `auto` takes the one each family's vendor
+    /// documents for serving: TensorRT-LLM on NVIDIA data-centre GPUs, vLLM on AMD
+    /// Instinct, llama.cpp on consumer cards, desktop superchips and Apple silicon;
+    /// none (the global assumptions) on every other chip.
+    pub fn for_chip(self, chip: &Chip) -> Option<Framework> {
+        match self {
+            FrameworkChoice::Given(f) => Some(f),
+            FrameworkChoice::Generic => None,
+            FrameworkChoice::Auto => {
+                let desk = chip.form.contains("consumer") || chip.form.contains("desktop");
+                match chip.vendor.as_str() {
+                    "Apple" => Some(Framework::LlamaCpp),
+                    "NVIDIA" if desk => Some(Framework::LlamaCpp),
+                    "NVIDIA" => Some(Framework::TrtLlm),
+                    "AMD" => Some(Framework::Vllm),
+                    _ => None,
+                }
+            }
+        }
+    }
+}
+
+impl TryFrom<String> for FrameworkChoice {
+    type Error = String;
+    fn try_from(id: String) -> Result<FrameworkChoice, String> {
+        id.parse()
+    }
+}
+
+impl std::str::FromStr for FrameworkChoice {
+    type Err = String;
+    fn from_str(id: &str) -> Result<FrameworkChoice, String> {
+        FrameworkChoice::all()
+            .find(|f| f.id() == id.trim())
+            .ok_or_else(|| {
+                let ids: Vec<&str> = FrameworkChoice::all().map(|f| f.id()).collect();
+                format!("framework {id:?} is not one of {}", ids.join(", "))
+            })
+    }
+}
+
+impl From<FrameworkChoice> for String {
+    fn from(f: FrameworkChoice) -> String {
+        f.id().to_string()
+    }
+}
+
+/// Which assumptions the user stated, so that a framework's default does not
+/// replace them: a set of [`crate::assumptions::KNOBS`] indices, written as their names.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Pinned(u32);
+
+impl Pinned {
+    pub const NONE: Pinned = Pinned(0);
+
+    /// The set with the knob `name` added; an unknown name changes nothing.
+    pub fn with(self, name: &str) -> Pinned {
+        match crate::assumptions::KNOBS
+            .iter()
+            .position(|k| k.name == name)
+        {
+            Some(i) => Pinned(self.0 | 1 << i),
+            None => self,
+        }
+    }
+
+    pub fn contains(self, name: &str) -> bool {
+        crate::assumptions::KNOBS
+            .iter()
+            .position(|k| k.name == name)
+            .is_some_and(|i| self.0 & (1 << i) != 0)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0 == 0
+    }
+
+    pub fn names(self) -> Vec<&'static str> {
+        crate::assumptions::KNOBS
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| self.0 & (1 << i) != 0)
+            .map(|(_, k)| k.name)
+            .collect()
+    }
+}
+
+impl Serialize for Pinned {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.names().serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Pinned {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Pinned, D::Error> {
+        let names = Vec::<String>::deserialize(d)?;
+        names.iter().try_fold(Pinned::NONE, |set, name| {
+            if crate::assumptions::knob(name).is_some() {
+                Ok(set.with(name))
+            } else {
+                Err(serde::de::Error::custom(format!(
+                    "pinned: {name:?} is not an assumption"
+                )))
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Catalogue;
+
+    fn chip(id: &str) -> &'static Chip {
+        Catalogue::builtin().chip(id).unwrap()
+    }
+
+    #[test]
+    fn auto_takes_each_family_its_documented_framework() {
+        let auto = FrameworkChoice::Auto;
+        assert_eq!(auto.for_chip(chip("h100-sxm")), Some(Framework::TrtLlm));
+        assert_eq!(auto.for_chip(chip("mi300x")), Some(Framework::Vllm));
+        assert_eq!(auto.for_chip(chip("rtx-4090")), Some(Framework::LlamaCpp));
+        assert_eq!(auto.for_chip(chip("dgx-spark")), Some(Framework::LlamaCpp));
+        assert_eq!(auto.for_chip(chip("m2-ultra")), Some(Framework::LlamaCpp));
+        assert_eq!(auto.for_chip(chip("tpu-v6e")), None);
+        let given = FrameworkChoice::Given(Framework::Sglang);
+        assert_eq!(given.for_chip(chip("tpu-v6e")), Some(Framework::Sglang));
+        assert_eq!(FrameworkChoice::Generic.for_chip(chip("h100-sxm")), None);
+    }
+
+    #[test]
+    fn defaults_follow_each_frameworks_memory_tiers() {
+        let vllm = Framework::Vllm;
+        assert_eq!(
+            vllm.defaults(chip("h100-sxm")).max_seqs_per_replica,
+            Some(1024.0)
+        );
+        assert_eq!(
+            vllm.defaults(chip("a100-80g")).max_seqs_per_replica,
+            Some(256.0)
+        );
+        assert_eq!(
+            vllm.defaults(chip("rtx-4090")).prefill_chunk_tokens,
+            Some(2048.0)
+        );
+        let sglang = Framework::Sglang;
+        assert_eq!(
+            sglang.defaults(chip("rtx-4090")).prefill_chunk_tokens,
+            Some(2048.0)
+        );
+        assert_eq!(
+            sglang.defaults(chip("h200")).prefill_chunk_tokens,
+            Some(8192.0)
+        );
+        assert_eq!(
+            sglang.defaults(chip("mi300x")).prefill_chunk_tokens,
+            Some(16384.0)
+        );
+        assert_eq!(
+            sglang.defaults(chip("h200")).max_seqs_per_replica,
+            Some(MAX_BATCH as f64)
+        );
+        assert_eq!(
+            Framework::LlamaCpp
+                .defaults(chip("rtx-4090"))
+                .max_seqs_per_replica,
+            None
+        );
+        assert_eq!(
+            Framework::Mlx.defaults(chip("m2-ultra")),
+            Defaults::default()
+        );
+    }
+
+    #[test]
+    fn a_choice_reads_back_from_its_id_and_a_bad_one_is_named() {
+        for f in FrameworkChoice::all() {
+            assert_eq!(f.id().parse::<FrameworkChoice>(), Ok(f));
+            let json = serde_json::to_string(&f).unwrap();
+            assert_eq!(serde_json::from_str::<FrameworkChoice>(&json).unwrap(), f);
+        }
+        let e = "tgi".parse::<FrameworkChoice>().unwrap_err();
+        assert!(e.contains("\"tgi\"") && e.contains("trtllm"), "{e}");
+    }
+
+    #[test]
+    fn pinned_names_round_trip_and_an_unknown_one_is_refused() {
+        let p = Pinned::NONE.with("max_seqs_per_replica").with("mfu");
+        assert!(p.contains("mfu") && p.contains("max_seqs_per_replica"));
+        assert!(!p.contains("bw_eff"));
+        let json = serde_json::to_string(&p).unwrap();
+        assert_eq!(serde_json::from_str::<Pinned>(&json).unwrap(), p);
+        let e = serde_json::from_str::<Pinned>(r#"["mfu", "speed"]"#).unwrap_err();
+        assert!(e.to_string().contains("speed"));
+    }
+}
