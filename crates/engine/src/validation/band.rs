@@ -316,7 +316,6 @@ pub fn error_band(
     let describe = |l: &Level| {
         let mut parts = vec![match l.chips {
             ChipScope::Family => listed(&family_names),
-            ChipScope::Vendor if vendors.is_empty() => "no vendor's chips".to_string(),
             ChipScope::Vendor => format!("{} chips", listed(&vendors)),
             ChipScope::All => "all chips".to_string(),
         }];
@@ -338,6 +337,10 @@ pub fn error_band(
     };
     let mut tried: Vec<String> = Vec::new();
     for l in &LEVELS {
+        // Chips the catalogue does not know have no vendor to widen to.
+        if l.chips == ChipScope::Vendor && vendors.is_empty() {
+            continue;
+        }
         let scope = describe(l);
         // A level that keeps a dimension the query leaves open is the level below it.
         if tried.last() == Some(&scope) {
