@@ -1,135 +1,99 @@
-//! How sure a figure is: the engine's measured error on published points like it
-//! (`disagg validate`'s hold-out points: never used to fit a constant), said beside the
-//! verdict and in the details. "Like it" means run on the same chip and on the same
-//! axis; when no such point exists the sentence says so and widens to the chip's vendor,
-//! then to every hold-out point. A chip that no published point runs on at all is named
-//! as such ("no published point for this chip").
+//! How sure a figure is, in words: the engine's error band
+//! ([`disagg_engine::validation::error_band`]: the measured error on comparable
+//! hold-out points of `disagg validate`, never used to fit a constant) said beside the
+//! verdict and in the details. Which points are comparable, and how the scope widens
+//! when too few are, is the engine's; this file only words it, and names a chip that no
+//! published point runs on at all ("no published point for this chip").
 
 use crate::format::percent;
-use disagg_engine::disagg::Axis;
-use disagg_engine::validation::{summarize, Role, ValidationReport, ValidationRow};
+use disagg_engine::disagg::{Axis, DeploymentPoint};
+use disagg_engine::validation::{
+    error_band, headline_bands, listed, unmeasured, BandQuery, ValidationReport,
+};
 use disagg_engine::Catalogue;
+use std::collections::BTreeMap;
 
-/// Fewest comparable points a summary is given for; fewer, and the scope widens.
-pub const MIN_POINTS: usize = 3;
+/// The detail panel's headline figures that carry a band: their labels there, and
+/// the keys of their bands (the keys of `disagg predict --json`).
+pub const FIGURE_BANDS: [(&str, &str); 7] = [
+    ("TTFT", "ttft_s"),
+    ("TPOT", "tpot_s"),
+    ("tok/s per user", "tok_s_user"),
+    ("output tok/s per chip", "output_tok_s_per_chip"),
+    ("input tok/s per chip", "input_tok_s_per_chip"),
+    (
+        "output tok/s per decode chip",
+        "output_tok_s_per_decode_chip",
+    ),
+    (
+        "input tok/s per prefill chip",
+        "input_tok_s_per_prefill_chip",
+    ),
+];
 
-fn on_axis(row: &ValidationRow, axis: Axis) -> bool {
-    row.point.axis.unwrap_or(Axis::Aggregated) == axis
-}
-
-fn holdout(report: &ValidationReport) -> impl Iterator<Item = &ValidationRow> {
-    report
-        .rows
+/// The band of each headline figure of `point` the panel shows, by the figure's
+/// label, in the engine's wording; a figure without a band is left out.
+pub fn figure_bands(
+    report: &ValidationReport,
+    catalogue: &Catalogue,
+    point: &DeploymentPoint,
+) -> BTreeMap<&'static str, String> {
+    let bands = headline_bands(report, catalogue, point);
+    FIGURE_BANDS
         .iter()
-        .filter(|r| r.point.role == Role::Holdout && r.error.is_some_and(f64::is_finite))
+        .filter_map(|(label, key)| Some((*label, bands.get(key)?.as_ref()?.line())))
+        .collect()
 }
 
-/// "A", "A and B", "A, B and C".
-fn listed(items: &[String]) -> String {
-    let mut items: Vec<&str> = items.iter().map(String::as_str).collect();
-    items.dedup();
-    match items.split_last() {
-        None => String::new(),
-        Some((last, [])) => last.to_string(),
-        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
-    }
-}
-
-/// Which published points a scope takes.
-type Scope<'a> = Box<dyn Fn(&ValidationRow) -> bool + 'a>;
-
-/// One sentence: the measured error on hold-out points of these `chips` on `axis`
-/// (their vendors', or all, when too few), median and p90 of |error| with the count.
+/// One sentence: the measured error on hold-out points comparable to a deployment of
+/// these `chips` on `axis` (any metric, any concurrency), median and p90 of |error|
+/// with the count, after the scopes that had too few points.
 pub fn measured_error(
     report: &ValidationReport,
     chips: &[String],
     axis: Axis,
     catalogue: &Catalogue,
 ) -> String {
-    let names: Vec<String> = chips
-        .iter()
-        .map(|id| catalogue.chip(id).map_or(id.clone(), |c| c.name.clone()))
-        .collect();
-    let vendors: Vec<String> = chips
-        .iter()
-        .filter_map(|id| catalogue.chip(id).ok().map(|c| c.vendor.clone()))
-        .collect();
-    let vendor_of = |row: &ValidationRow| {
-        catalogue
-            .chip(&row.point.chip)
-            .map_or(String::new(), |c| c.vendor.clone())
+    let query = BandQuery {
+        chips: chips.to_vec(),
+        axis,
+        class: None,
+        regime: None,
     };
-    let scopes: [(String, Scope); 3] = [
-        (
-            format!("{} on the {} axis", listed(&names), axis.name()),
-            Box::new(|r: &ValidationRow| {
-                on_axis(r, axis) && chips.iter().any(|c| c.eq_ignore_ascii_case(&r.point.chip))
-            }),
-        ),
-        (
-            format!(
-                "{} chips on the {} axis",
-                vendors.join(" and "),
-                axis.name()
-            ),
-            Box::new(|r: &ValidationRow| on_axis(r, axis) && vendors.contains(&vendor_of(r))),
-        ),
-        (
-            "all chips and axes".to_string(),
-            Box::new(|_: &ValidationRow| true),
-        ),
-    ];
-    // Chips no published point runs on at all (in any role, on any axis, in any pool).
-    let bare: Vec<String> = chips
-        .iter()
-        .zip(&names)
-        .filter(|(id, _)| !report.rows.iter().any(|r| runs_on(r, id)))
-        .map(|(_, name)| name.clone())
-        .collect();
+    let Some(band) = error_band(report, catalogue, &query) else {
+        return "No published measurement has been compared with these predictions yet."
+            .to_string();
+    };
+    let name = |id: &str| {
+        catalogue
+            .chip(id)
+            .map_or(id.to_string(), |c| c.name.clone())
+    };
+    let bare: Vec<String> = unmeasured(report, chips).into_iter().map(name).collect();
     let unmeasured = match bare.len() {
         0 => None,
         _ if chips.len() == 1 => Some("no published point for this chip".to_string()),
         _ => Some(format!("no published point for {}", listed(&bare))),
     };
-    let mut missed = Vec::new();
-    for (i, (scope, fits)) in scopes.iter().enumerate() {
-        let errors: Vec<f64> = holdout(report)
-            .filter(|r| fits(r))
-            .filter_map(|r| r.error)
-            .collect();
-        if errors.len() >= MIN_POINTS {
-            let s = summarize(errors.into_iter()).expect("at least MIN_POINTS errors");
-            let too_few = (!missed.is_empty())
-                .then(|| format!("too few published points for {}", missed.join(", nor for ")));
-            let lead: Vec<String> = unmeasured.clone().into_iter().chain(too_few).collect();
-            let lead = if lead.is_empty() {
-                String::new()
-            } else {
-                format!("{}; ", upper_first(&lead.join("; ")))
-            };
-            return format!(
-                "{lead}measured error on published points for {scope}: median {}, p90 {} over {} points (hold-out).",
-                percent(s.median_ape),
-                percent(s.p90_ape),
-                s.points
-            );
-        }
-        // When no point runs on the chips, "too few for these chips" says nothing more.
-        if !(i == 0 && bare.len() == chips.len()) {
-            missed.push(scope.clone());
-        }
-    }
-    "No published measurement has been compared with these predictions yet.".to_string()
-}
-
-/// Whether a published point ran on chip `id` (its headline chip or any of its pools').
-fn runs_on(row: &ValidationRow, id: &str) -> bool {
-    row.point.chip.eq_ignore_ascii_case(id)
-        || row
-            .point
-            .pool
-            .iter()
-            .any(|p| p.chip.eq_ignore_ascii_case(id))
+    let too_few = (!band.widened_from.is_empty()).then(|| {
+        format!(
+            "too few published points for {}",
+            band.widened_from.join(", nor for ")
+        )
+    });
+    let lead: Vec<String> = unmeasured.into_iter().chain(too_few).collect();
+    let lead = if lead.is_empty() {
+        String::new()
+    } else {
+        format!("{}; ", upper_first(&lead.join("; ")))
+    };
+    format!(
+        "{lead}measured error on published points for {}: median {}, p90 {} over {} points (hold-out).",
+        band.scope,
+        percent(band.median_pct / 100.0),
+        percent(band.p90_pct / 100.0),
+        band.points
+    )
 }
 
 fn upper_first(text: &str) -> String {
@@ -143,7 +107,9 @@ fn upper_first(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use disagg_engine::validation::{run, BenchmarkTable};
+    use disagg_engine::validation::{
+        family, run, runs_on, summarize, BenchmarkTable, Role, ValidationRow, MIN_POINTS,
+    };
     use disagg_engine::Assumptions;
 
     fn report() -> ValidationReport {
@@ -154,20 +120,77 @@ mod tests {
         )
     }
 
+    fn holdout(r: &ValidationReport) -> impl Iterator<Item = &ValidationRow> {
+        r.rows
+            .iter()
+            .filter(|x| x.point.role == Role::Holdout && x.error.is_some())
+    }
+
+    #[test]
+    fn each_headline_figure_shows_the_band_of_its_class() {
+        use disagg_engine::disagg::plan::{plan, PoolChoice};
+        use disagg_engine::disagg::{PoolRole, Setup};
+        use disagg_engine::dtype::WeightFormat;
+        use disagg_engine::validation::{headline_bands, HEADLINE_FIGURES};
+        use disagg_engine::Workload;
+        let r = report();
+        let cat = Catalogue::builtin();
+        let model = cat.model("llama-3.3-70b").unwrap();
+        let setup = Setup::new(
+            &model.ir,
+            Workload::new(2048, 256),
+            WeightFormat {
+                dtype: model.default_weight_dtype,
+                bits_override: None,
+            },
+        );
+        let pool = |id: &str| PoolChoice {
+            chip: cat.chip(id).unwrap(),
+            chips: 4,
+            parallelism: None,
+        };
+        let split = vec![
+            (PoolRole::Prefill, pool("h100-sxm")),
+            (PoolRole::Decode, pool("mi300x")),
+        ];
+        let together = vec![(PoolRole::Colocated, pool("h200"))];
+        for (axis, pools) in [(Axis::PrefillDecode, split), (Axis::Aggregated, together)] {
+            let (_, p) = plan(&setup, axis, &pools, Some(32), 2).unwrap();
+            let shown = figure_bands(&r, cat, &p);
+            let bands = headline_bands(&r, cat, &p);
+            // Every label names a headline figure of the engine's.
+            for (label, key) in FIGURE_BANDS {
+                assert!(HEADLINE_FIGURES.iter().any(|(k, _)| *k == key), "{key}");
+                match bands.get(key) {
+                    Some(Some(b)) => assert_eq!(shown[label], b.line(), "{label}"),
+                    _ => assert!(!shown.contains_key(label), "{label}"),
+                }
+            }
+            // The pool figures are a split deployment's only.
+            let pooled = shown.contains_key("output tok/s per decode chip");
+            assert_eq!(pooled, axis == Axis::PrefillDecode, "{axis:?}");
+            assert_eq!(shown.contains_key("input tok/s per prefill chip"), pooled);
+            // Figures of one class share one band; TTFT's is its own class's.
+            assert_eq!(shown["TPOT"], shown["tok/s per user"]);
+            assert!(shown["TTFT"].contains("TTFT"), "{}", shown["TTFT"]);
+        }
+    }
+
     #[test]
     fn the_error_is_that_of_the_points_named() {
         let r = report();
         let cat = Catalogue::builtin();
-        // H200, aggregated: the figures are those of exactly those hold-out rows.
+        // H200, aggregated: the figures are those of exactly the hold-out rows of its
+        // family (Hopper) on that axis.
         let rows: Vec<f64> = holdout(&r)
-            .filter(|x| x.point.chip == "h200" && x.point.axis.is_none())
+            .filter(|x| family(&x.point.chip) == family("h200") && x.point.axis.is_none())
             .filter_map(|x| x.error)
             .collect();
         assert!(rows.len() >= MIN_POINTS, "{} rows", rows.len());
         let s = summarize(rows.iter().copied()).unwrap();
         let text = measured_error(&r, &["h200".into()], Axis::Aggregated, cat);
         assert!(
-            text.starts_with("measured error on published points for NVIDIA H200"),
+            text.starts_with("measured error on published points for NVIDIA Hopper · aggregated:"),
             "{text}"
         );
         assert!(
@@ -186,24 +209,33 @@ mod tests {
         let r = report();
         let cat = Catalogue::builtin();
         // The H200 has published points, but too few speculative hold-out ones of its
-        // own or of its vendor's: the sentence says so and widens to every point.
+        // family or its vendor's: the sentence says so and widens past the axis.
         let speculative = holdout(&r)
-            .filter(|x| on_axis(x, Axis::Speculative))
+            .filter(|x| x.point.axis == Some(Axis::Speculative))
             .count();
         assert!(speculative < MIN_POINTS, "{speculative} speculative points");
         let text = measured_error(&r, &["h200".into()], Axis::Speculative, cat);
-        let h200 = &cat.chip("h200").unwrap().name;
+        let spec = Axis::Speculative.name();
         assert!(
-            text.starts_with(&format!("Too few published points for {h200} on the ")),
+            text.starts_with(&format!(
+                "Too few published points for NVIDIA Hopper · {spec}, nor for NVIDIA chips · {spec}; "
+            )),
             "{text}"
         );
         assert!(!text.contains("no published point"), "{text}");
-        let all = r.holdout.unwrap();
+        // Widened past the axis: every NVIDIA hold-out point.
+        let nvidia: Vec<f64> = holdout(&r)
+            .filter(|x| cat.chip(&x.point.chip).is_ok_and(|c| c.vendor == "NVIDIA"))
+            .filter_map(|x| x.error)
+            .collect();
+        let s = summarize(nvidia.into_iter()).unwrap();
         assert!(
             text.contains(&format!(
-                "all chips and axes: median {}",
-                percent(all.median_ape)
-            )) && text.contains(&format!("over {} points", all.points)),
+                "for NVIDIA chips · any axis: median {}, p90 {} over {} points",
+                percent(s.median_ape),
+                percent(s.p90_ape),
+                s.points
+            )),
             "{text}"
         );
     }
@@ -216,13 +248,13 @@ mod tests {
         assert!(!r.rows.iter().any(|x| runs_on(x, "groq-lpu")));
         let text = measured_error(&r, &["groq-lpu".into()], Axis::Aggregated, cat);
         assert!(
-            text.starts_with("No published point for this chip; "),
+            text.starts_with("No published point for this chip; too few published points for "),
             "{text}"
         );
         // It then widens: too few for the vendor, so every hold-out point.
         let all = r.holdout.unwrap();
         assert!(
-            text.contains("all chips and axes")
+            text.contains("all chips · any axis")
                 && text.contains(&format!("over {} points", all.points)),
             "{text}"
         );
@@ -233,13 +265,10 @@ mod tests {
             Axis::Aggregated,
             cat,
         );
-        let (h200, groq) = (
-            &cat.chip("h200").unwrap().name,
-            &cat.chip("groq-lpu").unwrap().name,
-        );
+        let groq = &cat.chip("groq-lpu").unwrap().name;
         assert!(
             text.starts_with(&format!(
-                "No published point for {groq}; measured error on published points for {h200} and {groq} on "
+                "No published point for {groq}; measured error on published points for "
             )),
             "{text}"
         );

@@ -6,12 +6,13 @@ use super::Page;
 use crate::chains::chain_for;
 use crate::explore::{detail, detail_without_speculation, speculation_gain, speculation_summary};
 use crate::format::{self, sig3};
-use crate::reality::measured_error;
+use crate::reality::{figure_bands, measured_error};
 use disagg_engine::disagg::explain::Explained;
 use disagg_engine::disagg::DeploymentPoint;
 use disagg_engine::units::Bytes;
 use disagg_engine::Catalogue;
 use leptos::prelude::*;
+use std::collections::BTreeMap;
 
 fn pools(d: &DeploymentPoint) -> impl IntoView {
     d.pools
@@ -61,11 +62,15 @@ fn pools(d: &DeploymentPoint) -> impl IntoView {
 }
 
 /// The headline figures; each the engine explains is a button that opens its chain
-/// in the panel below the list (`open`).
-fn summary(e: &Explained, open: RwSignal<Option<&'static str>>) -> impl IntoView {
+/// in the panel below the list (`open`), and each with an error band has it below.
+fn summary(
+    e: &Explained,
+    bands: &BTreeMap<&'static str, String>,
+    open: RwSignal<Option<&'static str>>,
+) -> impl IntoView {
     let d = &e.point;
     let f = &d.figures;
-    let rows: [(&'static str, String); 16] = [
+    let mut rows: Vec<(&'static str, String)> = vec![
         ("batch (concurrent requests)", sig3(f.batch as f64)),
         ("chips (all pools)", sig3(f.chips as f64)),
         ("TTFT", format::duration(f.ttft)),
@@ -100,6 +105,13 @@ fn summary(e: &Explained, open: RwSignal<Option<&'static str>>) -> impl IntoView
         ("limited by", d.figures.limiter.name().to_string()),
         ("decode bottleneck", d.figures.bottleneck.name().to_string()),
     ];
+    // A split deployment's pool figures, last so that the others keep their places.
+    if let Some(v) = d.output_tok_s_per_decode_chip() {
+        rows.push(("output tok/s per decode chip", format::rate(v)));
+    }
+    if let Some(v) = d.input_tok_s_per_prefill_chip() {
+        rows.push(("input tok/s per prefill chip", format::rate(v)));
+    }
     rows.into_iter()
         .enumerate()
         .map(|(n, (k, v))| {
@@ -119,7 +131,10 @@ fn summary(e: &Explained, open: RwSignal<Option<&'static str>>) -> impl IntoView
                 .into_any(),
                 None => view! { <span>{v}</span> }.into_any(),
             };
-            view! { <div class="figure"><dt>{k}</dt><dd>{value}</dd></div> }
+            let band = bands
+                .get(k)
+                .map(|b| view! { <dd class="error-band">{b.clone()}</dd> });
+            view! { <div class="figure"><dt>{k}</dt><dd>{value}</dd>{band}</div> }
         })
         .collect_view()
 }
@@ -189,13 +204,19 @@ pub fn Detail() -> impl IntoView {
                     })
                 };
                 let d = &e.point;
+                // How far off each figure may be: the engine's band of its class.
+                let bands = page
+                    .validation
+                    .get()
+                    .map(|r| figure_bands(&r, Catalogue::builtin(), d))
+                    .unwrap_or_default();
                 view! {
                 <h2 id="detail-title">{label}</h2>
                 {speculation.map(|text| view! { <p class="speculation">{text}</p> })}
                 {gain.map(|text| view! { <p class="speculation" id="speculation-gain">{text}</p> })}
                 <p class="measured-error" id="measured-error">{measured}</p>
                 <p class="hint">"Click a figure to see how it is computed: its formula, every input with its source, and the model's section."</p>
-                <dl class="figures">{summary(&e, open)}</dl>
+                <dl class="figures">{summary(&e, &bands, open)}</dl>
                 <div id="chain-panel" aria-live="polite">{chain_panel}</div>
                 <div class="table-scroll" tabindex="0" role="region" aria-label="Pools"><table class="pools">
                     <caption class="visually-hidden">"The deployment's pools"</caption>

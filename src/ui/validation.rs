@@ -5,6 +5,7 @@
 use super::Page;
 use crate::validation_view::draw::{css_height, draw};
 use crate::validation_view::scatter::Scatter;
+use crate::validation_view::sort::{sorted, Column, Sort};
 use crate::validation_view::{kept, options, summary_lines, FilterKey, TableRow, View};
 use crate::web;
 use disagg_engine::Catalogue;
@@ -93,11 +94,11 @@ pub fn ValidationView() -> impl IntoView {
     // The rows the filters keep, as the table and the scatter read them.
     let shown = Memo::new(move |_| {
         let report = page.validation.get()?;
-        let filters = page.view.with(|v| v.filters.clone());
+        let (filters, sort) = page.view.with(|v| (v.filters.clone(), v.sort));
         let kept = kept(&report, &filters, Catalogue::builtin());
-        let rows: Vec<TableRow> = kept
-            .iter()
-            .map(|r| TableRow::of(r, Catalogue::builtin()))
+        let rows: Vec<TableRow> = sorted(kept.clone(), sort, Catalogue::builtin())
+            .into_iter()
+            .map(|(_, cells)| cells)
             .collect();
         let lines = summary_lines(&report, &kept, filters.any());
         Some((rows, Scatter::new(&kept), lines))
@@ -184,22 +185,24 @@ pub fn ValidationView() -> impl IntoView {
             })
         })
     };
-    let headings = [
-        "Id",
-        "Model",
-        "Chips and layout",
-        "Axis",
-        "Metric",
-        "Framework",
-        "Measured",
-        "Predicted",
-        "Error",
-        "Role",
-        "Source",
-    ]
-    .into_iter()
-    .map(|h| view! { <th scope="col">{h}</th> })
-    .collect_view();
+    // Each heading is a button that orders the rows by its column (`vv.sort`).
+    let headings = Column::ALL
+        .into_iter()
+        .map(|c| {
+            view! {
+                <th scope="col" aria-sort=move || Sort::aria(page.view.with(|v| v.sort), c)>
+                    <button
+                        class="sort-button"
+                        id=format!("vv-sort-{}", c.id())
+                        title="Sort by this column"
+                        on:click=move |_| page.view.update(|v| v.sort = Sort::after_click(v.sort, c))
+                    >
+                        {c.heading()}
+                    </button>
+                </th>
+            }
+        })
+        .collect_view();
     let filters = FilterKey::ALL
         .into_iter()
         .map(|key| view! { <FilterSelect filter=key/> })

@@ -6,6 +6,7 @@
 
 pub mod draw;
 pub mod scatter;
+pub mod sort;
 
 use crate::format::{sig3, MISSING};
 use crate::scenario::{decode, encode};
@@ -20,7 +21,7 @@ use disagg_engine::Catalogue;
 pub const VIEW_KEY: &str = "view";
 pub const VALIDATION: &str = "validation";
 /// Link keys of the filters: `vv.vendor`, `vv.axis`, `vv.metric`, `vv.framework`,
-/// `vv.role`.
+/// `vv.role`; and of the table's order, `vv.sort` ([`sort`]).
 pub const FILTER_PREFIX: &str = "vv.";
 
 /// Which of the page's two views shows.
@@ -86,6 +87,8 @@ pub struct Filters {
 pub struct ViewState {
     pub view: View,
     pub filters: Filters,
+    /// The table's order; `None` is the published table's own.
+    pub sort: Option<sort::Sort>,
 }
 
 /// A metric's id as the table file and the link spell it (`output_tok_s_per_chip`).
@@ -232,6 +235,9 @@ impl ViewState {
                 q.push(format!("{FILTER_PREFIX}{}={}", key.id(), encode(&v)));
             }
         }
+        if let Some(s) = self.sort {
+            q.push(format!("{FILTER_PREFIX}{}={}", sort::SORT_KEY, s.to_link()));
+        }
         q.join("&")
     }
 }
@@ -258,6 +264,11 @@ pub fn split_query(query: &str, catalogue: &Catalogue) -> (ViewState, String, Ve
                 _ => notices.push(format!(
                     "ignored {VIEW_KEY}={shown:?}: a view is explorer or {VALIDATION}"
                 )),
+            }
+        } else if key == format!("{FILTER_PREFIX}{}", sort::SORT_KEY) {
+            match sort::Sort::parse(&value) {
+                Ok(s) => state.sort = Some(s),
+                Err(why) => notices.push(format!("ignored {key}={shown:?}: {why}")),
             }
         } else if let Some(name) = key.strip_prefix(FILTER_PREFIX) {
             match FilterKey::ALL.into_iter().find(|k| k.id() == name) {

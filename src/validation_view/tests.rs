@@ -1,4 +1,5 @@
 use super::scatter::{square_range, Scatter, BAND, MIN_SPAN};
+use super::sort::{sorted, Column, Sort};
 use super::*;
 use crate::scenario::{link_query, Scenario};
 use disagg_engine::validation::{run, BenchmarkTable};
@@ -161,6 +162,10 @@ fn the_view_and_its_filters_survive_the_link() {
     let state = ViewState {
         view: View::Validation,
         filters,
+        sort: Some(Sort {
+            column: Column::Error,
+            descending: true,
+        }),
     };
     let scenario = Scenario::default();
     let link = format!("{}&{}", link_query(&scenario, Some(3)), state.to_query());
@@ -177,7 +182,8 @@ fn the_view_and_its_filters_survive_the_link() {
         (
             ViewState {
                 view: View::Validation,
-                filters: Filters::default()
+                filters: Filters::default(),
+                sort: None,
             },
             String::new(),
             Vec::new()
@@ -324,4 +330,113 @@ fn the_scatter_in_words_counts_its_points() {
     );
     assert!(text.contains("Furthest off: "), "{text}");
     assert!(Scatter::new(&[]).describe().contains("no point"));
+}
+
+#[test]
+fn a_column_sorts_the_rows_and_keeps_ties_and_missing_values_in_place() {
+    let r = report();
+    let all = kept(r, &Filters::default(), cat());
+    let by = |column, descending| {
+        sorted(all.clone(), Some(Sort { column, descending }), cat())
+            .into_iter()
+            .map(|(row, cells)| (row.clone(), cells))
+            .collect::<Vec<_>>()
+    };
+    // The error column: signed errors rising, then falling; rows without one last
+    // either way.
+    for descending in [false, true] {
+        let rows = by(Column::Error, descending);
+        assert_eq!(rows.len(), all.len());
+        let errors: Vec<Option<f64>> = rows.iter().map(|(r, _)| r.error).collect();
+        let known = errors.iter().take_while(|e| e.is_some()).count();
+        assert!(errors[known..].iter().all(Option::is_none), "missing last");
+        for w in errors[..known].windows(2) {
+            let (a, b) = (w[0].unwrap(), w[1].unwrap());
+            assert!(if descending { a >= b } else { a <= b }, "{a} then {b}");
+        }
+        // The cells are the rows' own.
+        for (row, cells) in &rows {
+            assert_eq!(cells, &TableRow::of(row, cat()));
+        }
+    }
+    // The measured value, as numbers (not as text: "9.5" after "10" would be text).
+    let measured: Vec<f64> = by(Column::Measured, false)
+        .iter()
+        .map(|(r, _)| r.point.measured)
+        .collect();
+    assert!(measured.windows(2).all(|w| w[0] <= w[1]));
+    // A text column, ignoring case; ties (one role) keep the table's order.
+    let rows = by(Column::Role, false);
+    let roles: Vec<&str> = rows.iter().map(|(_, c)| c.role).collect();
+    assert!(roles.windows(2).all(|w| w[0] <= w[1]), "{roles:?}");
+    let calibration: Vec<&str> = all
+        .iter()
+        .filter(|x| x.point.role == Role::Calibration)
+        .map(|x| x.point.id.as_str())
+        .collect();
+    let first: Vec<&str> = rows
+        .iter()
+        .take(calibration.len())
+        .map(|(r, _)| r.point.id.as_str())
+        .collect();
+    assert_eq!(first, calibration);
+    // Without an order, the table's own.
+    let ids: Vec<&str> = sorted(all.clone(), None, cat())
+        .into_iter()
+        .map(|(r, _)| r.point.id.as_str())
+        .collect();
+    let table: Vec<&str> = all.iter().map(|x| x.point.id.as_str()).collect();
+    assert_eq!(ids, table);
+}
+
+#[test]
+fn a_heading_click_cycles_the_order_and_the_link_carries_it() {
+    let asc = Some(Sort {
+        column: Column::Model,
+        descending: false,
+    });
+    let desc = Some(Sort {
+        column: Column::Model,
+        descending: true,
+    });
+    assert_eq!(Sort::after_click(None, Column::Model), asc);
+    assert_eq!(Sort::after_click(asc, Column::Model), desc);
+    assert_eq!(Sort::after_click(desc, Column::Model), None);
+    // Another column starts again from ascending.
+    assert_eq!(
+        Sort::after_click(desc, Column::Error),
+        Some(Sort {
+            column: Column::Error,
+            descending: false
+        })
+    );
+    assert_eq!(Sort::aria(asc, Column::Model), "ascending");
+    assert_eq!(Sort::aria(desc, Column::Model), "descending");
+    assert_eq!(Sort::aria(desc, Column::Id), "none");
+    // Every column round-trips through the link, either way.
+    for column in Column::ALL {
+        for descending in [false, true] {
+            let s = Sort { column, descending };
+            assert_eq!(Sort::parse(&s.to_link()), Ok(s));
+            let state = ViewState {
+                view: View::Validation,
+                sort: Some(s),
+                ..ViewState::default()
+            };
+            let (back, _, notices) = split_query(&state.to_query(), cat());
+            assert_eq!((back, notices), (state, Vec::new()));
+        }
+    }
+    assert_eq!(
+        split_query("vv.sort=-error", cat()).0.to_query(),
+        "vv.sort=-error"
+    );
+    // An unknown column is ignored with a notice naming the columns.
+    let (state, _, notices) = split_query("view=validation&vv.sort=colour", cat());
+    assert_eq!(state.sort, None);
+    assert_eq!(notices.len(), 1, "{notices:?}");
+    assert!(
+        notices[0].contains("vv.sort") && notices[0].contains("measured, predicted, error"),
+        "{notices:?}"
+    );
 }

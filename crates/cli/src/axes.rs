@@ -11,7 +11,8 @@ use disagg_engine::disagg::report::PointReport;
 use disagg_engine::disagg::{evaluate, Axis, DeploymentPoint, PoolRole};
 use disagg_engine::limits::{MAX_BATCH, MAX_LENGTH, MAX_MICRO_BATCHES, MAX_OUTPUT_CV};
 use disagg_engine::units::Seconds;
-use disagg_engine::{Catalogue, Parallelism, Workload};
+use disagg_engine::validation::{self, BenchmarkTable, ValidationReport};
+use disagg_engine::{Assumptions, Catalogue, Parallelism, Workload};
 use serde::Serialize;
 
 /// Pools and axis inputs shared by `predict --axis` and `sweep`.
@@ -181,21 +182,39 @@ pub fn run_predict(args: &PredictArgs) -> Result<(), String> {
     let deployment = inputs.deployment().map_err(|e| e.to_string())?;
     let setup = inputs.setup();
     let name = inputs.model_name();
+    // How far off: the model's measured error on published hold-out points, run once.
+    let cat = Catalogue::builtin();
+    let table = BenchmarkTable::builtin().map_err(|e| e.to_string())?;
+    let validated = validation::run(cat, &table, &Assumptions::default());
     if args.json || args.explain {
         let e = explain(&setup, &deployment).map_err(|e| e.to_string())?;
         if args.json {
             let report = PointReport::new(name, inputs.weights(), b.kv_dtype, &e.point, &e.chains)
-                .ok_or("the evaluated deployment has no generating pool")?;
+                .ok_or("the evaluated deployment has no generating pool")?
+                .with_error_bands(validation::headline_bands(&validated, cat, &e.point));
             out!("{}", to_json(&report)?);
         } else {
             print_point(name, &e.point);
+            print_bands(&validated, &e.point);
             crate::explain::print(&e);
         }
     } else {
         let point = evaluate(&setup, &deployment).map_err(|e| e.to_string())?;
         print_point(name, &point);
+        print_bands(&validated, &point);
     }
     Ok(())
+}
+
+/// One line per metric class: how far off the point's figures of that class may be.
+fn print_bands(validated: &ValidationReport, p: &DeploymentPoint) {
+    for (class, band) in validation::class_bands(validated, Catalogue::builtin(), p) {
+        let name = format!("error, {}", class.name());
+        match band {
+            Some(b) => out!("  {name:30} {}", b.line()),
+            None => out!("  {name:30} no published hold-out points to compare with"),
+        }
+    }
 }
 
 /// The bundle `predict`'s flags describe: the pools' chips, and as its deployment the

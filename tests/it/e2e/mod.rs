@@ -18,10 +18,12 @@ mod bundle;
 mod chart;
 mod docs;
 mod driver;
+mod error_band;
 mod explain;
 mod export;
 mod own;
 mod phones;
+mod validation_sort;
 mod validation_view;
 mod worker;
 
@@ -378,6 +380,8 @@ fn the_release_page_works_end_to_end() {
     explain::a_figure_opens_its_chain_and_steps_their_operators(&driver, &base);
     docs::the_documents(&driver, &base);
     validation_view::published_measurements(&driver, &base);
+    error_band::each_figure_shows_its_band(&driver, &base);
+    validation_sort::a_heading_sorts_the_table(&driver, &base);
     bundle::a_bundle_reproduces_the_page_in_the_cli(&driver, &base);
     own::own_chips_and_effects(&driver, &base);
 

@@ -3,6 +3,7 @@
 
 mod bundle;
 mod cli;
+mod error_band;
 mod explain;
 mod framework;
 mod fuzz;

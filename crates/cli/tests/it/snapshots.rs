@@ -174,7 +174,14 @@ fn predict_text_of_an_aggregated_and_a_prefill_decode_deployment() {
         ("predict_prefill_decode.txt", &cases[1]),
     ] {
         let args: Vec<&str> = case.iter().chain(&LENGTHS).copied().collect();
-        check(name, &run(&args));
+        // The error bands follow the validation table, which grows; `error_band.rs`
+        // checks them against the engine instead.
+        let text: String = run(&args)
+            .lines()
+            .filter(|l| !l.starts_with("  error, "))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        check(name, &text);
     }
 }
 

@@ -233,6 +233,18 @@ impl DeploymentPoint {
         self.pools.iter().find(|p| p.role == role)
     }
 
+    /// Output tokens per second per chip of the decode pool, as delivered (its chips
+    /// only), where the deployment has a decode pool (prefill/decode).
+    pub fn output_tok_s_per_decode_chip(&self) -> Option<TokensPerSecond> {
+        self.pool(PoolRole::Decode).map(|x| x.output_tok_s_per_chip)
+    }
+
+    /// Input tokens per second per chip of the prefill pool, as delivered (its chips
+    /// only), where the deployment has a prefill pool (prefill/decode).
+    pub fn input_tok_s_per_prefill_chip(&self) -> Option<TokensPerSecond> {
+        self.pool(PoolRole::Prefill).map(|x| x.input_tok_s_per_chip)
+    }
+
     /// The largest concurrency the generating pool's memory holds.
     pub fn max_batch(&self) -> u64 {
         self.generating_pool().map_or(0, |g| {

@@ -8,8 +8,10 @@ use super::DeploymentPoint;
 use crate::dtype::WeightFormat;
 use crate::explain::Chain;
 use crate::kernel::{OpKind, TimeBreakdown};
+use crate::validation::ErrorBand;
 use crate::DType;
 use serde::Serialize;
+use std::collections::BTreeMap;
 
 /// One operator's share of the decode step.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -49,6 +51,15 @@ pub struct PointReport<'a> {
     pub mem_capacity_bytes: f64,
     pub decode_time_s: TimeBreakdown,
     pub decode_ops: Vec<OpRow>,
+    /// The decode pool's output tokens per second per decode chip, as delivered: a
+    /// headline figure of a prefill/decode deployment (null on other axes).
+    pub output_tok_s_per_decode_chip: Option<f64>,
+    /// The prefill pool's input tokens per second per prefill chip, as delivered.
+    pub input_tok_s_per_prefill_chip: Option<f64>,
+    /// How far off each headline figure may be: the measured error of comparable
+    /// hold-out points ([`crate::validation::headline_bands`]), keyed by the figure's
+    /// key; empty until [`PointReport::with_error_bands`] sets it.
+    pub error_band: BTreeMap<&'static str, Option<ErrorBand>>,
     /// Every headline figure opened into its formula and inputs
     /// ([`super::explain::explain`]).
     pub explain: &'a [Chain],
@@ -109,7 +120,15 @@ impl<'a> PointReport<'a> {
             mem_capacity_bytes: (g.memory.fast_capacity + g.memory.cold_capacity).0,
             decode_time_s: g.time,
             decode_ops: ops,
+            output_tok_s_per_decode_chip: point.output_tok_s_per_decode_chip().map(|v| v.0),
+            input_tok_s_per_prefill_chip: point.input_tok_s_per_prefill_chip().map(|v| v.0),
+            error_band: BTreeMap::new(),
             explain,
         })
+    }
+
+    /// The report with the error bands of its headline figures.
+    pub fn with_error_bands(self, error_band: BTreeMap<&'static str, Option<ErrorBand>>) -> Self {
+        PointReport { error_band, ..self }
     }
 }

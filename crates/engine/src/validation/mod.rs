@@ -8,8 +8,10 @@
 //!
 //! The table's rows and their mapping are in [`table`]; this file runs them.
 
+mod band;
 mod table;
 
+pub use band::*;
 pub use table::*;
 
 use crate::assumptions::Assumptions;

@@ -174,12 +174,16 @@ impl Metric {
                 let x = pool(PoolRole::Decode)?;
                 capacity(x.output_tok_s_per_chip.0, x.utilisation)
             }
-            Metric::OutputTokSPerDecodeChip => {
-                Some(pool(PoolRole::Decode)?.output_tok_s_per_chip.0)
-            }
-            Metric::InputTokSPerPrefillChip => {
-                Some(pool(PoolRole::Prefill)?.input_tok_s_per_chip.0)
-            }
+            // The headline figures of a split deployment (one home, `DeploymentPoint`);
+            // the colocated pool is both pools of an aggregated one.
+            Metric::OutputTokSPerDecodeChip => p
+                .output_tok_s_per_decode_chip()
+                .map(|v| v.0)
+                .or_else(|| Some(pool(PoolRole::Decode)?.output_tok_s_per_chip.0)),
+            Metric::InputTokSPerPrefillChip => p
+                .input_tok_s_per_prefill_chip()
+                .map(|v| v.0)
+                .or_else(|| Some(pool(PoolRole::Prefill)?.input_tok_s_per_chip.0)),
         }
     }
 }

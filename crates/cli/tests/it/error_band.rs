@@ -1,0 +1,141 @@
+//! `predict`'s error bands: the engine's bands of the point it prints (its chips, axis
+//! and batch), in the JSON by figure and in the text one line per metric class.
+
+use super::{disagg, stderr, stdout};
+use disagg_engine::disagg::Axis;
+use disagg_engine::validation::{
+    self, error_band, BandQuery, BenchmarkTable, ErrorBand, MetricClass, Regime,
+};
+use disagg_engine::{Assumptions, Catalogue};
+
+fn run(args: &[&str]) -> String {
+    let o = disagg(args);
+    assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+    stdout(&o)
+}
+
+const PD: [&str; 19] = [
+    "predict",
+    "--model",
+    "deepseek-v3",
+    "--axis",
+    "pd",
+    "--prefill-chip",
+    "h200",
+    "--prefill-chips",
+    "8",
+    "--decode-chip",
+    "b200",
+    "--decode-chips",
+    "8",
+    "--batch",
+    "64",
+    "--isl",
+    "2048",
+    "--osl",
+    "256",
+];
+
+#[test]
+fn predict_carries_the_engines_band_for_each_headline_figure() {
+    let args: Vec<&str> = PD.iter().copied().chain(["--json"]).collect();
+    let v: serde_json::Value = serde_json::from_str(&run(&args)).unwrap();
+    let cat = Catalogue::builtin();
+    let report = validation::run(
+        cat,
+        &BenchmarkTable::builtin().unwrap(),
+        &Assumptions::default(),
+    );
+    let band = |class| {
+        error_band(
+            &report,
+            cat,
+            &BandQuery {
+                chips: vec!["b200".into(), "h200".into()],
+                axis: Axis::PrefillDecode,
+                class: Some(class),
+                regime: Some(Regime::of(Some(64.0))),
+            },
+        )
+        .unwrap()
+    };
+    let bands = v["error_band"].as_object().unwrap();
+    let expected = [
+        ("output_tok_s", MetricClass::Throughput),
+        ("output_tok_s_per_chip", MetricClass::Throughput),
+        ("input_tok_s_per_chip", MetricClass::Throughput),
+        // A prefill/decode deployment's pool figures have bands of their own key.
+        ("output_tok_s_per_decode_chip", MetricClass::Throughput),
+        ("input_tok_s_per_prefill_chip", MetricClass::Throughput),
+        ("tok_s_user", MetricClass::Interactivity),
+        ("tpot_s", MetricClass::Interactivity),
+        ("ttft_s", MetricClass::Ttft),
+    ];
+    assert_eq!(bands.len(), expected.len(), "{bands:?}");
+    for (key, class) in expected {
+        let got: ErrorBand = serde_json::from_value(bands[key].clone()).unwrap();
+        assert_eq!(got, band(class), "{key}");
+        assert!(got.p90_pct >= got.median_pct && got.points >= validation::MIN_POINTS);
+    }
+    // The pool figures are headline keys, read by the validation's own metrics.
+    assert!(v["output_tok_s_per_decode_chip"].as_f64().unwrap() > 0.0);
+    assert!(v["input_tok_s_per_prefill_chip"].as_f64().unwrap() > 0.0);
+    // The text prints each class's band once, in the engine's wording.
+    let text = run(&PD);
+    for class in MetricClass::ALL {
+        let line = format!("error, {}", class.name());
+        let printed: Vec<&str> = text.lines().filter(|l| l.contains(&line)).collect();
+        assert_eq!(printed.len(), 1, "{line}: {text}");
+        assert!(printed[0].ends_with(&band(class).line()), "{}", printed[0]);
+    }
+}
+
+#[test]
+fn an_aggregated_point_has_no_pool_figures_and_a_low_batch_its_own_regime() {
+    let v: serde_json::Value = serde_json::from_str(&run(&[
+        "predict",
+        "--model",
+        "llama-3.3-70b",
+        "--chip",
+        "h100-sxm",
+        "--chips",
+        "2",
+        "--batch",
+        "1",
+        "--isl",
+        "1024",
+        "--osl",
+        "256",
+        "--json",
+    ]))
+    .unwrap();
+    assert!(v["output_tok_s_per_decode_chip"].is_null());
+    assert!(v["input_tok_s_per_prefill_chip"].is_null());
+    let bands = v["error_band"].as_object().unwrap();
+    assert!(!bands.contains_key("output_tok_s_per_decode_chip"));
+    // The scope names the regime it kept, or the regime was given up on the way.
+    let tpot: ErrorBand = serde_json::from_value(bands["tpot_s"].clone()).unwrap();
+    let low = Regime::Low.name();
+    assert!(
+        tpot.scope.ends_with(low) || tpot.widened_from[0].ends_with(low),
+        "{tpot:?}"
+    );
+    // The explanation prints the bands too.
+    let explained = run(&[
+        "predict",
+        "--model",
+        "llama-3.3-70b",
+        "--chip",
+        "h100-sxm",
+        "--chips",
+        "2",
+        "--batch",
+        "1",
+        "--isl",
+        "1024",
+        "--osl",
+        "256",
+        "--explain",
+    ]);
+    assert!(explained.contains("error, TTFT"), "{explained}");
+}

@@ -1,0 +1,81 @@
+//! Error bands in the detail panel: each headline figure of a clicked prefill/decode
+//! point shows the engine's band of its metric class below it (one of the bands the
+//! engine gives the scenario's chips on that axis), the pool figures of a split
+//! deployment among them.
+
+use super::driver::Driver;
+use disagg_explorer::engine::disagg::Axis;
+use disagg_explorer::engine::validation::{
+    error_band, run, BandQuery, BenchmarkTable, MetricClass, Regime,
+};
+use disagg_explorer::engine::{Assumptions, Catalogue};
+
+pub(super) fn each_figure_shows_its_band(driver: &Driver, base: &str) {
+    let page = driver.session();
+    page.open(&format!("{base}/?v=1&axis=pd&chips=h200,mi300x"));
+    page.wait_ready();
+    page.click("#frontier-table button");
+    // The bands come with the page's validation job, which may answer after the sweep.
+    page.wait_for(
+        "the detail panel's error bands",
+        "return document.querySelector('#detail dd.error-band') ? true : null;",
+    );
+    let shown = page.js("const out = {};
+         for (const f of document.querySelectorAll('#detail .figure')) {
+           const b = f.querySelector('dd.error-band');
+           if (b) out[f.querySelector('dt').textContent] = b.textContent;
+         }
+         return out;");
+    let shown = shown.as_object().expect("an object of bands");
+    // Every band the engine could give this scenario's points: either chip or both, on
+    // the prefill/decode axis, each class, either regime.
+    let cat = Catalogue::builtin();
+    let report = run(
+        cat,
+        &BenchmarkTable::builtin().unwrap(),
+        &Assumptions::default(),
+    );
+    let candidates = |class: MetricClass| -> Vec<String> {
+        let mut out = Vec::new();
+        for chips in [vec!["h200"], vec!["mi300x"], vec!["h200", "mi300x"]] {
+            for regime in [Regime::Low, Regime::High] {
+                let q = BandQuery {
+                    chips: chips.iter().map(|c| c.to_string()).collect(),
+                    axis: Axis::PrefillDecode,
+                    class: Some(class),
+                    regime: Some(regime),
+                };
+                out.extend(error_band(&report, cat, &q).map(|b| b.line()));
+            }
+        }
+        out
+    };
+    for (label, class) in [
+        ("TTFT", MetricClass::Ttft),
+        ("TPOT", MetricClass::Interactivity),
+        ("tok/s per user", MetricClass::Interactivity),
+        ("output tok/s per chip", MetricClass::Throughput),
+        ("input tok/s per chip", MetricClass::Throughput),
+        ("output tok/s per decode chip", MetricClass::Throughput),
+        ("input tok/s per prefill chip", MetricClass::Throughput),
+    ] {
+        let text = shown
+            .get(label)
+            .and_then(|v| v.as_str())
+            .unwrap_or_else(|| panic!("no band below {label}: {shown:?}"));
+        assert!(
+            candidates(class).iter().any(|c| c == text),
+            "{label}: {text} is none of the engine's bands"
+        );
+        assert!(!text.contains("NaN"), "{label}: {text}");
+    }
+    // Figures of one class share one band; figures without a class have none.
+    assert_eq!(shown["TPOT"], shown["tok/s per user"]);
+    assert!(!shown.contains_key("$/Mtok output"), "{shown:?}");
+    eprintln!(
+        "error bands: {} figures, e.g. TTFT {}",
+        shown.len(),
+        shown["TTFT"]
+    );
+    page.close();
+}
