@@ -8,6 +8,7 @@ use disagg_engine::bundle::Bundle;
 use disagg_engine::disagg::explain::explain;
 use disagg_engine::disagg::plan::{plan, PoolChoice};
 use disagg_engine::disagg::report::PointReport;
+use disagg_engine::disagg::ttft::TtftParts;
 use disagg_engine::disagg::{evaluate, Axis, DeploymentPoint, PoolRole};
 use disagg_engine::limits::{MAX_BATCH, MAX_LENGTH, MAX_MICRO_BATCHES, MAX_OUTPUT_CV};
 use disagg_engine::units::Seconds;
@@ -397,7 +398,14 @@ fn print_point(model: &str, p: &DeploymentPoint) {
         f.running,
         p.max_batch()
     );
-    out!("  TTFT             {:.1} ms", f.ttft.ms());
+    let t = &p.ttft;
+    out!(
+        "  TTFT             {:.1} ms (p50 {:.1}, p90 {:.1})",
+        f.ttft.ms(),
+        t.quantile(0.5).ms(),
+        t.quantile(0.9).ms()
+    );
+    out!("    of which       {}", ttft_parts(&t.parts));
     match p.generating_pool() {
         Some(g) => out!(
             "  TPOT             {:.2} ms (decode step {:.2} ms)",
@@ -484,4 +492,21 @@ fn print_point(model: &str, p: &DeploymentPoint) {
             );
         }
     }
+}
+
+/// TTFT's non-zero parts in milliseconds, in the order a request lives them.
+fn ttft_parts(p: &TtftParts) -> String {
+    let parts = [
+        ("queue", p.queue),
+        ("waiting for other prompts", p.prefill_wait),
+        ("own prefill", p.prefill),
+        ("KV transfer", p.transfer),
+        ("first step", p.first_step),
+    ];
+    parts
+        .iter()
+        .filter(|(_, t)| t.value() > 0.0)
+        .map(|(name, t)| format!("{name} {:.1}", t.ms()))
+        .collect::<Vec<_>>()
+        .join(", ")
 }

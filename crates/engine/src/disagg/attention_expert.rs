@@ -554,6 +554,7 @@ pub fn evaluate(
             pool_label(PoolRole::Experts, experts.chip, experts.parallelism)
         ),
         transfer_time: figures.transfer,
+        ttft: t.round.ttft_model(),
         figures,
         pools,
         fits: reasons.is_empty(),

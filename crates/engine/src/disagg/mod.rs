@@ -29,6 +29,7 @@ pub mod report;
 pub mod round;
 mod setup;
 pub mod speculative;
+pub mod ttft;
 
 pub use axis::{Axis, Limiter, PoolRole, Reject};
 pub use deployment::{Deployment, DeploymentSpec, PoolConfig, PoolSpec};
@@ -89,7 +90,9 @@ pub fn evaluate(setup: &Setup, deployment: &Deployment) -> Result<DeploymentPoin
     if running < concurrency {
         let f = &mut point.figures;
         let request_rate = f.output_tok_s.per_request(setup.workload.osl as f64);
-        f.ttft += queue_wait(concurrency, running, request_rate);
+        let wait = queue_wait(concurrency, running, request_rate);
+        f.ttft += wait;
+        point.ttft = point.ttft.queued(wait);
         f.batch = concurrency;
         point.warnings.insert(
             0,

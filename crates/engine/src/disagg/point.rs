@@ -2,6 +2,7 @@
 //! needs) inside a [`DeploymentPoint`] (those numbers plus a report per pool, which
 //! keeps the pool's step costs).
 
+use super::ttft::Ttft;
 use super::{Axis, Limiter, PoolRole};
 use crate::catalogue::Chip;
 use crate::kernel::{Bottleneck, OperatorTable, StepCost, TimeBreakdown};
@@ -189,6 +190,9 @@ pub struct DeploymentPoint {
     /// Time one request's KV (or one step's hidden states) spends on the link.
     #[serde(rename = "transfer_time_s")]
     pub transfer_time: Seconds,
+    /// TTFT split into its parts, with its p50 and p90 over requests; its mean is
+    /// `figures.ttft`.
+    pub ttft: Ttft,
     pub fits: bool,
     pub reason: Option<String>,
     pub warnings: Vec<String>,

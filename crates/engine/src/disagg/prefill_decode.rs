@@ -24,6 +24,7 @@
 
 use super::explain::AxisChains;
 use super::round::Round;
+use super::ttft::{Ttft, TtftParts, Wait};
 use super::{
     inter_pool_link, layout_error, link_time, place, pool_label, speculative, Core,
     DeploymentPoint, Figures, Limiter, Placed, PoolConfig, PoolReport, PoolRole, Reject, Setup,
@@ -233,28 +234,13 @@ pub fn combine(
     d: &DecodeSide,
     t: &KvTransfer,
 ) -> Figures {
-    let (rate, limiter) = [
-        (d.request_rate, Limiter::DecodePool),
-        (p.request_rate, Limiter::PrefillPool),
-        (t.request_rate, Limiter::InterPoolLink),
-    ]
-    .into_iter()
-    .fold(
-        (RequestsPerSecond(f64::MAX), Limiter::DecodePool),
-        |best, (r, l)| {
-            if r < best.0 {
-                (r, l)
-            } else {
-                best
-            }
-        },
-    );
+    let (rate, limiter) = request_rate(p, d, t);
     let osl = setup.workload.osl as f64;
     Figures::new(
         Core {
             batch,
             running: batch,
-            ttft: ttft(p, d, t, rate, batch, osl),
+            ttft: ttft(p, d, t, rate, batch, osl).mean(),
             tpot: d.step,
             output_tok_s: rate.tokens(osl),
             input_tok_s: rate.tokens(setup.workload.isl as f64),
@@ -270,8 +256,30 @@ pub fn combine(
     )
 }
 
-/// TTFT at the deployment's request `rate`: the open loop's prefill, wait, transfer
-/// and first decode step, or the closed loop's, whichever is longer.
+/// The request rate the deployment runs at, the smallest of its three, and which it is.
+fn request_rate(p: &PrefillSide, d: &DecodeSide, t: &KvTransfer) -> (RequestsPerSecond, Limiter) {
+    [
+        (d.request_rate, Limiter::DecodePool),
+        (p.request_rate, Limiter::PrefillPool),
+        (t.request_rate, Limiter::InterPoolLink),
+    ]
+    .into_iter()
+    .fold(
+        (RequestsPerSecond(f64::MAX), Limiter::DecodePool),
+        |best, (r, l)| {
+            if r < best.0 {
+                (r, l)
+            } else {
+                best
+            }
+        },
+    )
+}
+
+/// TTFT at the deployment's request `rate`: the prefill step, the rest of the step in
+/// flight when the request arrives (at the prefill pool's utilisation), the exposed
+/// transfer and the first decode step; or the closed loop's, whichever is longer, the
+/// difference then waiting in front of the engine.
 fn ttft(
     p: &PrefillSide,
     d: &DecodeSide,
@@ -279,14 +287,26 @@ fn ttft(
     rate: RequestsPerSecond,
     batch: u32,
     osl: f64,
-) -> Seconds {
+) -> Ttft {
     let prefill_utilisation = (rate / p.request_rate).min(1.0);
-    let open_loop = p.step * (1.0 + prefill_utilisation / 2.0) + t.exposed + d.step;
+    let open_loop = Ttft {
+        parts: TtftParts {
+            prefill_wait: p.step * (prefill_utilisation / 2.0),
+            prefill: p.step,
+            transfer: t.exposed,
+            first_step: d.step,
+            ..TtftParts::default()
+        },
+        wait: Wait::Busy {
+            step: p.step,
+            utilisation: prefill_utilisation,
+        },
+    };
     // Closed loop (Little's law): `batch` requests in flight at `rate` each spend
     // `batch / rate` in the system, of which `OSL * TPOT` decoding; the rest is TTFT.
     // It exceeds the open-loop figure when a pool other than decode limits the rate.
     let closed_loop = Seconds(batch as f64 / rate.0) - d.step * osl;
-    open_loop.max(closed_loop)
+    open_loop.queued((closed_loop - open_loop.mean()).max(Seconds::ZERO))
 }
 
 pub fn evaluate(
@@ -375,6 +395,14 @@ pub fn evaluate(
         figures,
         pools,
         transfer_time: t.time,
+        ttft: ttft(
+            &p,
+            &d,
+            &t,
+            request_rate(&p, &d, &t).0,
+            batch,
+            setup.workload.osl as f64,
+        ),
         fits: reasons.is_empty(),
         reason: (!reasons.is_empty()).then(|| reasons.join("; ")),
         warnings,
@@ -584,7 +612,7 @@ pub(crate) fn explain(
             ]),
             diff(quotient(var("B"), var("r")), product([var("TPOT"), var("OSL")])),
         ]),
-        ttft(&p, &d, &t, rate, batch, osl).value(),
+        ttft(&p, &d, &t, rate, batch, osl).mean().value(),
     ))
     .derived("prefill step", t_pre)
     .derived("prefill pool utilisation", utilisation)

@@ -21,6 +21,7 @@
 //! runs `n` sequences and the other `C - n` requests wait in its queue. By Little's
 //! law on that queue a request waits `(C - n) / X` at request rate `X` ([`queue_wait`]).
 
+use super::ttft::{Ttft, TtftParts, Wait};
 use crate::explain::{diff, max, min, num, product, quotient, sum, var, Chain, Source};
 use crate::parallel::Parallelism;
 use crate::units::{RequestsPerSecond, Seconds, TokensPerSecond};
@@ -183,6 +184,33 @@ impl Round {
                 self.iteration + p.per_request() * ((self.seqs + 1.0) / 2.0).max(p.prompts_per_step)
             }
             None => self.iteration,
+        }
+    }
+
+    /// The TTFT of [`Round::ttft`] split into its parts, with the spread of the wait
+    /// behind the other prompts of the replica's cohort.
+    pub fn ttft_model(&self) -> Ttft {
+        match &self.prefill {
+            Some(p) => Ttft {
+                parts: TtftParts {
+                    prefill_wait: (self.ttft() - self.iteration - p.step).max(Seconds::ZERO),
+                    prefill: p.step,
+                    first_step: self.iteration,
+                    ..TtftParts::default()
+                },
+                wait: Wait::Cohort {
+                    step: p.step,
+                    prompts: p.prompts_per_step,
+                    seqs: self.seqs,
+                },
+            },
+            None => Ttft {
+                parts: TtftParts {
+                    first_step: self.iteration,
+                    ..TtftParts::default()
+                },
+                wait: Wait::None,
+            },
         }
     }
 

@@ -345,7 +345,8 @@ pub fn evaluate(
             "draft pool does not fit: the draft model and its KV exceed its chips' memory".into(),
         );
     }
-    let cycle = round(setup, target, draft, batch, &t, &d).iteration;
+    let r = round(setup, target, draft, batch, &t, &d);
+    let cycle = r.iteration;
     let cycle_share = |x: Seconds| (x / cycle).min(1.0);
     let mut pools = vec![PoolReport {
         role: PoolRole::Target,
@@ -413,6 +414,7 @@ pub fn evaluate(
         heterogeneous: draft.is_some_and(|p| p.chip.id != target.chip.id),
         label,
         transfer_time: figures.transfer,
+        ttft: r.ttft_model(),
         figures,
         pools,
         fits: reasons.is_empty(),

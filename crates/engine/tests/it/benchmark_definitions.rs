@@ -65,3 +65,54 @@ fn with_company_tpot_carries_the_other_prompts_prefills() {
     // Output throughput still pays every prefill of the round.
     assert!(close(p.output_tok_s, 8.0 * 500.0 / round));
 }
+
+/// TTFT's parts add up to the headline TTFT on every axis and batch, queue included,
+/// and its percentiles bracket the median.
+#[test]
+fn ttft_parts_add_up_to_the_headline_and_percentiles_are_ordered() {
+    let h100 = cat().chip("h100-sxm").unwrap();
+    let s = {
+        let mut s = scenario(
+            "llama-3.3-70b",
+            h100,
+            tp(4),
+            DType::Fp8,
+            4_000,
+            500,
+            Batch::Fixed(1),
+        )
+        .setup();
+        s.assumptions = s.assumptions.pin("max_seqs_per_replica", 64.0);
+        s
+    };
+    let pool = PoolConfig {
+        chip: h100,
+        parallelism: tp(4),
+    };
+    for batch in [1, 8, 64, 256] {
+        for d in [
+            Deployment::Aggregated { pool, batch },
+            Deployment::PrefillDecode {
+                prefill: pool,
+                decode: pool,
+                batch,
+            },
+        ] {
+            let p = evaluate(&s, &d).unwrap();
+            let t = p.ttft;
+            assert!(
+                close(t.mean().value(), p.figures.ttft.value()),
+                "{d:?}: {t:?} vs {:?}",
+                p.figures.ttft
+            );
+            let (p50, p90) = (t.quantile(0.5), t.quantile(0.9));
+            assert!(p50 <= p90 && t.quantile(0.0) <= p50, "{d:?}: {t:?}");
+            // Beyond the engine's 64, the rest wait in front of it.
+            if batch > 64 {
+                assert!(t.parts.queue > Seconds::ZERO, "{d:?}: {t:?}");
+            } else if matches!(d, Deployment::Aggregated { .. }) {
+                assert_eq!(t.parts.queue, Seconds::ZERO, "{d:?}: {t:?}");
+            }
+        }
+    }
+}

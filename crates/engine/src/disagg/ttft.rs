@@ -1,0 +1,215 @@
+//! TTFT as serving benchmarks report it: the mean over requests, split into where the
+//! time goes, and its spread (p50, p90). Each axis states its parts and how the wait
+//! behind other prompts varies from request to request ([`Wait`]); the queue in front
+//! of the engine is added where the deployment is evaluated (`queue_wait`).
+//!
+//! Percentiles hold the queue and transfer at their means: only the wait behind other
+//! prompts, the term that differs most between requests, is spread.
+
+use crate::units::Seconds;
+use serde::{Deserialize, Serialize};
+
+/// Where one request's time to first token goes, on average.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TtftParts {
+    /// Waiting for a place in the engine: requests beyond its batch limit, or beyond
+    /// what a pool other than decode lets through (Little's law).
+    #[serde(rename = "queue_s")]
+    pub queue: Seconds,
+    /// Waiting behind the prefill of other prompts.
+    #[serde(rename = "prefill_wait_s")]
+    pub prefill_wait: Seconds,
+    /// The step that prefills the request's own prompt.
+    #[serde(rename = "prefill_s")]
+    pub prefill: Seconds,
+    /// The part of the KV cache's trip to the decode pool the request waits for.
+    #[serde(rename = "transfer_s")]
+    pub transfer: Seconds,
+    /// The generation step the first token waits for.
+    #[serde(rename = "first_step_s")]
+    pub first_step: Seconds,
+}
+
+impl TtftParts {
+    pub fn total(&self) -> Seconds {
+        self.queue + self.prefill_wait + self.prefill + self.transfer + self.first_step
+    }
+}
+
+/// How the wait behind other prompts differs between requests.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Wait {
+    /// Nobody waits behind another prompt.
+    #[default]
+    None,
+    /// The closed loop of a pool that generates and prefills: a replica's `seqs`
+    /// prompts arrive together and are prefilled `prompts` to a step of `step`, so the
+    /// `k`-th waits `step / prompts * max(k, prompts) - step`, `k` uniform on
+    /// `1..=seqs` (mean: `(seqs + 1) / 2` in place of `k`).
+    Cohort {
+        step: Seconds,
+        prompts: f64,
+        seqs: f64,
+    },
+    /// A prefill pool busy a share `utilisation` of the time with steps of `step`: a
+    /// request finds a step in flight with that probability and waits for the rest of
+    /// it, uniform over the step (mean `utilisation * step / 2`).
+    Busy { step: Seconds, utilisation: f64 },
+}
+
+impl Wait {
+    /// The wait of the request at quantile `q` (0 to 1) of all requests.
+    pub fn quantile(&self, q: f64) -> Seconds {
+        let q = q.clamp(0.0, 1.0);
+        match *self {
+            Wait::None => Seconds::ZERO,
+            Wait::Cohort {
+                step,
+                prompts,
+                seqs,
+            } => {
+                let k = (q * seqs).ceil().max(1.0);
+                let per_prompt = step / prompts.max(1.0);
+                (per_prompt * k.max(prompts) - step).max(Seconds::ZERO)
+            }
+            Wait::Busy { step, utilisation } => {
+                let u = utilisation.clamp(0.0, 1.0);
+                if u <= 0.0 || q <= 1.0 - u {
+                    Seconds::ZERO
+                } else {
+                    step * ((q - (1.0 - u)) / u)
+                }
+            }
+        }
+    }
+}
+
+/// One deployment's TTFT: its mean parts and its spread.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(into = "TtftReport", from = "TtftReport")]
+pub struct Ttft {
+    pub parts: TtftParts,
+    pub wait: Wait,
+}
+
+impl Ttft {
+    pub fn mean(&self) -> Seconds {
+        self.parts.total()
+    }
+
+    /// TTFT of the request at quantile `q`: the mean with the wait behind other
+    /// prompts taken at that quantile instead of its mean.
+    pub fn quantile(&self, q: f64) -> Seconds {
+        let p = TtftParts {
+            prefill_wait: self.wait.quantile(q),
+            ..self.parts
+        };
+        p.total()
+    }
+
+    /// The same TTFT with `extra` more queueing in front of the engine.
+    pub fn queued(self, extra: Seconds) -> Ttft {
+        Ttft {
+            parts: TtftParts {
+                queue: self.parts.queue + extra,
+                ..self.parts
+            },
+            ..self
+        }
+    }
+
+    pub fn report(&self) -> TtftReport {
+        TtftReport {
+            mean_s: self.mean().0,
+            p50_s: self.quantile(0.5).0,
+            p90_s: self.quantile(0.9).0,
+            parts: self.parts,
+            wait: self.wait,
+        }
+    }
+}
+
+impl From<Ttft> for TtftReport {
+    fn from(t: Ttft) -> TtftReport {
+        t.report()
+    }
+}
+
+impl From<TtftReport> for Ttft {
+    fn from(r: TtftReport) -> Ttft {
+        Ttft {
+            parts: r.parts,
+            wait: r.wait,
+        }
+    }
+}
+
+/// TTFT as the JSON states it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TtftReport {
+    pub mean_s: f64,
+    pub p50_s: f64,
+    pub p90_s: f64,
+    pub parts: TtftParts,
+    /// How the wait behind other prompts spreads over requests.
+    pub wait: Wait,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cohorts_waits_run_from_none_to_all_the_others_prompts() {
+        // 8 prompts, 2 to a 40 ms step: the k-th waits 20 ms * max(k, 2) - 40 ms.
+        let w = Wait::Cohort {
+            step: Seconds(0.040),
+            prompts: 2.0,
+            seqs: 8.0,
+        };
+        assert_eq!(w.quantile(0.0), Seconds::ZERO);
+        assert!((w.quantile(0.5).0 - (0.020 * 4.0 - 0.040)).abs() < 1e-15);
+        assert!((w.quantile(0.9).0 - (0.020 * 8.0 - 0.040)).abs() < 1e-15);
+        assert!((w.quantile(1.0).0 - 0.120).abs() < 1e-15);
+    }
+
+    #[test]
+    fn a_busy_pools_wait_is_the_rest_of_the_step_in_flight() {
+        let w = Wait::Busy {
+            step: Seconds(0.1),
+            utilisation: 0.4,
+        };
+        // 60% of requests find the pool idle.
+        assert_eq!(w.quantile(0.5), Seconds::ZERO);
+        assert!((w.quantile(0.9).0 - 0.1 * (0.3 / 0.4)).abs() < 1e-15);
+        // The mean of that distribution is u * step / 2: integrate the quantiles.
+        let n = 100_000;
+        let mean: f64 = (0..n)
+            .map(|i| w.quantile((i as f64 + 0.5) / n as f64).0)
+            .sum::<f64>()
+            / n as f64;
+        assert!((mean - 0.4 * 0.1 / 2.0).abs() < 1e-6, "{mean}");
+    }
+
+    #[test]
+    fn the_parts_add_up_and_percentiles_keep_the_queue() {
+        let t = Ttft {
+            parts: TtftParts {
+                queue: Seconds(1.0),
+                prefill_wait: Seconds(0.05),
+                prefill: Seconds(0.1),
+                transfer: Seconds(0.01),
+                first_step: Seconds(0.02),
+            },
+            wait: Wait::Busy {
+                step: Seconds(0.1),
+                utilisation: 1.0,
+            },
+        };
+        assert!((t.mean().0 - 1.18).abs() < 1e-12);
+        assert!((t.quantile(0.9).0 - (1.0 + 0.09 + 0.1 + 0.01 + 0.02)).abs() < 1e-12);
+        let r = t.queued(Seconds(2.0)).report();
+        assert!((r.mean_s - 3.18).abs() < 1e-12 && r.p50_s <= r.p90_s);
+    }
+}
