@@ -5,6 +5,7 @@ mod bundle;
 mod cli;
 mod explain;
 mod fuzz;
+mod precision;
 mod snapshots;
 
 use std::process::{Command, Output};
