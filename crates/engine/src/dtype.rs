@@ -9,7 +9,7 @@ use std::str::FromStr;
 /// `Mxfp4` and `Nvfp4` run their matmuls at the low-precision rate where the chip has
 /// one. `Fp4` is 4 bits flat, its block scales not counted (the meaning it always had);
 /// `Mxfp4` and `Nvfp4` are the two block-scaled 4-bit formats with their scales counted
-/// (`audit/MODEL.md` section 4.3).
+/// (`audit/MODEL.md` section 4.1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum DType {
@@ -149,7 +149,7 @@ impl WeightFormat {
     }
 }
 
-/// The weight format of each component of a model (`audit/MODEL.md` section 4.3):
+/// The weight format of each component of a model (`audit/MODEL.md` section 4.1):
 /// attention and the other non-expert weights (`dense`: attention projections, the FFNs
 /// of layers without experts, routers), the experts of MoE layers (routed and shared),
 /// and the vocabulary tables (the LM head and the input embedding). A setup that names

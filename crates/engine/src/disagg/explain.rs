@@ -466,7 +466,7 @@ fn memory_chain(
         m.weights.value(),
         "B",
         Source::rule(format!(
-            "parameters of the chip's layers / PP + its share of the embedding and head, x bytes per weight of each one's format: {} (MODEL.md §4, §4.3)",
+            "parameters of the chip's layers / PP + its share of the embedding and head, x bytes per weight of each one's format: {} (MODEL.md §4, §4.1)",
             setup.precision().describe()
         )),
     )

@@ -112,7 +112,7 @@ impl<'a> Setup<'a> {
         }
     }
 
-    /// Each component's weight format (`audit/MODEL.md` section 4.3).
+    /// Each component's weight format (`audit/MODEL.md` section 4.1).
     pub fn precision(&self) -> Precision {
         Precision::with(self.weights, self.expert_dtype, self.lm_head_dtype)
     }

@@ -212,7 +212,7 @@ pub struct Placement<'a> {
 }
 
 impl Placement<'_> {
-    /// The format of the weights `kind` reads (`audit/MODEL.md` section 4.3): the
+    /// The format of the weights `kind` reads (`audit/MODEL.md` section 4.1): the
     /// experts' for shared and routed experts, the LM head's for the head, the dense
     /// format for attention projections and dense FFNs; `None` for operators that read
     /// no weights (the attention core reads the KV cache).
@@ -367,7 +367,7 @@ fn traced_step_cost<S: RowSink>(
     let tp = par.tp as f64;
     let h = m.hidden as f64;
     let ab = a.activation_bytes;
-    // Each component's bytes per weight and matmul rate (MODEL.md section 4.3): the
+    // Each component's bytes per weight and matmul rate (MODEL.md section 4.1): the
     // dense format for attention, dense FFNs and routers, its own for the experts and
     // the LM head.
     let wb = p.weights.dense.bytes_per_weight();
