@@ -45,6 +45,21 @@ fn a_bad_component_dtype_is_refused_by_its_flag() {
         assert!(!o.status.success());
         assert!(err.starts_with(&format!("error: {flag}: ")), "{err}");
         assert!(err.contains("mxfp4, nvfp4"), "{err}");
+        let o = disagg(&[
+            "sweep",
+            "--model",
+            "gpt-oss-120b",
+            "--chips",
+            "b200",
+            "--isl",
+            "1024",
+            "--osl",
+            "256",
+            flag,
+            "mxfp5",
+        ]);
+        let err = stderr(&o);
+        assert!(err.starts_with(&format!("error: {flag}: ")), "{err}");
     }
 }
 
