@@ -182,6 +182,9 @@ fn component_dtypes_reach_the_setup_through_the_bundle() {
         (p.dense.dtype, p.experts.dtype, p.lm_head.dtype),
         (DType::Bf16, DType::Mxfp4, DType::Bf16)
     );
+    // The page's "Import bundle" reads them back into the same scenario.
+    let (back, _) = crate::bundle::import(&b.to_json(), &s, cat()).unwrap();
+    assert_eq!(back, s);
     let (plain, _) = Scenario::from_query("v=1&model=gpt-oss-120b&wd=fp8", cat());
     let b = crate::bundle::bundle(&plain, cat(), None).unwrap();
     let p = b.inputs(cat()).unwrap().setup().precision();
