@@ -83,6 +83,8 @@ pub fn bundle(
         .collect::<Result<Vec<_>, _>>()?;
     let mut b = Bundle::new(model, s.workload(), chips, s.axis);
     b.weights.dtype = s.weight_dtype;
+    b.weights.expert_dtype = s.expert_dtype;
+    b.weights.lm_head_dtype = s.lm_head_dtype;
     b.kv_dtype = s.kv_dtype;
     b.speculation = SpeculationSettings {
         draft,
@@ -145,6 +147,16 @@ fn settings(b: &Bundle, catalogue: &Catalogue) -> Result<Vec<(String, String, St
             .dtype
             .map_or("default".into(), |d| d.name().to_string()),
     );
+    for (field, key, d) in [
+        ("weights.expert_dtype", "ed", b.weights.expert_dtype),
+        ("weights.lm_head_dtype", "hd", b.weights.lm_head_dtype),
+    ] {
+        set(
+            field,
+            key,
+            d.map_or("default".into(), |d| d.name().to_string()),
+        );
+    }
     set("kv_dtype", "kv", b.kv_dtype.name().into());
     if b.link.gbps.is_some() || !b.link.kv_streaming {
         return Err(cli_only("link"));
@@ -435,8 +447,8 @@ mod tests {
             (
                 Bundle {
                     weights: disagg_engine::bundle::Weights {
-                        dtype: None,
                         bits: Some(4.5),
+                        ..Default::default()
                     },
                     ..b.clone()
                 },

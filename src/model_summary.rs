@@ -4,13 +4,26 @@
 
 use crate::format::{bytes, count, sig3};
 use disagg_engine::catalogue::Grade;
+use disagg_engine::memory::{LayerShare, Part};
 use disagg_engine::model::hf::Origin;
 use disagg_engine::model::{Attention, Ffn};
 use disagg_engine::units::Bytes;
-use disagg_engine::{DType, ModelPreset};
+use disagg_engine::{DType, ModelPreset, Parallelism, Precision, WeightFormat};
 
-/// `(what, value)` lines.
-pub fn summary(m: &ModelPreset, kv: DType) -> Vec<(&'static str, String)> {
+/// Each component's weight format as the scenario's choices leave it: the chosen weight
+/// dtype or the model's usual one, the experts and the LM head apart where chosen.
+pub fn precision(
+    m: &ModelPreset,
+    weights: Option<DType>,
+    experts: Option<DType>,
+    lm_head: Option<DType>,
+) -> Precision {
+    let dense = WeightFormat::new(weights.unwrap_or(m.default_weight_dtype));
+    Precision::with(dense, experts, lm_head)
+}
+
+/// `(what, value)` lines; `weights` the formats the weights are served in.
+pub fn summary(m: &ModelPreset, kv: DType, weights: Precision) -> Vec<(&'static str, String)> {
     let ir = &m.ir;
     let p = ir.params();
     let billions = |v: f64| format!("{}B", sig3(v / 1e9));
@@ -34,10 +47,7 @@ pub fn summary(m: &ModelPreset, kv: DType) -> Vec<(&'static str, String)> {
             "context window",
             format!("{} tokens", count(ir.max_context as u64)),
         ),
-        (
-            "weights",
-            format!("served in {} unless chosen", m.default_weight_dtype.name()),
-        ),
+        ("weights", weight_line(m, weights)),
     ];
     if m.config_provenance.grade == Grade::User {
         out.push((
@@ -46,6 +56,28 @@ pub fn summary(m: &ModelPreset, kv: DType) -> Vec<(&'static str, String)> {
         ));
     }
     out
+}
+
+/// "fp4, experts mxfp4: 65.2 GB in all (served in fp4 unless chosen)": the formats and
+/// the whole model's weight bytes in them, the one sum memory sizes chips with
+/// ([`LayerShare`] on one chip, [`Precision::bytes`]).
+fn weight_line(m: &ModelPreset, weights: Precision) -> String {
+    let ir = &m.ir;
+    let whole = Parallelism {
+        tp: 1,
+        pp: 1,
+        dp: 1,
+        ep: 1,
+    };
+    let share = LayerShare::of(ir, whole, Part::Whole, 0.0);
+    let tables = ir.params().embedding;
+    let total = weights.bytes(share.layer_params + tables, share.expert_params, tables);
+    format!(
+        "{}: {} in all (served in {} unless chosen)",
+        weights.describe(),
+        bytes(Bytes::new(total)),
+        m.default_weight_dtype.name()
+    )
 }
 
 /// Where each of the model's numbers came from in its config, one line each:
@@ -151,7 +183,7 @@ mod tests {
     #[test]
     fn a_users_config_reads_as_its_published_shape() {
         let m = ModelPreset::from_user_config(crate::scenario::tests::QWEN25_72B).unwrap();
-        let lines = summary(&m, DType::Fp8);
+        let lines = summary(&m, DType::Fp8, precision(&m, None, None, None));
         let text = |what: &str| {
             lines
                 .iter()
@@ -213,11 +245,49 @@ mod tests {
     #[test]
     fn a_moe_preset_names_its_experts_and_active_parameters() {
         let m = Catalogue::builtin().model("deepseek-v3").unwrap();
-        let lines = summary(m, DType::Fp8);
+        let lines = summary(m, DType::Fp8, precision(m, None, None, None));
         let all: String = lines.iter().map(|(w, v)| format!("{w}: {v}\n")).collect();
         assert!(all.contains("active per token"), "{all}");
         assert!(all.contains("MoE (256 experts, top 8)"), "{all}");
         assert!(all.contains("multi-head latent (MLA)"), "{all}");
         assert!(!all.contains("grade: user"), "{all}");
+    }
+
+    #[test]
+    fn the_weights_line_names_each_format_and_sums_the_bytes_in_them() {
+        let m = Catalogue::builtin().model("gpt-oss-120b").unwrap();
+        let line = |p: Precision| {
+            summary(m, DType::Fp8, p)
+                .into_iter()
+                .find(|(w, _)| *w == "weights")
+                .unwrap()
+                .1
+        };
+        let bf16 = line(precision(m, Some(DType::Bf16), None, None));
+        let mixed = line(precision(m, Some(DType::Bf16), Some(DType::Mxfp4), None));
+        assert!(bf16.starts_with("bf16: "), "{bf16}");
+        assert!(mixed.starts_with("bf16, experts mxfp4: "), "{mixed}");
+        assert!(mixed.ends_with("(served in fp4 unless chosen)"), "{mixed}");
+        // The weights memory places on one chip that holds the whole model: about
+        // 65 GB for gpt-oss as published.
+        let published = disagg_engine::memory::MemoryPlan::for_part(
+            &m.ir,
+            Part::Whole,
+            Catalogue::builtin().chip("b200").unwrap(),
+            Parallelism {
+                tp: 1,
+                pp: 1,
+                dp: 1,
+                ep: 1,
+            },
+            precision(m, Some(DType::Bf16), Some(DType::Mxfp4), None),
+            DType::Fp8,
+            1.0,
+            &disagg_engine::Assumptions::default(),
+        )
+        .weights
+        .value();
+        assert!((60e9..70e9).contains(&published), "{published}");
+        assert!(mixed.contains(&bytes(Bytes::new(published))), "{mixed}");
     }
 }

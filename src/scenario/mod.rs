@@ -66,6 +66,10 @@ pub struct Scenario {
     /// Spread of the output lengths, standard deviation over mean (0 = all `osl`).
     pub output_cv: f64,
     pub weight_dtype: Option<DType>,
+    /// The experts' and the LM head's own weight dtypes (link keys `ed` and `hd`;
+    /// `None`: the weight dtype).
+    pub expert_dtype: Option<DType>,
+    pub lm_head_dtype: Option<DType>,
     pub kv_dtype: DType,
     pub axis: Axis,
     pub chips: Vec<String>,
@@ -118,6 +122,8 @@ impl Default for Scenario {
             prefix_hit_pct: 0.0,
             output_cv: 0.0,
             weight_dtype: None,
+            expert_dtype: None,
+            lm_head_dtype: None,
             kv_dtype: DType::Fp8,
             axis: Axis::PrefillDecode,
             chips: ["h100-sxm", "h200", "b200", "mi300x", "mi355x"]
@@ -189,6 +195,16 @@ impl Scenario {
         self.axis == Axis::PrefillDecode && self.speculative_decode
     }
 
+    /// The weight dtype a link key sets: `wd` (attention and the rest), `ed` (experts),
+    /// `hd` (LM head and embedding).
+    fn component_dtype(&mut self, key: &str) -> &mut Option<DType> {
+        match key {
+            "ed" => &mut self.expert_dtype,
+            "hd" => &mut self.lm_head_dtype,
+            _ => &mut self.weight_dtype,
+        }
+    }
+
     /// The lengths, their spread and the prefix-cache hit share as the engine's workload.
     pub fn workload(&self) -> Workload {
         Workload::new(self.isl, self.osl)
@@ -223,6 +239,12 @@ impl Scenario {
         ];
         if let Some(d) = self.weight_dtype {
             q.push(format!("wd={}", d.name()));
+        }
+        if let Some(d) = self.expert_dtype {
+            q.push(format!("ed={}", d.name()));
+        }
+        if let Some(d) = self.lm_head_dtype {
+            q.push(format!("hd={}", d.name()));
         }
         if self.speculative_decode {
             q.push("sd=1".into());
@@ -421,15 +443,20 @@ impl Scenario {
                     format!("an output-length spread is a coefficient of variation from 0 to {MAX_OUTPUT_CV}"),
                 )?
             }
-            "wd" if value.is_empty() || value == "default" => self.weight_dtype = None,
-            "wd" | "kv" => {
-                let d = value
-                    .parse::<DType>()
-                    .map_err(|_| "not a dtype (bf16 fp16 fp8 int8 fp4 int4)".to_string())?;
-                if key == "wd" {
-                    self.weight_dtype = Some(d)
-                } else {
+            "wd" | "ed" | "hd" if value.is_empty() || value == "default" => {
+                *self.component_dtype(key) = None
+            }
+            "wd" | "ed" | "hd" | "kv" => {
+                let d = value.parse::<DType>().map_err(|_| {
+                    format!(
+                        "not a dtype ({})",
+                        DType::ALL.map(|d| d.name()).join(" ")
+                    )
+                })?;
+                if key == "kv" {
                     self.kv_dtype = d
+                } else {
+                    *self.component_dtype(key) = Some(d)
                 }
             }
             "axis" => {

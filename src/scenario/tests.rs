@@ -25,6 +25,8 @@ fn query_round_trips() {
         prefix_hit_pct: 56.3,
         output_cv: 1.114,
         weight_dtype: Some(DType::Fp4),
+        expert_dtype: Some(DType::Mxfp4),
+        lm_head_dtype: Some(DType::Bf16),
         kv_dtype: DType::Bf16,
         axis: Axis::AttentionExpert,
         chips: vec!["gb200".into(), "mi355x".into(), "my-h100".into()],
@@ -144,6 +146,8 @@ fn an_input_that_fails_leaves_the_scenario_as_it_was() {
         ("acc", "1.5"),
         ("target", "-3"),
         ("wd", "fp3"),
+        ("ed", "fp6"),
+        ("hd", "mxfp8"),
         ("hit", "100"),
         ("hit", "-1"),
         ("hit", "NaN"),
@@ -160,6 +164,34 @@ fn an_input_that_fails_leaves_the_scenario_as_it_was() {
     assert_eq!(s.target_tok_s_user, None);
     s.apply("wd", "default", cat()).unwrap();
     assert_eq!(s.weight_dtype, None);
+    s.apply("ed", "nvfp4", cat()).unwrap();
+    assert_eq!(s.expert_dtype, Some(DType::Nvfp4));
+    s.apply("ed", "default", cat()).unwrap();
+    assert_eq!(s.expert_dtype, None);
+}
+
+#[test]
+fn component_dtypes_reach_the_setup_through_the_bundle() {
+    // The link keys `ed` and `hd` become the setup's expert and LM-head formats; a link
+    // without them leaves both following the weight dtype.
+    let (s, notices) =
+        Scenario::from_query("v=1&model=gpt-oss-120b&wd=bf16&ed=mxfp4&hd=bf16", cat());
+    assert!(notices.is_empty(), "{notices:?}");
+    let b = crate::bundle::bundle(&s, cat(), None).unwrap();
+    let inputs = b.inputs(cat()).unwrap();
+    let p = inputs.setup().precision();
+    assert_eq!(
+        (p.dense.dtype, p.experts.dtype, p.lm_head.dtype),
+        (DType::Bf16, DType::Mxfp4, DType::Bf16)
+    );
+    // The page's "Import bundle" reads them back into the same scenario.
+    let (back, _) = crate::bundle::import(&b.to_json(), &s, cat()).unwrap();
+    assert_eq!(back, s);
+    let (plain, _) = Scenario::from_query("v=1&model=gpt-oss-120b&wd=fp8", cat());
+    let b = crate::bundle::bundle(&plain, cat(), None).unwrap();
+    let p = b.inputs(cat()).unwrap().setup().precision();
+    assert!(!p.is_mixed());
+    assert!(!plain.to_query().contains("ed="), "{}", plain.to_query());
 }
 
 #[test]

@@ -135,7 +135,7 @@ pub fn Controls() -> impl IntoView {
             .collect_view()
     };
     let models = model_options(|s| Some(s.model.as_str()));
-    let dtype_options = |key: &'static str| {
+    let dtype_options = move |key: &'static str| {
         DType::ALL
             .iter()
             .map(move |d| {
@@ -146,6 +146,8 @@ pub fn Controls() -> impl IntoView {
                         prop:selected=move || {
                             s.with(|s| match key {
                                 "wd" => s.weight_dtype == Some(*d),
+                                "ed" => s.expert_dtype == Some(*d),
+                                "hd" => s.lm_head_dtype == Some(*d),
                                 _ => s.kv_dtype == *d,
                             })
                         }
@@ -299,6 +301,30 @@ pub fn Controls() -> impl IntoView {
                         <label for="in-kv">"KV-cache dtype"</label>
                         <select id="in-kv" on:change=move |ev| page.set_field("kv", &event_target_value(&ev))>
                             {dtype_options("kv")}
+                        </select>
+                    </div>
+                </div>
+                // Mixed precision: the experts and the LM head in their own formats
+                // (MXFP4 experts beside BF16 attention, a BF16 head beside FP4 layers).
+                <div class="row">
+                    <Show when=move || moe.get()>
+                        <div class="field">
+                            <label for="in-ed">"Expert dtype"</label>
+                            <select id="in-ed" on:change=move |ev| page.set_field("ed", &event_target_value(&ev))>
+                                <option value="default" prop:selected=move || s.with(|s| s.expert_dtype.is_none())>
+                                    "as weights"
+                                </option>
+                                {dtype_options("ed")}
+                            </select>
+                        </div>
+                    </Show>
+                    <div class="field">
+                        <label for="in-hd">"LM head dtype"</label>
+                        <select id="in-hd" on:change=move |ev| page.set_field("hd", &event_target_value(&ev))>
+                            <option value="default" prop:selected=move || s.with(|s| s.lm_head_dtype.is_none())>
+                                "as weights"
+                            </option>
+                            {dtype_options("hd")}
                         </select>
                     </div>
                 </div>

@@ -3,7 +3,7 @@
 
 use super::Page;
 use crate::explore::model_of;
-use crate::model_summary::{provenance, summary, warnings};
+use crate::model_summary::{precision, provenance, summary, warnings};
 use disagg_engine::catalogue::USER_MODEL_ID;
 use disagg_engine::Catalogue;
 use leptos::prelude::*;
@@ -64,10 +64,16 @@ pub fn OwnModel() -> impl IntoView {
 #[component]
 pub fn ModelSummary() -> impl IntoView {
     let page = expect_context::<Page>();
-    // Only the model and the KV dtype change the summary.
+    // Only the model and the dtypes change the summary.
     let model = Memo::new(move |_| {
-        page.scenario
-            .with(|s| (s.model.clone(), s.custom_config.clone(), s.kv_dtype))
+        page.scenario.with(|s| {
+            (
+                s.model.clone(),
+                s.custom_config.clone(),
+                s.kv_dtype,
+                [s.weight_dtype, s.expert_dtype, s.lm_head_dtype],
+            )
+        })
     });
     let lines = move || {
         // Read (not merely tracked), so that the memo re-evaluates.
@@ -77,7 +83,11 @@ pub fn ModelSummary() -> impl IntoView {
                 .map(|m| {
                     (
                         m.name.clone(),
-                        summary(&m, s.kv_dtype),
+                        summary(
+                            &m,
+                            s.kv_dtype,
+                            precision(&m, s.weight_dtype, s.expert_dtype, s.lm_head_dtype),
+                        ),
                         provenance(&m),
                         warnings(&m).to_vec(),
                     )

@@ -190,7 +190,7 @@ pub fn run_predict(args: &PredictArgs) -> Result<(), String> {
     if args.json || args.explain {
         let e = explain(&setup, &deployment).map_err(|e| e.to_string())?;
         if args.json {
-            let report = PointReport::new(name, inputs.weights(), b.kv_dtype, &e.point, &e.chains)
+            let report = PointReport::new(name, setup.precision(), b.kv_dtype, &e.point, &e.chains)
                 .ok_or("the evaluated deployment has no generating pool")?
                 .with_error_bands(validation::headline_bands(&validated, cat, &e.point));
             out!("{}", to_json(&report)?);
@@ -333,6 +333,8 @@ fn predict_bundle(args: &PredictArgs) -> Result<Bundle, String> {
         lengths: &args.lengths,
         weight_dtype: args.weight_dtype.as_deref(),
         weight_bits: args.weight_bits,
+        expert_dtype: args.expert_dtype.as_deref(),
+        lm_head_dtype: args.lm_head_dtype.as_deref(),
         kv_dtype: &args.kv_dtype,
         spec: &p.spec,
         link: &p.link,

@@ -78,6 +78,8 @@ pub(crate) struct Flags<'a> {
     pub lengths: &'a LengthArgs,
     pub weight_dtype: Option<&'a str>,
     pub weight_bits: Option<f64>,
+    pub expert_dtype: Option<&'a str>,
+    pub lm_head_dtype: Option<&'a str>,
     pub kv_dtype: &'a str,
     pub spec: &'a SpecArgs,
     pub link: &'a LinkArgs,
@@ -115,6 +117,14 @@ pub(crate) fn from_flags(f: &Flags, chips: Vec<Chip>, axis: Axis) -> Result<Bund
             .map(|s| parse_dtype(s, "weight-dtype"))
             .transpose()?,
         bits: f.weight_bits,
+        expert_dtype: f
+            .expert_dtype
+            .map(|s| parse_dtype(s, "expert-dtype"))
+            .transpose()?,
+        lm_head_dtype: f
+            .lm_head_dtype
+            .map(|s| parse_dtype(s, "lm-head-dtype"))
+            .transpose()?,
     };
     let kv_dtype = parse_dtype(f.kv_dtype, "kv-dtype")?;
     let s = f.spec;

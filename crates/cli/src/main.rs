@@ -163,12 +163,21 @@ pub(crate) struct PredictArgs {
     /// Use the largest batch that fits.
     #[arg(long)]
     max_throughput: bool,
-    /// Weight dtype: bf16 fp16 fp8 int8 fp4 int4 (default: the model's usual one).
+    /// Weight dtype of attention and the other non-expert weights, and of every
+    /// component not set apart: bf16 fp16 fp8 int8 fp4 int4 mxfp4 nvfp4 (default: the
+    /// model's usual one).
     #[arg(long)]
     weight_dtype: Option<String>,
     /// Bits per weight, overriding the dtype's width (GGUF Q4_0 is about 4.5).
     #[arg(long)]
     weight_bits: Option<f64>,
+    /// The experts' weight dtype (routed and shared), e.g. mxfp4 or nvfp4 beside a
+    /// bf16 or fp8 --weight-dtype (default: --weight-dtype).
+    #[arg(long)]
+    expert_dtype: Option<String>,
+    /// The LM head's and embedding's weight dtype (default: --weight-dtype).
+    #[arg(long)]
+    lm_head_dtype: Option<String>,
     /// KV-cache dtype.
     #[arg(long, default_value = "fp8")]
     kv_dtype: String,
@@ -184,7 +193,7 @@ pub(crate) struct PredictArgs {
 }
 
 /// The flags a bundle holds (clap ids), refused alongside `predict --bundle`.
-const PREDICT_BUNDLED: [&str; 40] = [
+const PREDICT_BUNDLED: [&str; 42] = [
     "model",
     "chip",
     "chips",
@@ -225,6 +234,8 @@ const PREDICT_BUNDLED: [&str; 40] = [
     "assumptions",
     "aligned_group_prefill",
     "framework",
+    "expert_dtype",
+    "lm_head_dtype",
 ];
 
 /// Writes one line of output; see [`out!`].

@@ -61,6 +61,12 @@ pub struct SweepArgs {
     weight_dtype: Option<String>,
     #[arg(long)]
     weight_bits: Option<f64>,
+    /// The experts' weight dtype (default: --weight-dtype).
+    #[arg(long)]
+    expert_dtype: Option<String>,
+    /// The LM head's and embedding's weight dtype (default: --weight-dtype).
+    #[arg(long)]
+    lm_head_dtype: Option<String>,
     #[arg(long, default_value = "fp8")]
     kv_dtype: String,
     #[command(flatten)]
@@ -82,7 +88,7 @@ pub struct SweepArgs {
 }
 
 /// The flags a bundle holds (clap ids), refused alongside `sweep --bundle`.
-pub(crate) const SWEEP_BUNDLED: [&str; 26] = [
+pub(crate) const SWEEP_BUNDLED: [&str; 28] = [
     "model",
     "axis",
     "chips",
@@ -109,6 +115,8 @@ pub(crate) const SWEEP_BUNDLED: [&str; 26] = [
     "assumptions",
     "aligned_group_prefill",
     "framework",
+    "expert_dtype",
+    "lm_head_dtype",
 ];
 
 /// The bundle `sweep`'s flags describe.
@@ -119,6 +127,8 @@ fn sweep_bundle(args: &SweepArgs) -> Result<Bundle, String> {
         lengths: &args.lengths,
         weight_dtype: args.weight_dtype.as_deref(),
         weight_bits: args.weight_bits,
+        expert_dtype: args.expert_dtype.as_deref(),
+        lm_head_dtype: args.lm_head_dtype.as_deref(),
         kv_dtype: &args.kv_dtype,
         spec: &args.spec,
         link: &args.link,

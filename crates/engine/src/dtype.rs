@@ -5,9 +5,11 @@ use std::fmt;
 use std::str::FromStr;
 
 /// A storage format. `Int8` and `Int4` are taken as weight-only formats (GPTQ, AWQ,
-/// GGUF): their matmuls run at the 16-bit rate after dequantisation. `Fp8` and `Fp4`
-/// (FP8 e4m3, NVFP4, MXFP4) run their matmuls at the low-precision rate where the chip
-/// has one.
+/// GGUF): their matmuls run at the 16-bit rate after dequantisation. `Fp8`, `Fp4`,
+/// `Mxfp4` and `Nvfp4` run their matmuls at the low-precision rate where the chip has
+/// one. `Fp4` is 4 bits flat, its block scales not counted (the meaning it always had);
+/// `Mxfp4` and `Nvfp4` are the two block-scaled 4-bit formats with their scales counted
+/// (`audit/MODEL.md` section 4.1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum DType {
@@ -17,6 +19,23 @@ pub enum DType {
     Int8,
     Fp4,
     Int4,
+    /// OCP MX FP4: E2M1 elements, one E8M0 scale per 32 (4 + 8/32 = 4.25 bits).
+    Mxfp4,
+    /// NVIDIA NVFP4: E2M1 elements, one E4M3 scale per 16 (4 + 8/16 = 4.5 bits; the one
+    /// FP32 scale per tensor is negligible and not counted).
+    Nvfp4,
+}
+
+/// Elements that share one block scale, and the scale's bits, of the block-scaled
+/// formats: the OCP Microscaling spec v1.0 (MXFP4: 32 elements, E8M0) and NVIDIA's NVFP4
+/// (16 elements, FP8 E4M3).
+const MXFP4_BLOCK: (f64, f64) = (32.0, 8.0);
+const NVFP4_BLOCK: (f64, f64) = (16.0, 8.0);
+
+/// Bits per element of a 4-bit format whose blocks of `block.0` elements share one
+/// `block.1`-bit scale.
+fn block_scaled_fp4(block: (f64, f64)) -> f64 {
+    4.0 + block.1 / block.0
 }
 
 /// The tensor-core rate a matmul uses, looked up in the chip's peak table.
@@ -29,13 +48,15 @@ pub enum ComputeRate {
 }
 
 impl DType {
-    pub const ALL: [DType; 6] = [
+    pub const ALL: [DType; 8] = [
         DType::Bf16,
         DType::Fp16,
         DType::Fp8,
         DType::Int8,
         DType::Fp4,
         DType::Int4,
+        DType::Mxfp4,
+        DType::Nvfp4,
     ];
 
     pub fn bits(self) -> f64 {
@@ -43,6 +64,8 @@ impl DType {
             DType::Bf16 | DType::Fp16 => 16.0,
             DType::Fp8 | DType::Int8 => 8.0,
             DType::Fp4 | DType::Int4 => 4.0,
+            DType::Mxfp4 => block_scaled_fp4(MXFP4_BLOCK),
+            DType::Nvfp4 => block_scaled_fp4(NVFP4_BLOCK),
         }
     }
 
@@ -54,7 +77,7 @@ impl DType {
         match self {
             DType::Bf16 | DType::Fp16 | DType::Int8 | DType::Int4 => ComputeRate::Bf16,
             DType::Fp8 => ComputeRate::Fp8,
-            DType::Fp4 => ComputeRate::Fp4,
+            DType::Fp4 | DType::Mxfp4 | DType::Nvfp4 => ComputeRate::Fp4,
         }
     }
 
@@ -66,6 +89,8 @@ impl DType {
             DType::Int8 => "int8",
             DType::Fp4 => "fp4",
             DType::Int4 => "int4",
+            DType::Mxfp4 => "mxfp4",
+            DType::Nvfp4 => "nvfp4",
         }
     }
 }
@@ -124,6 +149,72 @@ impl WeightFormat {
     }
 }
 
+/// The weight format of each component of a model (`audit/MODEL.md` section 4.1):
+/// attention and the other non-expert weights (`dense`: attention projections, the FFNs
+/// of layers without experts, routers), the experts of MoE layers (routed and shared),
+/// and the vocabulary tables (the LM head and the input embedding). A setup that names
+/// no component format has every component at `dense`: one format for the whole model.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Precision {
+    pub dense: WeightFormat,
+    pub experts: WeightFormat,
+    pub lm_head: WeightFormat,
+}
+
+impl Precision {
+    /// One format for every component.
+    pub fn uniform(weights: WeightFormat) -> Precision {
+        Precision {
+            dense: weights,
+            experts: weights,
+            lm_head: weights,
+        }
+    }
+
+    /// `dense` with the components named given their own dtype; `None` keeps the dense
+    /// format (bits override included).
+    pub fn with(dense: WeightFormat, experts: Option<DType>, lm_head: Option<DType>) -> Precision {
+        Precision {
+            dense,
+            experts: experts.map_or(dense, WeightFormat::new),
+            lm_head: lm_head.map_or(dense, WeightFormat::new),
+        }
+    }
+
+    /// Bytes of `all` weights, of which `experts` are expert weights and `lm_head`
+    /// vocabulary-table weights, the rest at the dense format: every weight at the dense
+    /// width, plus what each other component's width adds or saves. Equal to
+    /// `(all - experts - lm_head) b_dense + experts b_experts + lm_head b_head`, and with
+    /// one format for all exactly `all b_dense` (each correction is then a zero).
+    pub fn bytes(&self, all: f64, experts: f64, lm_head: f64) -> f64 {
+        let dense = self.dense.bytes_per_weight();
+        all * dense
+            + experts * (self.experts.bytes_per_weight() - dense)
+            + lm_head * (self.lm_head.bytes_per_weight() - dense)
+    }
+
+    /// Whether any component differs from the dense format.
+    pub fn is_mixed(&self) -> bool {
+        self.experts != self.dense || self.lm_head != self.dense
+    }
+
+    /// The formats in words: `fp8` alone, or `fp8, experts nvfp4, LM head bf16`.
+    pub fn describe(&self) -> String {
+        let name = |w: WeightFormat| match w.bits_override {
+            Some(bits) => format!("{} at {bits} bits", w.dtype.name()),
+            None => w.dtype.name().to_string(),
+        };
+        let mut out = name(self.dense);
+        if self.experts != self.dense {
+            out += &format!(", experts {}", name(self.experts));
+        }
+        if self.lm_head != self.dense {
+            out += &format!(", LM head {}", name(self.lm_head));
+        }
+        out
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -134,7 +225,50 @@ mod tests {
             assert_eq!(d.name().parse::<DType>(), Ok(d));
         }
         let err = "fp6".parse::<DType>().unwrap_err();
-        assert!(err.contains("bf16, fp16, fp8, int8, fp4, int4"), "{err}");
+        assert!(
+            err.contains("bf16, fp16, fp8, int8, fp4, int4, mxfp4, nvfp4"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn block_scaled_fp4_counts_its_scales() {
+        // OCP MX v1.0: an 8-bit E8M0 scale per 32 E2M1 elements.
+        assert_eq!(DType::Mxfp4.bits(), 4.25);
+        assert_eq!(WeightFormat::new(DType::Mxfp4).bytes_per_weight(), 0.53125);
+        // NVFP4: an 8-bit E4M3 scale per 16 E2M1 elements.
+        assert_eq!(DType::Nvfp4.bits(), 4.5);
+        // `fp4` keeps its flat 4 bits; all three run at the FP4 rate.
+        assert_eq!(DType::Fp4.bits(), 4.0);
+        for d in [DType::Fp4, DType::Mxfp4, DType::Nvfp4] {
+            assert_eq!(d.compute_rate(), ComputeRate::Fp4);
+        }
+    }
+
+    #[test]
+    fn precision_bytes_are_the_sum_of_the_components() {
+        let p = Precision::with(
+            WeightFormat::new(DType::Bf16),
+            Some(DType::Mxfp4),
+            Some(DType::Fp8),
+        );
+        // 100 weights: 60 expert (0.53125 B), 10 head (1 B), 30 dense (2 B).
+        assert_eq!(
+            p.bytes(100.0, 60.0, 10.0),
+            60.0 * 0.53125 + 10.0 + 30.0 * 2.0
+        );
+        assert_eq!(p.describe(), "bf16, experts mxfp4, LM head fp8");
+        // Unset components follow the dense format, bits override included, and the
+        // sum is then the one product it always was.
+        let q4 = WeightFormat {
+            dtype: DType::Int4,
+            bits_override: Some(4.85),
+        };
+        let same = Precision::with(q4, None, None);
+        assert_eq!(same, Precision::uniform(q4));
+        assert!(!same.is_mixed());
+        let all = 1.234_567e9;
+        assert_eq!(same.bytes(all, 0.7e9, 0.1e9), all * q4.bytes_per_weight());
     }
 
     #[test]

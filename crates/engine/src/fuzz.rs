@@ -264,7 +264,20 @@ fn fuzz_entry_points_with_extreme_values() {
         1_000_001,
         u32::MAX,
     ];
-    let dtypes = [DType::Bf16, DType::Fp8, DType::Fp4, DType::Int4];
+    let dtypes = [
+        DType::Bf16,
+        DType::Fp8,
+        DType::Fp4,
+        DType::Int4,
+        DType::Mxfp4,
+        DType::Nvfp4,
+    ];
+    let components = [
+        None,
+        Some(DType::Bf16),
+        Some(DType::Mxfp4),
+        Some(DType::Fp8),
+    ];
     run("entry points", |rng| {
         let id = *rng.pick(&models);
         let model = &cat.model(id).unwrap().ir;
@@ -276,6 +289,8 @@ fn fuzz_entry_points_with_extreme_values() {
         };
         let setup = Setup {
             kv: *rng.pick(&dtypes),
+            expert_dtype: *rng.pick(&components),
+            lm_head_dtype: *rng.pick(&components),
             ..Setup::new(model, workload, WeightFormat::new(*rng.pick(&dtypes)))
         };
         let id = *rng.pick(&chips);

@@ -50,7 +50,7 @@ pub mod workload;
 
 pub use assumptions::Assumptions;
 pub use catalogue::{Catalogue, Chip, ModelPreset};
-pub use dtype::{DType, WeightFormat};
+pub use dtype::{DType, Precision, WeightFormat};
 pub use error::{EngineError, Result};
 pub use model::ModelIr;
 pub use parallel::Parallelism;

@@ -9,7 +9,7 @@
 
 use crate::assumptions::Assumptions;
 use crate::catalogue::Chip;
-use crate::dtype::{DType, WeightFormat};
+use crate::dtype::{DType, Precision};
 use crate::model::ModelIr;
 use crate::parallel::Parallelism;
 use crate::units::Bytes;
@@ -73,6 +73,8 @@ pub enum Part {
 pub struct LayerShare {
     /// Weights of the layers (all pipeline stages) on one chip, embedding excluded.
     pub layer_params: f64,
+    /// The experts' part of `layer_params` (routed and shared, not routers).
+    pub expert_params: f64,
     /// KV-cache values of one sequence of `context` tokens on one chip (all stages).
     pub kv_values: f64,
     /// The widest intermediate activation per token on one chip.
@@ -84,6 +86,7 @@ impl LayerShare {
         let tp = par.tp as f64;
         let mut share = LayerShare {
             layer_params: 0.0,
+            expert_params: 0.0,
             kv_values: 0.0,
             widest_ffn: 0.0,
         };
@@ -104,6 +107,7 @@ impl LayerShare {
             }
             if ffn_here {
                 params += g.ffn.params_per_chip(model.hidden, par);
+                share.expert_params += count * g.ffn.expert_params_per_chip(model.hidden, par);
                 share.widest_ffn = share
                     .widest_ffn
                     .max(g.ffn.widest_activation(model.hidden, par.tp));
@@ -119,14 +123,15 @@ impl MemoryPlan {
     /// embedding and head are vocab-split over TP; with pipeline stages they sit on the
     /// first and last stage, so one stage holds at most one of them. The workspace is
     /// the runtime's reserve plus the activations of one prefill chunk,
-    /// `chunk * (4h + 2 * widest FFN) * activation bytes`.
+    /// `chunk * (4h + 2 * widest FFN) * activation bytes`. Each component's weights
+    /// take its own format ([`Precision::bytes`]).
     #[allow(clippy::too_many_arguments)]
     pub fn for_part(
         model: &ModelIr,
         part: Part,
         chip: &Chip,
         par: Parallelism,
-        weights: WeightFormat,
+        weights: Precision,
         kv: DType,
         context: f64,
         a: &Assumptions,
@@ -140,7 +145,11 @@ impl MemoryPlan {
             _ if par.pp == 1 && !model.tied_embeddings => 2.0 * table,
             _ => table,
         };
-        let weights = Bytes((share.layer_params / pp + embedding) * weights.bytes_per_weight());
+        let weights = Bytes(weights.bytes(
+            share.layer_params / pp + embedding,
+            share.expert_params / pp,
+            embedding,
+        ));
         let kv_per_seq = Bytes(share.kv_values / pp * kv.bytes());
         let activations =
             a.prefill_chunk_tokens * (4.0 * h + 2.0 * share.widest_ffn) * a.activation_bytes;

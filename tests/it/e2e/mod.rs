@@ -23,6 +23,7 @@ mod explain;
 mod export;
 mod own;
 mod phones;
+mod precision;
 mod validation_sort;
 mod validation_view;
 mod worker;
@@ -384,6 +385,7 @@ fn the_release_page_works_end_to_end() {
     validation_sort::a_heading_sorts_the_table(&driver, &base);
     bundle::a_bundle_reproduces_the_page_in_the_cli(&driver, &base);
     own::own_chips_and_effects(&driver, &base);
+    precision::experts_in_their_own_format(&driver, &base);
 
     // Every control has a label a screen reader and keyboard user can find.
     let unlabelled = page.js("return [...document.querySelectorAll('input, select')]

@@ -49,13 +49,21 @@ pub enum ModelSource {
     Config { name: String, text: String },
 }
 
-/// Weight format: the dtype (`None`: the model's usual one) and an optional
-/// bits-per-weight override (GGUF-like formats).
+/// Weight format: the dtype of attention and the other non-expert weights (`None`: the
+/// model's usual one), an optional bits-per-weight override (GGUF-like formats), and
+/// the experts' and the LM head's own dtypes where they differ (`None`: `dtype`).
+/// Those two are left out of the JSON when unset, so a bundle without them reads as it
+/// always did, and one that sets them is refused by name by an engine that predates
+/// them rather than misread.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Weights {
     pub dtype: Option<DType>,
     pub bits: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expert_dtype: Option<DType>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lm_head_dtype: Option<DType>,
 }
 
 /// Speculative-decoding settings.
@@ -371,6 +379,8 @@ impl<'a> Inputs<'a> {
                 draft_tokens: s.draft_tokens,
             },
             speculative_decode: s.speculative_decode,
+            expert_dtype: b.weights.expert_dtype,
+            lm_head_dtype: b.weights.lm_head_dtype,
             ..Setup::new(&self.model.preset.ir, b.workload, self.weights())
         }
     }

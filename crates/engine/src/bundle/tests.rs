@@ -143,6 +143,16 @@ fn every_bad_field_is_refused_by_its_path() {
         ),
         (&["weights", "bits"], json!(0.5), "weights.bits"),
         (&["weights", "dtype"], json!("fp3"), "weights.dtype"),
+        (
+            &["weights", "expert_dtype"],
+            json!("fp6"),
+            "weights.expert_dtype",
+        ),
+        (
+            &["weights", "lm_head_dtype"],
+            json!(4),
+            "weights.lm_head_dtype",
+        ),
         (&["kv_dtype"], json!(8), "kv_dtype"),
         (
             &["speculation", "acceptance"],
@@ -289,4 +299,38 @@ fn mutated_bundles_are_read_or_refused_never_a_panic() {
             }
         }
     }
+}
+
+#[test]
+fn component_dtypes_travel_and_a_bundle_without_them_reads_as_before() {
+    let cat = Catalogue::builtin();
+    let mut b = Bundle::new(
+        ModelSource::Catalogue("deepseek-r1".into()),
+        Workload::new(1024, 256),
+        vec![cat.chip("b200").unwrap().clone()],
+        Axis::Aggregated,
+    );
+    // A bundle that sets no component writes neither field: the JSON an engine
+    // before them wrote, and reads back with both unset.
+    let plain = b.to_json();
+    assert!(!plain.contains("expert_dtype") && !plain.contains("lm_head_dtype"));
+    let back = Bundle::read(&plain).unwrap();
+    assert_eq!(
+        (back.weights.expert_dtype, back.weights.lm_head_dtype),
+        (None, None)
+    );
+    assert!(!back.inputs(cat).unwrap().setup().precision().is_mixed());
+    // Set, they read back equal and reach the setup.
+    b.weights.dtype = Some(DType::Bf16);
+    b.weights.expert_dtype = Some(DType::Nvfp4);
+    b.weights.lm_head_dtype = Some(DType::Fp8);
+    let text = b.to_json();
+    let back = Bundle::read(&text).unwrap();
+    assert_eq!(back, b);
+    assert_eq!(back.to_json(), text);
+    let p = back.inputs(cat).unwrap().setup().precision();
+    assert_eq!(
+        (p.dense.dtype, p.experts.dtype, p.lm_head.dtype),
+        (DType::Bf16, DType::Nvfp4, DType::Fp8)
+    );
 }

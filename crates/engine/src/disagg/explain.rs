@@ -465,7 +465,10 @@ fn memory_chain(
         "weights on one chip",
         m.weights.value(),
         "B",
-        Source::rule("parameters of the chip's layers / PP + its share of the embedding and head, x bytes per weight (MODEL.md §4)"),
+        Source::rule(format!(
+            "parameters of the chip's layers / PP + its share of the embedding and head, x bytes per weight of each one's format: {} (MODEL.md §4, §4.1)",
+            setup.precision().describe()
+        )),
     )
     .derived("KV cache per chip", kv);
     match chip.and_then(|c| workspace_chain(setup, pool, c, draft)) {

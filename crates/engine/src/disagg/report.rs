@@ -5,7 +5,7 @@
 //! prints exactly this.
 
 use super::DeploymentPoint;
-use crate::dtype::WeightFormat;
+use crate::dtype::Precision;
 use crate::explain::Chain;
 use crate::kernel::{OpKind, TimeBreakdown};
 use crate::validation::ErrorBand;
@@ -25,7 +25,12 @@ pub struct OpRow {
 #[derive(Clone, Debug, Serialize)]
 pub struct PointReport<'a> {
     pub model: &'a str,
+    /// Attention and the other non-expert weights.
     pub weight_dtype: &'static str,
+    /// The experts' weights (`weight_dtype` unless set apart).
+    pub expert_dtype: &'static str,
+    /// The LM head and embedding tables (`weight_dtype` unless set apart).
+    pub lm_head_dtype: &'static str,
     pub kv_dtype: &'static str,
     #[serde(flatten)]
     pub point: &'a DeploymentPoint,
@@ -68,7 +73,7 @@ pub struct PointReport<'a> {
 impl<'a> PointReport<'a> {
     pub fn new(
         model: &'a str,
-        weights: WeightFormat,
+        weights: Precision,
         kv: DType,
         point: &'a DeploymentPoint,
         explain: &'a [Chain],
@@ -98,7 +103,9 @@ impl<'a> PointReport<'a> {
         };
         Some(PointReport {
             model,
-            weight_dtype: weights.dtype.name(),
+            weight_dtype: weights.dense.dtype.name(),
+            expert_dtype: weights.experts.dtype.name(),
+            lm_head_dtype: weights.lm_head.dtype.name(),
             kv_dtype: kv.name(),
             point,
             chip: &g.chip,

@@ -2,7 +2,7 @@
 //! modelling assumptions, the inter-pool link and the speculation inputs.
 
 use crate::assumptions::Assumptions;
-use crate::dtype::{DType, WeightFormat};
+use crate::dtype::{DType, Precision, WeightFormat};
 use crate::error::{EngineError, Result};
 use crate::limits::{BITS_PER_WEIGHT, LINK_BYTES_PER_S, MAX_DRAFT_TOKENS};
 use crate::model::ModelIr;
@@ -67,7 +67,13 @@ impl Speculation<'_> {
 pub struct Setup<'a> {
     pub model: &'a ModelIr,
     pub workload: Workload,
+    /// Attention and the other non-expert weights; every component the setup does not
+    /// name follows it.
     pub weights: WeightFormat,
+    /// The experts' weights (routed and shared); `None`: `weights`.
+    pub expert_dtype: Option<DType>,
+    /// The LM head and embedding tables; `None`: `weights`.
+    pub lm_head_dtype: Option<DType>,
     pub kv: DType,
     pub assumptions: Assumptions,
     /// Per-chip bandwidth of the link between two pools; `None` uses the catalogue
@@ -91,6 +97,8 @@ impl<'a> Setup<'a> {
             model,
             workload,
             weights,
+            expert_dtype: None,
+            lm_head_dtype: None,
             kv: DType::Fp8,
             assumptions: Assumptions::default(),
             inter_pool_link: None,
@@ -102,6 +110,11 @@ impl<'a> Setup<'a> {
             },
             speculative_decode: false,
         }
+    }
+
+    /// Each component's weight format (`audit/MODEL.md` section 4.1).
+    pub fn precision(&self) -> Precision {
+        Precision::with(self.weights, self.expert_dtype, self.lm_head_dtype)
     }
 
     /// A warning when the mean request (prompt plus output) runs past the model's

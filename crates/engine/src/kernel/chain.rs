@@ -47,12 +47,21 @@ pub fn step_chain(p: &Placement, cost: &StepCost, symbol_of_step: &str, quantity
         cost.total.value(),
     );
     for k in &busy_ops {
+        // Name the format whose bytes and rate the operator's roofline takes.
+        let rule = match p.weight_format(*k) {
+            Some(w) => format!(
+                "{ROOFLINE}; weights in {} ({} bits each)",
+                w.dtype.name(),
+                w.bytes_per_weight() * 8.0
+            ),
+            None => ROOFLINE.to_string(),
+        };
         chain = chain.input(
             symbol(*k),
             k.name(),
             cost.op(*k).time.value(),
             "s",
-            Source::rule(ROOFLINE),
+            Source::rule(rule),
         );
     }
     if comm > 0.0 {

@@ -24,10 +24,10 @@ pub use operators::{operator_table, Bound, OperatorRow, OperatorTable};
 
 use crate::assumptions::{Assumptions, ChipRates};
 use crate::catalogue::Chip;
-use crate::dtype::{ComputeRate, DType, WeightFormat};
+use crate::dtype::{ComputeRate, DType, Precision, WeightFormat};
 use crate::model::{Attention, Ffn, ModelIr};
 use crate::parallel::Parallelism;
-use crate::units::{Bytes, Flops, Seconds};
+use crate::units::{Bytes, Flops, FlopsPerSecond, Seconds};
 use serde::{Deserialize, Serialize};
 
 /// The operators the kernel costs; each result carries one entry per kind.
@@ -201,12 +201,29 @@ pub struct Placement<'a> {
     pub model: &'a ModelIr,
     pub chip: &'a Chip,
     pub parallelism: Parallelism,
-    pub weights: WeightFormat,
+    /// Each component's weight format: the bytes its matmuls read and the rate they run
+    /// at.
+    pub weights: Precision,
     pub kv: DType,
     pub rates: ChipRates,
     pub assumptions: Assumptions,
     /// Share of each chip's weights that sits in the cold tier.
     pub cold_weight_fraction: f64,
+}
+
+impl Placement<'_> {
+    /// The format of the weights `kind` reads (`audit/MODEL.md` section 4.1): the
+    /// experts' for shared and routed experts, the LM head's for the head, the dense
+    /// format for attention projections and dense FFNs; `None` for operators that read
+    /// no weights (the attention core reads the KV cache).
+    pub fn weight_format(&self, kind: OpKind) -> Option<WeightFormat> {
+        match kind {
+            OpKind::AttnProj | OpKind::DenseFfn => Some(self.weights.dense),
+            OpKind::SharedExperts | OpKind::RoutedExperts => Some(self.weights.experts),
+            OpKind::LmHead => Some(self.weights.lm_head),
+            OpKind::AttnCore | OpKind::TpComm | OpKind::EpComm | OpKind::PpComm => None,
+        }
+    }
 }
 
 /// Kernels launched per layer and operator: a typical fused implementation
@@ -350,11 +367,21 @@ fn traced_step_cost<S: RowSink>(
     let tp = par.tp as f64;
     let h = m.hidden as f64;
     let ab = a.activation_bytes;
-    let wb = p.weights.bytes_per_weight();
+    // Each component's bytes per weight and matmul rate (MODEL.md section 4.1): the
+    // dense format for attention, dense FFNs and routers, its own for the experts and
+    // the LM head.
+    let wb = p.weights.dense.bytes_per_weight();
+    let expert_wb = p.weights.experts.bytes_per_weight();
+    let head_wb = p.weights.lm_head.bytes_per_weight();
     let kvb = p.kv.bytes();
 
-    let matmul_rate = p.weights.dtype.compute_rate();
-    let mm_flops = chip.peak(matmul_rate) * p.rates.mfu(matmul_rate);
+    let rate_of = |w: WeightFormat| {
+        let rate = w.dtype.compute_rate();
+        chip.peak(rate) * p.rates.mfu(rate)
+    };
+    let mm_flops = rate_of(p.weights.dense);
+    let expert_flops = rate_of(p.weights.experts);
+    let head_flops = rate_of(p.weights.lm_head);
     let attn_flops = chip.peak(ComputeRate::Bf16) * p.rates.mfu(ComputeRate::Bf16);
     let fast_bw = chip.fast.bandwidth * p.rates.bw_eff;
     // Reading weights: the cold share at the cold tier's rate. Seconds per weight byte,
@@ -367,21 +394,26 @@ fn traced_step_cost<S: RowSink>(
         _ => 1.0 / fast_bw.0,
     };
     let read_weights = |b: Bytes| Seconds(b.0 * weight_s_per_byte);
-    // A weight matmul: FLOPs and the weight bytes it streams, plus activation traffic.
-    let matmul =
-        |kind: OpKind, count: f64, flops: Flops, wbytes: Bytes, act: Bytes, kernels: f64| Row {
-            kind,
-            count,
-            flops,
-            bytes: RowBytes {
-                weights: wbytes,
-                activations: act,
-                ..RowBytes::default()
-            },
-            compute: flops / mm_flops,
-            memory: read_weights(wbytes) + act / fast_bw,
-            kernels,
-        };
+    // A weight matmul at `rate`: FLOPs and the weight bytes it streams, plus activation
+    // traffic.
+    let matmul = |kind: OpKind,
+                  count: f64,
+                  flops: Flops,
+                  (wbytes, rate): (Bytes, FlopsPerSecond),
+                  act: Bytes,
+                  kernels: f64| Row {
+        kind,
+        count,
+        flops,
+        bytes: RowBytes {
+            weights: wbytes,
+            activations: act,
+            ..RowBytes::default()
+        },
+        compute: flops / rate,
+        memory: read_weights(wbytes) + act / fast_bw,
+        kernels,
+    };
 
     let tokens = shape.seqs * shape.new_tokens;
     let act_io = Bytes(2.0 * tokens * h * ab);
@@ -392,8 +424,9 @@ fn traced_step_cost<S: RowSink>(
     };
 
     let group = par.expert_group();
+    // Tokens are quantised for the experts' matmuls where those run at a low rate.
     let a2a_widths = AllToAllWidths {
-        dispatch: match matmul_rate {
+        dispatch: match p.weights.experts.dtype.compute_rate() {
             ComputeRate::Fp8 | ComputeRate::Fp4 => 1.0,
             ComputeRate::Bf16 => ab,
         },
@@ -420,7 +453,7 @@ fn traced_step_cost<S: RowSink>(
                 OpKind::AttnProj,
                 count,
                 Flops(2.0 * tokens * attn_params),
-                Bytes(attn_params * wb),
+                (Bytes(attn_params * wb), mm_flops),
                 act_io,
                 match g.attention {
                     Attention::Mla { .. } => KERNELS_ATTN_PROJ_MLA,
@@ -493,7 +526,7 @@ fn traced_step_cost<S: RowSink>(
                     OpKind::DenseFfn,
                     count,
                     Flops(2.0 * tokens * params),
-                    Bytes(params * wb),
+                    (Bytes(params * wb), mm_flops),
                     act_io,
                     if g.ffn == Ffn::Linear {
                         KERNELS_LINEAR
@@ -514,7 +547,7 @@ fn traced_step_cost<S: RowSink>(
                         OpKind::SharedExperts,
                         count,
                         Flops(2.0 * tokens * params),
-                        Bytes(params * wb),
+                        (Bytes(params * expert_wb), expert_flops),
                         Bytes::ZERO,
                         KERNELS_SHARED,
                     ));
@@ -528,14 +561,14 @@ fn traced_step_cost<S: RowSink>(
                 let local = e / par.ep as f64;
                 // The step waits for the busiest shard, not the average one.
                 let touched = busiest_shard_experts(local, e, k, group_tokens, par.ep);
-                let wbytes = touched * expert_params / par.expert_tp() as f64 * wb;
+                let wbytes = touched * expert_params / par.expert_tp() as f64 * expert_wb;
                 let router_flops = 2.0 * tokens * h * e / tp;
                 let flops = 2.0 * group_tokens * k * expert_params / group as f64 + router_flops;
                 acc.add(matmul(
                     OpKind::RoutedExperts,
                     count,
                     Flops(flops),
-                    Bytes(wbytes),
+                    (Bytes(wbytes), expert_flops),
                     Bytes(h * e * wb) + act_io * k,
                     KERNELS_ROUTED,
                 ));
@@ -569,7 +602,7 @@ fn traced_step_cost<S: RowSink>(
             OpKind::LmHead,
             1.0,
             Flops(2.0 * shape.seqs * head_params),
-            Bytes(head_params * wb),
+            (Bytes(head_params * head_wb), head_flops),
             Bytes::ZERO,
             KERNELS_LM_HEAD,
         ));

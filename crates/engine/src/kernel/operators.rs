@@ -174,7 +174,7 @@ mod tests {
     use super::*;
     use crate::assumptions::{Assumptions, ChipRates};
     use crate::catalogue::Catalogue;
-    use crate::dtype::{DType, WeightFormat};
+    use crate::dtype::{DType, Precision, WeightFormat};
     use crate::kernel::{step_cost, StepShape};
     use crate::parallel::Parallelism;
 
@@ -195,7 +195,7 @@ mod tests {
             model,
             chip,
             parallelism: par,
-            weights: WeightFormat::new(DType::Fp8),
+            weights: Precision::uniform(WeightFormat::new(DType::Fp8)),
             kv: DType::Fp8,
             rates: ChipRates::for_chip(chip, &assumptions),
             assumptions,

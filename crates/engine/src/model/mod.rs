@@ -265,13 +265,25 @@ impl Ffn {
     /// TP, and every chip keeps the router.
     pub fn params_per_chip(&self, hidden: u32, par: Parallelism) -> f64 {
         match *self {
-            Ffn::Moe { experts, .. } => {
-                let (shared, router) = self.shared_and_router_params(hidden);
-                experts as f64 * self.expert_params(hidden) / par.expert_group() as f64
-                    + shared / par.tp as f64
-                    + router
+            Ffn::Moe { .. } => {
+                let (_, router) = self.shared_and_router_params(hidden);
+                self.expert_params_per_chip(hidden, par) + router
             }
             _ => self.dense_params_per_rank(hidden, par.tp).unwrap_or(0.0),
+        }
+    }
+
+    /// The experts' part of [`Ffn::params_per_chip`]: routed experts over the expert
+    /// group plus shared experts over TP (the weights an expert format applies to);
+    /// 0 for an FFN without experts.
+    pub fn expert_params_per_chip(&self, hidden: u32, par: Parallelism) -> f64 {
+        match *self {
+            Ffn::Moe { experts, .. } => {
+                let (shared, _) = self.shared_and_router_params(hidden);
+                experts as f64 * self.expert_params(hidden) / par.expert_group() as f64
+                    + shared / par.tp as f64
+            }
+            _ => 0.0,
         }
     }
 

@@ -132,6 +132,8 @@ pub fn evaluate_point(
     );
     let setup = Setup {
         kv: point.kv_dtype,
+        expert_dtype: point.expert_dtype,
+        lm_head_dtype: point.lm_head_dtype,
         assumptions: point.assumptions(assumptions),
         speculative_decode: point.mtp.is_some(),
         speculation: match point.mtp {

@@ -231,6 +231,13 @@ pub struct BenchmarkPoint {
     pub weight_dtype: DType,
     #[serde(default)]
     pub weight_bits: Option<f64>,
+    /// The experts' own weight dtype where the checkpoint quantises them apart from
+    /// `weight_dtype` (NVFP4 experts beside FP8 attention); absent: `weight_dtype`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expert_dtype: Option<DType>,
+    /// The LM head's and embedding's own dtype; absent: `weight_dtype`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lm_head_dtype: Option<DType>,
     pub kv_dtype: DType,
     pub metric: Metric,
     pub measured: f64,
