@@ -86,6 +86,7 @@ pub fn bundle(
     b.kv_dtype = s.kv_dtype;
     b.speculation = SpeculationSettings {
         draft,
+        eagle_layers: None,
         acceptance: s.acceptance,
         draft_tokens: s.draft_tokens,
         // Only the prefill/decode axis has a decode pool to speculate.

@@ -84,6 +84,10 @@ pub(crate) struct AssumptionArgs {
     /// attention-DP balancing); default: each on its own schedule.
     #[arg(long)]
     aligned_group_prefill: bool,
+    /// Redundant expert slots (copies of hot experts) spread over the expert group of
+    /// every layout with ep > 1, as DeepSeek's EPLB adds 32 to 256 experts.
+    #[arg(long, value_name = "N")]
+    redundant_experts: Option<u32>,
 }
 
 impl AssumptionArgs {
@@ -100,6 +104,15 @@ impl AssumptionArgs {
         };
         if self.aligned_group_prefill {
             a.aligned_group_prefill = true;
+        }
+        if let Some(n) = self.redundant_experts {
+            if n > disagg_engine::limits::MAX_REDUNDANT_EXPERTS {
+                return Err(format!(
+                    "--redundant-experts {n} must lie between 0 and {}",
+                    disagg_engine::limits::MAX_REDUNDANT_EXPERTS
+                ));
+            }
+            a.redundant_experts = n;
         }
         a.validate().map_err(|e| e.to_string())?;
         Ok(a)
@@ -169,7 +182,7 @@ pub(crate) struct PredictArgs {
 }
 
 /// The flags a bundle holds (clap ids), refused alongside `predict --bundle`.
-const PREDICT_BUNDLED: [&str; 39] = [
+const PREDICT_BUNDLED: [&str; 41] = [
     "model",
     "chip",
     "chips",
@@ -209,6 +222,8 @@ const PREDICT_BUNDLED: [&str; 39] = [
     "kv_dtype",
     "assumptions",
     "aligned_group_prefill",
+    "redundant_experts",
+    "eagle_layers",
 ];
 
 /// Writes one line of output; see [`out!`].

@@ -82,7 +82,7 @@ pub struct SweepArgs {
 }
 
 /// The flags a bundle holds (clap ids), refused alongside `sweep --bundle`.
-pub(crate) const SWEEP_BUNDLED: [&str; 25] = [
+pub(crate) const SWEEP_BUNDLED: [&str; 27] = [
     "model",
     "axis",
     "chips",
@@ -108,6 +108,8 @@ pub(crate) const SWEEP_BUNDLED: [&str; 25] = [
     "no_kv_streaming",
     "assumptions",
     "aligned_group_prefill",
+    "redundant_experts",
+    "eagle_layers",
 ];
 
 /// The bundle `sweep`'s flags describe.

@@ -5,7 +5,7 @@
 use crate::catalogue::Chip;
 use crate::dtype::ComputeRate;
 use crate::error::{EngineError, Result};
-use crate::limits::MIN_EFFICIENCY;
+use crate::limits::{MAX_REDUNDANT_EXPERTS, MIN_EFFICIENCY};
 use crate::units::Seconds;
 use serde::{Deserialize, Serialize};
 
@@ -45,6 +45,15 @@ pub struct Assumptions {
     /// on its own schedule and the whole group, in lockstep at every MoE layer, waits
     /// for whichever replica is prefilling (TensorRT-LLM tech blog 10).
     pub aligned_group_prefill: bool,
+    /// Redundant expert slots beyond the model's routed experts, holding copies of the
+    /// most-loaded experts (DeepSeek's EPLB, SGLang `--ep-num-redundant-experts`), spread
+    /// over the expert group of every layout with expert parallelism (`ep > 1`).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub redundant_experts: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 impl Default for Assumptions {
@@ -62,6 +71,7 @@ impl Default for Assumptions {
             max_seqs_per_replica: 256.0,
             seq_overhead: Seconds::from_us(20.0),
             aligned_group_prefill: false,
+            redundant_experts: 0,
         }
     }
 }
@@ -78,6 +88,14 @@ impl Assumptions {
             if !(v >= lo && v <= hi) {
                 return Err(out_of_range(k.name, v, lo, hi));
             }
+        }
+        if self.redundant_experts > MAX_REDUNDANT_EXPERTS {
+            return Err(out_of_range(
+                "redundant_experts",
+                self.redundant_experts as f64,
+                0.0,
+                MAX_REDUNDANT_EXPERTS as f64,
+            ));
         }
         Ok(())
     }

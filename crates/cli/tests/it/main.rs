@@ -3,6 +3,7 @@
 
 mod bundle;
 mod cli;
+mod eagle;
 mod explain;
 mod fuzz;
 mod snapshots;

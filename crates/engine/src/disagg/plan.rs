@@ -153,7 +153,7 @@ pub fn plan<'a>(
     setup.validate()?;
     let draft_ir = match setup.speculation.draft {
         super::Draft::Model { ir, .. } => Some(ir),
-        super::Draft::Mtp => None,
+        super::Draft::Mtp | super::Draft::Eagle { .. } => None,
     };
     let mut first_invalid: Option<EngineError> = None;
     let mut options_of = |search: Search| -> Vec<Vec<Parallelism>> {
@@ -182,7 +182,11 @@ pub fn plan<'a>(
                 all.into_iter()
                     .filter(|p| {
                         *role == PoolRole::Experts
-                            || match p.validate(runs, c.chips) {
+                            || match p.validate_with(
+                                runs,
+                                c.chips,
+                                setup.assumptions.redundant_experts,
+                            ) {
                                 Ok(()) => true,
                                 Err(e) => {
                                     first_invalid.get_or_insert(e);

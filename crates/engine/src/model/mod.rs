@@ -260,14 +260,16 @@ impl Ffn {
         }
     }
 
-    /// Weights one chip holds under `par`: an FFN without experts splits over TP; an
-    /// MoE layer's routed experts split over the expert group, its shared experts over
-    /// TP, and every chip keeps the router.
-    pub fn params_per_chip(&self, hidden: u32, par: Parallelism) -> f64 {
+    /// Weights one chip holds under `par` with `redundant` extra expert slots: an FFN
+    /// without experts splits over TP; an MoE layer's routed expert slots
+    /// ([`Parallelism::expert_slots`]) split over the expert group, its shared experts
+    /// over TP, and every chip keeps the router.
+    pub fn params_per_chip(&self, hidden: u32, par: Parallelism, redundant: u32) -> f64 {
         match *self {
             Ffn::Moe { experts, .. } => {
                 let (shared, router) = self.shared_and_router_params(hidden);
-                experts as f64 * self.expert_params(hidden) / par.expert_group() as f64
+                par.expert_slots(experts, redundant) as f64 * self.expert_params(hidden)
+                    / par.expert_group() as f64
                     + shared / par.tp as f64
                     + router
             }

@@ -11,13 +11,13 @@ use crate::units::Bytes;
 use std::collections::HashMap;
 
 pub(super) fn sweep<'a>(setup: &Setup<'a>, chips: &[&'a Chip], max: u32, col: &mut Collector<'a>) {
-    let mtp = matches!(setup.speculation.draft, Draft::Mtp);
+    let mtp = setup.speculation.draft.on_target_chips();
     // Draft pools, cached by (chip, chips, batch).
     let mut drafts: HashMap<(usize, u32, u32), Option<(PoolConfig<'a>, DraftSide)>> =
         HashMap::new();
     let draft_ir = match setup.speculation.draft {
         Draft::Model { ir, .. } => Some(ir),
-        Draft::Mtp => None,
+        Draft::Mtp | Draft::Eagle { .. } => None,
     };
     for target_chip in chips {
         for n in pool_sizes(max) {

@@ -4,6 +4,7 @@ mod aggregated;
 mod catalogue;
 mod common;
 mod disagg;
+mod eagle;
 mod explain;
 mod headline;
 mod kernel;
