@@ -33,6 +33,8 @@ fn query_round_trips() {
         tpot_ms: Some(33.3),
         batch: Some(48),
         draft_model: None,
+        eagle_layers: Some(3),
+        redundant_experts: 32,
         acceptance: 0.65,
         draft_tokens: 3,
         speculative_decode: true,
