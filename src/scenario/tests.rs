@@ -322,6 +322,8 @@ fn fuzz_links() {
         "&chip.x.from=mine",
         "&a.mfu=",
         "cfg=",
+        "&draft=eagle:",
+        "&re=",
     ];
     let start = std::time::Instant::now();
     let mut tried = 0;
