@@ -110,7 +110,7 @@ pub struct Setup<'a> {
     pub kv_streaming: bool,
     pub speculation: Speculation<'a>,
     /// Prefill/decode: the decode pool speculates with `speculation`, its draft (MTP
-    /// layers or a draft model) colocated on the decode chips.
+    /// layers, an EAGLE head or a draft model) colocated on the decode chips.
     pub speculative_decode: bool,
 }
 

@@ -1,4 +1,5 @@
-//! Speculative decoding: a draft (a small model, or the target's own MTP layers)
+//! Speculative decoding: a draft (a small model, the target's own MTP layers, or an
+//! EAGLE head on the target's chips, `MODEL.md` 6.7)
 //! proposes `K` tokens per sequence, the target verifies them in one step of `K + 1`
 //! new tokens per sequence (`audit/MODEL.md` section 6.5).
 //!
