@@ -299,3 +299,40 @@ proptest! {
         prop_assert_eq!(a.map(|p| p.figures), b.map(|p| p.figures));
     }
 }
+
+#[test]
+fn a_sweep_with_redundant_slots_deploys_only_the_widths_that_divide_them() {
+    use disagg_engine::disagg::layouts::{pool_layouts_with, Search};
+    use disagg_engine::sweep::{sweep, SweepRequest};
+    let ds = &cat().model("deepseek-v3").unwrap().ir;
+    let h200 = cat().chip("h200").unwrap();
+    let eps = |n: u32, redundant: u32| -> Vec<u32> {
+        pool_layouts_with(ds, PoolRole::Decode, h200, n, Search::Sweep, redundant)
+            .iter()
+            .map(|p| p.ep)
+            .collect()
+    };
+    // 256 experts divide over 64 chips, 288 slots do not; both over 32.
+    assert!(eps(64, 0).contains(&64));
+    assert!(!eps(64, 32).contains(&64) && eps(64, 32).contains(&1));
+    assert!(eps(32, 32).contains(&32));
+    // A whole sweep deploys no width the slots do not divide.
+    let mut s = setup("deepseek-v3", 2048, 256);
+    s.assumptions.redundant_experts = 32;
+    let r = sweep(&SweepRequest {
+        setup: s,
+        axis: Axis::PrefillDecode,
+        chips: vec![h200],
+        max_chips: 128,
+        target_tok_s_user: None,
+        slo: Default::default(),
+        batch: None,
+    })
+    .unwrap();
+    assert!(!r.cloud.is_empty());
+    for p in &r.cloud {
+        for pool in &p.spec.pools {
+            assert_eq!(288 % pool.parallelism.ep, 0, "{:?}", pool.parallelism);
+        }
+    }
+}
