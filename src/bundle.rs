@@ -88,6 +88,7 @@ pub fn bundle(
     b.kv_dtype = s.kv_dtype;
     b.speculation = SpeculationSettings {
         draft,
+        eagle_layers: s.eagle_layers,
         acceptance: s.acceptance,
         draft_tokens: s.draft_tokens,
         // Only the prefill/decode axis has a decode pool to speculate.
@@ -221,10 +222,11 @@ fn settings(b: &Bundle, catalogue: &Catalogue) -> Result<Vec<(String, String, St
     set("sweep.ttft_ms", "ttft", opt(sw.ttft_ms));
     set("sweep.tpot_ms", "tpot", opt(sw.tpot_ms));
     let sp = &b.speculation;
-    match &sp.draft {
-        None => set("speculation.draft", "draft", "mtp".into()),
-        Some(ModelSource::Catalogue(id)) => set("speculation.draft", "draft", id.clone()),
-        Some(ModelSource::Config { .. }) => return Err(cli_only("speculation.draft.config")),
+    match (&sp.draft, sp.eagle_layers) {
+        (None, None) => set("speculation.draft", "draft", "mtp".into()),
+        (None, Some(n)) => set("speculation.eagle_layers", "draft", format!("eagle:{n}")),
+        (Some(ModelSource::Catalogue(id)), _) => set("speculation.draft", "draft", id.clone()),
+        (Some(ModelSource::Config { .. }), _) => return Err(cli_only("speculation.draft.config")),
     }
     set("speculation.acceptance", "acc", num(sp.acceptance));
     set("speculation.draft_tokens", "k", sp.draft_tokens.to_string());
@@ -240,6 +242,11 @@ fn settings(b: &Bundle, catalogue: &Catalogue) -> Result<Vec<(String, String, St
         (a.aligned_group_prefill as u8).to_string(),
     );
     set("assumptions.framework", "fw", a.framework.id().to_string());
+    set(
+        "assumptions.redundant_experts",
+        "re",
+        a.redundant_experts.to_string(),
+    );
     let defaults = Assumptions::default();
     for k in &KNOBS {
         let v = k.get(a);
@@ -372,6 +379,44 @@ mod tests {
         assert!(matches!(read.model, ModelSource::Config { .. }));
         assert_eq!(read.assumptions.mfu, 0.52);
         assert!(read.assumptions.aligned_group_prefill);
+    }
+
+    #[test]
+    fn an_eagle_head_and_redundant_experts_travel_in_the_link_and_the_bundle() {
+        let cat = Catalogue::builtin();
+        let mut s = Scenario {
+            axis: Axis::Speculative,
+            chips: vec!["h200".into()],
+            max_chips: 8,
+            ..Scenario::default()
+        };
+        s.apply("draft", "eagle:2", cat).unwrap();
+        s.apply("re", "32", cat).unwrap();
+        let (link, notices) = Scenario::from_query(&s.to_query(), cat);
+        assert!(notices.is_empty(), "{notices:?}");
+        assert_eq!(
+            (link.draft_value(), link.redundant_experts),
+            ("eagle:2".into(), 32)
+        );
+        let b = bundle(&s, cat, None).unwrap();
+        assert_eq!(b.speculation.eagle_layers, Some(2));
+        assert!(b.speculation.draft.is_none());
+        assert_eq!(b.assumptions.redundant_experts, 32);
+        let (back, _) = import(&b.to_json(), &Scenario::default(), cat).unwrap();
+        assert_eq!(
+            (back.draft_value(), back.redundant_experts),
+            ("eagle:2".into(), 32)
+        );
+        assert_eq!(back.draft_name(), "an EAGLE head (2 layers)");
+        // One layer is the plain `eagle`; bad values are refused and say why.
+        s.apply("draft", "eagle:1", cat).unwrap();
+        assert_eq!(s.draft_value(), "eagle");
+        let why = s.apply("draft", "eagle:0", cat).unwrap_err();
+        assert!(why.contains("EAGLE head"), "{why}");
+        assert!(s.apply("re", "-1", cat).is_err());
+        assert_eq!(s.draft_value(), "eagle");
+        s.apply("draft", "mtp", cat).unwrap();
+        assert_eq!((s.draft_model.clone(), s.eagle_layers), (None, None));
     }
 
     #[test]

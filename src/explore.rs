@@ -41,10 +41,7 @@ pub fn speculation_summary(s: &Scenario) -> Option<String> {
     } else {
         return None;
     };
-    let draft = match &s.draft_model {
-        Some(id) => id.clone(),
-        None => "the model's MTP heads".to_string(),
-    };
+    let draft = s.draft_name();
     Some(format!(
         "{whose}: draft from {draft}, {} token{} per cycle at acceptance {}, {} tokens per verify on average",
         s.draft_tokens,

@@ -69,7 +69,7 @@ fn weight_line(m: &ModelPreset, weights: Precision) -> String {
         dp: 1,
         ep: 1,
     };
-    let share = LayerShare::of(ir, whole, Part::Whole, 0.0);
+    let share = LayerShare::of(ir, whole, Part::Whole, 0.0, 0);
     let tables = ir.params().embedding;
     let total = weights.bytes(share.layer_params + tables, share.expert_params, tables);
     format!(

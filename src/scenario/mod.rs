@@ -9,7 +9,7 @@ use disagg_engine::catalogue::{ChipField, USER_MODEL_ID};
 use disagg_engine::disagg::Axis;
 use disagg_engine::frontier::Objective;
 use disagg_engine::limits::{
-    MAX_BATCH, MAX_DRAFT_TOKENS, MAX_LENGTH, MAX_OUTPUT_CV, MAX_SWEEP_CHIPS,
+    MAX_BATCH, MAX_DRAFT_TOKENS, MAX_LENGTH, MAX_OUTPUT_CV, MAX_REDUNDANT_EXPERTS, MAX_SWEEP_CHIPS,
 };
 use disagg_engine::serving::FrameworkChoice;
 use disagg_engine::{Assumptions, Catalogue, DType, ModelPreset, Workload};
@@ -82,8 +82,14 @@ pub struct Scenario {
     /// Concurrent requests every point runs at (link key `batch`; `None`: batches are
     /// swept).
     pub batch: Option<u32>,
-    /// `None`: the model's MTP layers.
+    /// `None`: the model's MTP layers, or the EAGLE head of `eagle_layers`.
     pub draft_model: Option<String>,
+    /// Draft with an EAGLE head of this many decoder layers (link `draft=eagle`, or
+    /// `draft=eagle:2`); `draft_model` is then `None`.
+    pub eagle_layers: Option<u32>,
+    /// Redundant expert slots of layouts with expert parallelism (link key `re`; 0 is
+    /// not written).
+    pub redundant_experts: u32,
     pub acceptance: f64,
     pub draft_tokens: u32,
     /// On the prefill/decode axis: the decode pool speculates with the draft settings,
@@ -135,6 +141,8 @@ impl Default for Scenario {
             batch: None,
             tpot_ms: None,
             draft_model: Some("llama-3.2-1b".into()),
+            eagle_layers: None,
+            redundant_experts: 0,
             acceptance: 0.8,
             draft_tokens: 4,
             speculative_decode: false,
@@ -223,10 +231,7 @@ impl Scenario {
             format!("axis={}", self.axis.id()),
             format!("chips={}", encode(&self.chips.join(","))),
             format!("budget={}", self.max_chips),
-            format!(
-                "draft={}",
-                encode(self.draft_model.as_deref().unwrap_or("mtp"))
-            ),
+            format!("draft={}", encode(&self.draft_value())),
             format!("acc={}", self.acceptance),
             format!("k={}", self.draft_tokens),
             format!(
@@ -254,6 +259,9 @@ impl Scenario {
         }
         if self.framework != FrameworkChoice::Auto {
             q.push(format!("fw={}", self.framework.id()));
+        }
+        if self.redundant_experts > 0 {
+            q.push(format!("re={}", self.redundant_experts));
         }
         if self.prefix_hit_pct > 0.0 {
             q.push(format!("hit={}", self.prefix_hit_pct));
@@ -539,15 +547,13 @@ impl Scenario {
                         .ok_or("the target must be a positive tok/s/user (or empty for auto)")?,
                 )
             }
-            "draft" if value == "mtp" => self.draft_model = None,
-            "draft" => {
-                self.draft_model = Some(
-                    catalogue
-                        .model(value)
-                        .map_err(|_| "not a catalogue model or mtp".to_string())?
-                        .id
-                        .clone(),
-                )
+            "draft" => self.set_draft(value, catalogue)?,
+            "re" => {
+                self.redundant_experts = parse_in(
+                    value,
+                    0..=MAX_REDUNDANT_EXPERTS,
+                    format!("redundant experts run from 0 to {MAX_REDUNDANT_EXPERTS}"),
+                )?
             }
             "acc" => {
                 self.acceptance = parse_in(value, 0.0..=1.0, "acceptance must lie between 0 and 1")?
@@ -600,6 +606,7 @@ impl Scenario {
         let mut a = Assumptions {
             aligned_group_prefill: self.aligned_prefill,
             framework: self.framework,
+            redundant_experts: self.redundant_experts,
             ..Assumptions::default()
         };
         for (name, v) in &self.assumptions {
@@ -691,6 +698,7 @@ fn shorten(s: &str) -> String {
     s.chars().take(40).collect()
 }
 
+mod draft;
 mod user_chips;
 pub use user_chips::{CHIP_EDIT_PREFIX, USER_CHIP_FROM};
 

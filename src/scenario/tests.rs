@@ -36,6 +36,8 @@ fn query_round_trips() {
         tpot_ms: Some(33.3),
         batch: Some(48),
         draft_model: None,
+        eagle_layers: Some(3),
+        redundant_experts: 32,
         acceptance: 0.65,
         draft_tokens: 3,
         speculative_decode: true,
@@ -354,6 +356,8 @@ fn fuzz_links() {
         "&chip.x.from=mine",
         "&a.mfu=",
         "cfg=",
+        "&draft=eagle:",
+        "&re=",
     ];
     let start = std::time::Instant::now();
     let mut tried = 0;

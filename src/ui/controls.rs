@@ -5,7 +5,7 @@ use crate::scenario::{ColourBy, Scenario, YAxis, MAX_PREFIX_HIT_PCT};
 use disagg_engine::catalogue::USER_MODEL_ID;
 use disagg_engine::disagg::Axis;
 use disagg_engine::limits::{
-    MAX_BATCH, MAX_DRAFT_TOKENS, MAX_LENGTH, MAX_OUTPUT_CV, MAX_SWEEP_CHIPS,
+    MAX_BATCH, MAX_DRAFT_TOKENS, MAX_LENGTH, MAX_OUTPUT_CV, MAX_REDUNDANT_EXPERTS, MAX_SWEEP_CHIPS,
 };
 use disagg_engine::serving::FrameworkChoice;
 use disagg_engine::{Catalogue, DType};
@@ -357,6 +357,15 @@ pub fn Controls() -> impl IntoView {
                         checked=flag(|s| s.aligned_prefill)
                         hint="MoE with attention data parallelism: TensorRT-LLM's ADP balancing; off, each replica prefills on its own schedule and the group waits for it"
                     />
+                    <NumberField
+                        key="re"
+                        label="Redundant experts"
+                        value=text(|s| s.redundant_experts.to_string())
+                        min="0".into()
+                        max=MAX_REDUNDANT_EXPERTS.to_string()
+                        step="1"
+                        hint="copies of hot experts over every expert-parallel group (DeepSeek serves 256 + 32): their weights on every chip, and EP may divide the slots rather than the experts"
+                    />
                 </Show>
                 <NumberField
                     key="target"
@@ -417,8 +426,11 @@ pub fn Controls() -> impl IntoView {
                         <div class="field">
                             <label for="in-draft">"Draft"</label>
                             <select id="in-draft" on:change=move |ev| page.set_field("draft", &event_target_value(&ev))>
-                                <option value="mtp" prop:selected=move || s.with(|s| s.draft_model.is_none())>
+                                <option value="mtp" prop:selected=move || s.with(|s| s.draft_value() == "mtp")>
                                     "the model's own MTP heads"
+                                </option>
+                                <option value="eagle" prop:selected=move || s.with(|s| s.eagle_layers.is_some())>
+                                    "an EAGLE head on the target's chips"
                                 </option>
                                 {drafts.clone()}
                             </select>

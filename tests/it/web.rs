@@ -344,3 +344,42 @@ async fn settings_only_moe_models_take_are_off_for_a_dense_model() {
     parent.remove();
     set_query("?");
 }
+
+#[wasm_bindgen_test]
+async fn the_draft_list_offers_an_eagle_head_and_the_link_follows_it() {
+    let parent = container();
+    let moe = Scenario {
+        model: "deepseek-v3".into(),
+        axis: disagg_explorer::engine::disagg::Axis::Speculative,
+        chips: vec!["h200".into()],
+        max_chips: 16,
+        draft_model: None,
+        ..Scenario::default()
+    };
+    set_query(&format!("?{}", moe.to_query()));
+    let handle = leptos::mount::mount_to(parent.clone(), App);
+    settle().await;
+    let draft: web_sys::HtmlSelectElement = element("#in-draft");
+    assert_eq!(draft.value(), "mtp");
+    // Choosing the EAGLE head as a user would: the link says so.
+    draft.set_value("eagle");
+    draft
+        .dispatch_event(&web_sys::Event::new("change").unwrap())
+        .unwrap();
+    settle().await;
+    let search = web_sys::window().unwrap().location().search().unwrap();
+    assert!(search.contains("draft=eagle"), "{search}");
+    let (back, _) = Scenario::from_query(&search, Catalogue::builtin());
+    assert_eq!(back.eagle_layers, Some(1));
+    // Redundant experts, an MoE model's setting, enter by their field.
+    let re: web_sys::HtmlInputElement = element("#in-re");
+    re.set_value("32");
+    re.dispatch_event(&web_sys::Event::new("change").unwrap())
+        .unwrap();
+    settle().await;
+    let search = web_sys::window().unwrap().location().search().unwrap();
+    assert!(search.contains("re=32"), "{search}");
+    drop(handle);
+    parent.remove();
+    set_query("?");
+}

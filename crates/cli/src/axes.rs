@@ -66,9 +66,13 @@ pub struct LinkArgs {
 
 #[derive(clap::Args, Debug)]
 pub struct SpecArgs {
-    /// Draft: a catalogue model id, or `mtp` for the target's own MTP layers.
+    /// Draft: a catalogue model id, `mtp` for the target's own MTP layers, or `eagle`
+    /// for an EAGLE draft head on the target's chips.
     #[arg(long, default_value = "mtp")]
     pub(crate) draft_model: String,
+    /// With --draft-model eagle: the head's decoder layers (default 1).
+    #[arg(long)]
+    pub(crate) eagle_layers: Option<u32>,
     /// Chip of a separate draft pool (default: the draft runs on the target's chips).
     #[arg(long)]
     draft_chip: Option<String>,

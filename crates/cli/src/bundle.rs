@@ -7,9 +7,9 @@
 use crate::axes::{LengthArgs, LinkArgs, SpecArgs};
 use crate::AssumptionArgs;
 use disagg_engine::bundle::{Bundle, LinkSettings, ModelSource, SpeculationSettings, Weights};
-use disagg_engine::disagg::Axis;
+use disagg_engine::disagg::{Axis, DEFAULT_EAGLE_LAYERS};
 use disagg_engine::limits::{
-    BITS_PER_WEIGHT, LINK_BYTES_PER_S, MAX_BUNDLE_BYTES, MAX_DRAFT_TOKENS,
+    BITS_PER_WEIGHT, LINK_BYTES_PER_S, MAX_BUNDLE_BYTES, MAX_DRAFT_TOKENS, MAX_EAGLE_LAYERS,
 };
 use disagg_engine::units::BytesPerSecond;
 use disagg_engine::{Catalogue, Chip, DType};
@@ -128,9 +128,23 @@ pub(crate) fn from_flags(f: &Flags, chips: Vec<Chip>, axis: Axis) -> Result<Bund
     };
     let kv_dtype = parse_dtype(f.kv_dtype, "kv-dtype")?;
     let s = f.spec;
+    let eagle = s.draft_model == "eagle";
     let draft = match s.draft_model.as_str() {
-        "mtp" => None,
+        "mtp" | "eagle" => None,
         other => Some(model_source(other)?),
+    };
+    let eagle_layers = match (eagle, s.eagle_layers) {
+        (false, Some(_)) => return Err("--eagle-layers needs --draft-model eagle".into()),
+        (false, None) => None,
+        (true, layers) => {
+            let layers = layers.unwrap_or(DEFAULT_EAGLE_LAYERS);
+            if !(1..=MAX_EAGLE_LAYERS).contains(&layers) {
+                return Err(format!(
+                    "--eagle-layers {layers} must lie between 1 and {MAX_EAGLE_LAYERS}"
+                ));
+            }
+            Some(layers)
+        }
     };
     if !(0.0..=1.0).contains(&s.acceptance) {
         return Err(format!(
@@ -158,6 +172,7 @@ pub(crate) fn from_flags(f: &Flags, chips: Vec<Chip>, axis: Axis) -> Result<Bund
         kv_dtype,
         speculation: SpeculationSettings {
             draft,
+            eagle_layers,
             acceptance: s.acceptance,
             draft_tokens: s.draft_tokens,
             speculative_decode: s.speculative_decode,

@@ -89,6 +89,10 @@ pub(crate) struct AssumptionArgs {
     /// global assumptions), trtllm, vllm, sglang, llamacpp or mlx.
     #[arg(long, value_name = "NAME")]
     framework: Option<String>,
+    /// Redundant expert slots (copies of hot experts) spread over the expert group of
+    /// every layout with ep > 1, as DeepSeek's EPLB adds 32 to 256 experts.
+    #[arg(long, value_name = "N")]
+    redundant_experts: Option<u32>,
 }
 
 impl AssumptionArgs {
@@ -115,6 +119,15 @@ impl AssumptionArgs {
         }
         if let Some(f) = &self.framework {
             a.framework = f.parse().map_err(|e| format!("--framework: {e}"))?;
+        }
+        if let Some(n) = self.redundant_experts {
+            if n > disagg_engine::limits::MAX_REDUNDANT_EXPERTS {
+                return Err(format!(
+                    "--redundant-experts {n} must lie between 0 and {}",
+                    disagg_engine::limits::MAX_REDUNDANT_EXPERTS
+                ));
+            }
+            a.redundant_experts = n;
         }
         a.validate().map_err(|e| e.to_string())?;
         Ok(a)
@@ -193,7 +206,7 @@ pub(crate) struct PredictArgs {
 }
 
 /// The flags a bundle holds (clap ids), refused alongside `predict --bundle`.
-const PREDICT_BUNDLED: [&str; 42] = [
+const PREDICT_BUNDLED: [&str; 44] = [
     "model",
     "chip",
     "chips",
@@ -236,6 +249,8 @@ const PREDICT_BUNDLED: [&str; 42] = [
     "framework",
     "expert_dtype",
     "lm_head_dtype",
+    "redundant_experts",
+    "eagle_layers",
 ];
 
 /// Writes one line of output; see [`out!`].

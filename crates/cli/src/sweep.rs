@@ -88,7 +88,7 @@ pub struct SweepArgs {
 }
 
 /// The flags a bundle holds (clap ids), refused alongside `sweep --bundle`.
-pub(crate) const SWEEP_BUNDLED: [&str; 28] = [
+pub(crate) const SWEEP_BUNDLED: [&str; 30] = [
     "model",
     "axis",
     "chips",
@@ -117,6 +117,8 @@ pub(crate) const SWEEP_BUNDLED: [&str; 28] = [
     "framework",
     "expert_dtype",
     "lm_head_dtype",
+    "redundant_experts",
+    "eagle_layers",
 ];
 
 /// The bundle `sweep`'s flags describe.

@@ -5,7 +5,7 @@
 use crate::catalogue::Chip;
 use crate::dtype::ComputeRate;
 use crate::error::{EngineError, Result};
-use crate::limits::MIN_EFFICIENCY;
+use crate::limits::{MAX_REDUNDANT_EXPERTS, MIN_EFFICIENCY};
 use crate::serving::{FrameworkChoice, Pinned};
 use crate::units::Seconds;
 use serde::{Deserialize, Serialize};
@@ -52,6 +52,15 @@ pub struct Assumptions {
     /// The assumptions the user stated: a framework's defaults never replace them.
     #[serde(skip_serializing_if = "Pinned::is_empty")]
     pub pinned: Pinned,
+    /// Redundant expert slots beyond the model's routed experts, holding copies of the
+    /// most-loaded experts (DeepSeek's EPLB, SGLang `--ep-num-redundant-experts`), spread
+    /// over the expert group of every layout with expert parallelism (`ep > 1`).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub redundant_experts: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 impl Default for Assumptions {
@@ -71,6 +80,7 @@ impl Default for Assumptions {
             aligned_group_prefill: false,
             framework: FrameworkChoice::Auto,
             pinned: Pinned::NONE,
+            redundant_experts: 0,
         }
     }
 }
@@ -87,6 +97,14 @@ impl Assumptions {
             if !(v >= lo && v <= hi) {
                 return Err(out_of_range(k.name, v, lo, hi));
             }
+        }
+        if self.redundant_experts > MAX_REDUNDANT_EXPERTS {
+            return Err(out_of_range(
+                "redundant_experts",
+                self.redundant_experts as f64,
+                0.0,
+                MAX_REDUNDANT_EXPERTS as f64,
+            ));
         }
         Ok(())
     }

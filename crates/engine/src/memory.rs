@@ -82,7 +82,14 @@ pub struct LayerShare {
 }
 
 impl LayerShare {
-    pub fn of(model: &ModelIr, par: Parallelism, part: Part, context: f64) -> LayerShare {
+    /// `redundant`: expert slots beyond the model's experts ([`Parallelism::expert_slots`]).
+    pub fn of(
+        model: &ModelIr,
+        par: Parallelism,
+        part: Part,
+        context: f64,
+        redundant: u32,
+    ) -> LayerShare {
         let tp = par.tp as f64;
         let mut share = LayerShare {
             layer_params: 0.0,
@@ -106,8 +113,9 @@ impl LayerShare {
                 share.kv_values += count * g.attention.kv_values_per_token() * kept / shard;
             }
             if ffn_here {
-                params += g.ffn.params_per_chip(model.hidden, par);
-                share.expert_params += count * g.ffn.expert_params_per_chip(model.hidden, par);
+                params += g.ffn.params_per_chip(model.hidden, par, redundant);
+                share.expert_params +=
+                    count * g.ffn.expert_params_per_chip(model.hidden, par, redundant);
                 share.widest_ffn = share
                     .widest_ffn
                     .max(g.ffn.widest_activation(model.hidden, par.tp));
@@ -136,7 +144,7 @@ impl MemoryPlan {
         context: f64,
         a: &Assumptions,
     ) -> MemoryPlan {
-        let share = LayerShare::of(model, par, part, context);
+        let share = LayerShare::of(model, par, part, context, a.redundant_experts);
         let h = model.hidden as f64;
         let pp = par.pp as f64;
         let table = model.vocab as f64 * h / par.tp as f64;
@@ -234,7 +242,7 @@ mod tests {
         let m = &Catalogue::builtin().model("deepseek-v3").unwrap().ir;
         let one = Parallelism::single();
         // On one chip the layers hold every parameter but the embedding and head.
-        let whole = LayerShare::of(m, one, Part::Whole, 4096.0);
+        let whole = LayerShare::of(m, one, Part::Whole, 4096.0, 0);
         let p = m.params();
         assert!((whole.layer_params - (p.total - p.embedding)).abs() < 1.0);
         // Attention with the dense layers, and the experts, split the whole between them.
@@ -244,9 +252,9 @@ mod tests {
             dp: 1,
             ep: 8,
         };
-        let whole = LayerShare::of(m, par, Part::Whole, 4096.0);
-        let attention = LayerShare::of(m, par, Part::AttentionAndDense, 4096.0);
-        let experts = LayerShare::of(m, par, Part::Experts, 4096.0);
+        let whole = LayerShare::of(m, par, Part::Whole, 4096.0, 0);
+        let attention = LayerShare::of(m, par, Part::AttentionAndDense, 4096.0, 0);
+        let experts = LayerShare::of(m, par, Part::Experts, 4096.0, 0);
         let sum = attention.layer_params + experts.layer_params;
         assert!((whole.layer_params - sum).abs() < 1e-6 * sum);
         assert_eq!(whole.kv_values, attention.kv_values);

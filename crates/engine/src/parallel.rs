@@ -59,8 +59,25 @@ impl Parallelism {
         (self.ep / self.tp.max(1)).max(1)
     }
 
+    /// Expert slots of one MoE layer: the model's `experts`, plus `redundant` copies
+    /// of hot experts when the experts spread over chips (`ep > 1`); without expert
+    /// parallelism every chip holds every expert and a copy would change nothing.
+    pub fn expert_slots(&self, experts: u32, redundant: u32) -> u32 {
+        if self.ep > 1 {
+            experts.saturating_add(redundant)
+        } else {
+            experts
+        }
+    }
+
     /// Checks this layout against a model; the error says which rule breaks and how.
     pub fn validate(&self, model: &ModelIr, chips: u32) -> Result<()> {
+        self.validate_with(model, chips, 0)
+    }
+
+    /// [`Parallelism::validate`] with `redundant` expert slots (see
+    /// [`Parallelism::expert_slots`]): the slots, not the experts, must divide over `ep`.
+    pub fn validate_with(&self, model: &ModelIr, chips: u32, redundant: u32) -> Result<()> {
         let bad = |msg: String| Err(EngineError::InvalidParallelism(msg));
         if self.tp == 0 || self.pp == 0 || self.dp == 0 || self.ep == 0 {
             return bad("tp, pp, dp and ep must all be at least 1".into());
@@ -110,11 +127,16 @@ impl Parallelism {
             )),
             None => Ok(()),
             Some(experts) => {
-                if experts % self.ep != 0 {
-                    return bad(format!(
-                        "{experts} experts are not divisible by ep {}",
-                        self.ep
-                    ));
+                let slots = self.expert_slots(experts, redundant);
+                if slots % self.ep != 0 {
+                    return bad(if slots == experts {
+                        format!("{experts} experts are not divisible by ep {}", self.ep)
+                    } else {
+                        format!(
+                            "{experts} experts and {redundant} redundant slots ({slots}) are not divisible by ep {}",
+                            self.ep
+                        )
+                    });
                 }
                 if self.ep <= self.tp {
                     if self.tp % self.ep != 0 {

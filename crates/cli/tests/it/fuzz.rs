@@ -6,7 +6,7 @@
 use super::disagg;
 use std::time::{Duration, Instant};
 
-const VALUES: [&str; 16] = [
+const VALUES: [&str; 17] = [
     "0",
     "1",
     "-1",
@@ -23,8 +23,9 @@ const VALUES: [&str; 16] = [
     "h100-sxm",
     "deepseek-v3",
     "1e-320",
+    "eagle",
 ];
-const FLAGS: [&str; 24] = [
+const FLAGS: [&str; 27] = [
     "--chip",
     "--chips",
     "--tp",
@@ -46,6 +47,9 @@ const FLAGS: [&str; 24] = [
     "--micro-batches",
     "--acceptance",
     "--draft-tokens",
+    "--draft-model",
+    "--eagle-layers",
+    "--redundant-experts",
     "--link-gbps",
     "--max-chips",
     "--target-tok-s-user",

@@ -3,6 +3,7 @@
 
 mod bundle;
 mod cli;
+mod eagle;
 mod error_band;
 mod explain;
 mod framework;

@@ -6,8 +6,8 @@ use crate::catalogue::{Chip, ChipField};
 use crate::error::Result;
 use crate::limits::{
     BITS_PER_WEIGHT, LINK_BYTES_PER_S, MAX_BATCH, MAX_CHIPS, MAX_CONFIG_BYTES, MAX_DRAFT_TOKENS,
-    MAX_LATENCY_LIMIT_MS, MAX_LENGTH, MAX_MICRO_BATCHES, MAX_NAME_CHARS, MAX_OUTPUT_CV,
-    MAX_SWEEP_CHIPS, MAX_SWEEP_CHIP_KINDS, MAX_TARGET_TOK_S_USER,
+    MAX_EAGLE_LAYERS, MAX_LATENCY_LIMIT_MS, MAX_LENGTH, MAX_MICRO_BATCHES, MAX_NAME_CHARS,
+    MAX_OUTPUT_CV, MAX_SWEEP_CHIPS, MAX_SWEEP_CHIP_KINDS, MAX_TARGET_TOK_S_USER,
 };
 use crate::units::BytesPerSecond;
 use std::ops::RangeInclusive;
@@ -165,6 +165,20 @@ impl Bundle {
         let s = &self.speculation;
         if let Some(d) = &s.draft {
             model("speculation.draft", d)?;
+        }
+        if let Some(layers) = s.eagle_layers {
+            if s.draft.is_some() {
+                return Err(refuse(
+                    "speculation.eagle_layers",
+                    "an EAGLE head and a draft model exclude each other; keep one",
+                ));
+            }
+            within(
+                "speculation.eagle_layers",
+                layers,
+                1..=MAX_EAGLE_LAYERS,
+                " layers",
+            )?;
         }
         within("speculation.acceptance", s.acceptance, 0.0..=1.0, "")?;
         within(

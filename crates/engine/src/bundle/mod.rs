@@ -70,8 +70,13 @@ pub struct Weights {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SpeculationSettings {
-    /// The draft model; `None`: the target's own MTP layers.
+    /// The draft model; `None`: the target's own MTP layers, or an EAGLE head when
+    /// `eagle_layers` is set.
     pub draft: Option<ModelSource>,
+    /// Draft with an EAGLE head of this many decoder layers (`draft` must be `None`).
+    /// Absent in bundles that draft otherwise, so they read and write as before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub eagle_layers: Option<u32>,
     pub acceptance: f64,
     pub draft_tokens: u32,
     /// The prefill/decode axis' decode pool speculates.
@@ -171,6 +176,7 @@ impl Bundle {
             kv_dtype: DType::Fp8,
             speculation: SpeculationSettings {
                 draft: None,
+                eagle_layers: None,
                 acceptance: 0.8,
                 draft_tokens: 4,
                 speculative_decode: false,
@@ -368,12 +374,13 @@ impl<'a> Inputs<'a> {
             inter_pool_link: b.link.gbps.map(BytesPerSecond::from_gbit_per_s),
             kv_streaming: b.link.kv_streaming,
             speculation: Speculation {
-                draft: match &self.draft {
-                    Some(d) => Draft::Model {
+                draft: match (&self.draft, s.eagle_layers) {
+                    (Some(d), _) => Draft::Model {
                         id: d.name,
                         ir: &d.preset.ir,
                     },
-                    None => Draft::Mtp,
+                    (None, Some(layers)) => Draft::Eagle { layers },
+                    (None, None) => Draft::Mtp,
                 },
                 acceptance: s.acceptance,
                 draft_tokens: s.draft_tokens,

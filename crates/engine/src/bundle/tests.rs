@@ -164,6 +164,16 @@ fn every_bad_field_is_refused_by_its_path() {
             json!(99),
             "speculation.draft_tokens",
         ),
+        (
+            &["speculation", "eagle_layers"],
+            json!(0),
+            "speculation.eagle_layers",
+        ),
+        (
+            &["assumptions", "redundant_experts"],
+            json!(-1),
+            "assumptions",
+        ),
         (&["link", "gbps"], json!(0.0), "link.gbps"),
         (&["sweep", "axis"], json!("sideways"), "sweep.axis"),
         (&["sweep", "max_chips"], json!(0), "sweep.max_chips"),
@@ -333,4 +343,35 @@ fn component_dtypes_travel_and_a_bundle_without_them_reads_as_before() {
         (p.dense.dtype, p.experts.dtype, p.lm_head.dtype),
         (DType::Bf16, DType::Nvfp4, DType::Fp8)
     );
+}
+
+#[test]
+fn an_eagle_head_and_redundant_experts_travel_and_older_bundles_still_read() {
+    let cat = Catalogue::builtin();
+    let plain = Bundle::new(
+        ModelSource::Catalogue("deepseek-v3".into()),
+        Workload::new(1024, 256),
+        vec![cat.chip("h800").unwrap().clone()],
+        Axis::Speculative,
+    );
+    // A bundle that uses neither writes neither field, so it reads as before.
+    let text = plain.to_json();
+    assert!(!text.contains("eagle_layers") && !text.contains("redundant_experts"));
+    let mut b = plain.clone();
+    b.speculation.eagle_layers = Some(2);
+    b.assumptions.redundant_experts = 32;
+    let back = Bundle::read(&b.to_json()).unwrap();
+    assert_eq!(back, b);
+    let inputs = back.inputs(cat).unwrap();
+    let setup = inputs.setup();
+    assert!(matches!(
+        setup.speculation.draft,
+        crate::disagg::Draft::Eagle { layers: 2 }
+    ));
+    assert_eq!(setup.assumptions.redundant_experts, 32);
+    // An EAGLE head beside a draft model is refused by its field.
+    let mut both = b;
+    both.speculation.draft = Some(ModelSource::Catalogue("llama-3.2-1b".into()));
+    let why = Bundle::read(&both.to_json()).unwrap_err().to_string();
+    assert!(why.contains("speculation.eagle_layers"), "{why}");
 }

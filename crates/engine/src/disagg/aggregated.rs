@@ -81,7 +81,7 @@ pub fn combine(setup: &Setup, pool: PoolConfig, running: u32, s: &ColocatedSide)
 
 pub fn evaluate(setup: &Setup, pool: PoolConfig, running: u32) -> Result<DeploymentPoint> {
     let s = side(setup, pool, running)
-        .map_err(|_| super::layout_error(setup.model, PoolRole::Colocated, pool))?;
+        .map_err(|_| super::layout_error(setup, setup.model, PoolRole::Colocated, pool))?;
     let figures = combine(setup, pool, running, &s);
     let mut warnings = Vec::new();
     if s.placed.placement.cold_weight_fraction > 0.0 {
@@ -129,7 +129,7 @@ pub fn evaluate(setup: &Setup, pool: PoolConfig, running: u32) -> Result<Deploym
 /// The colocated pool's figures opened: its round over its decode and prefill steps.
 pub(crate) fn explain(setup: &Setup, pool: PoolConfig, running: u32) -> Result<AxisChains> {
     let s = side(setup, pool, running)
-        .map_err(|_| super::layout_error(setup.model, PoolRole::Colocated, pool))?;
+        .map_err(|_| super::layout_error(setup, setup.model, PoolRole::Colocated, pool))?;
     let p = &s.placed.placement;
     let chains = s.round.explain(
         running,

@@ -444,7 +444,7 @@ pub fn evaluate(
             setup.model.routed_experts().unwrap_or(0),
             experts.chips()
         )),
-        _ => super::layout_error(setup.model, PoolRole::Attention, attention),
+        _ => super::layout_error(setup, setup.model, PoolRole::Attention, attention),
     })?;
     let t = timings(setup, attention, experts, micro_batches, batch, &s);
     let figures = figures(setup, attention, experts, batch, &s, &t);
@@ -619,7 +619,7 @@ pub(crate) fn explain(
 ) -> Result<AxisChains> {
     require_moe(setup.model)?;
     let s = sides(setup, attention, experts, micro_batches, batch)
-        .map_err(|_| super::layout_error(setup.model, PoolRole::Attention, attention))?;
+        .map_err(|_| super::layout_error(setup, setup.model, PoolRole::Attention, attention))?;
     let t = timings(setup, attention, experts, micro_batches, batch, &s);
     let prefill = t.round.prefill.map(|p| {
         let prompt_tokens = s.prompts_per_prefill * setup.workload.computed_prompt();

@@ -351,7 +351,7 @@ fn workspace_chain(
 ) -> Option<Chain> {
     let a = &setup.assumptions.on_chip(chip);
     let part = part_of(pool.role)?;
-    let widest = LayerShare::of(setup.model, pool.parallelism, part, 0.0).widest_ffn;
+    let widest = LayerShare::of(setup.model, pool.parallelism, part, 0.0, 0).widest_ffn;
     let h = setup.model.hidden as f64;
     let mut terms = vec![
         product([var("r"), var("C_fast")]),

@@ -41,6 +41,19 @@ pub fn pool_layouts(
     chips: u32,
     search: Search,
 ) -> Vec<Parallelism> {
+    pool_layouts_with(model, role, chip, chips, search, 0)
+}
+
+/// [`pool_layouts`] with `redundant` expert slots: the sweep's expert-parallel widths
+/// are those that divide the slots ([`Parallelism::validate_with`]).
+pub fn pool_layouts_with(
+    model: &ModelIr,
+    role: PoolRole,
+    chip: &Chip,
+    chips: u32,
+    search: Search,
+    redundant: u32,
+) -> Vec<Parallelism> {
     match (role, search) {
         (PoolRole::Experts, _) => vec![expert_layout(chips)],
         (PoolRole::Attention, Search::Exhaustive) => divisors(chips)
@@ -59,12 +72,12 @@ pub fn pool_layouts(
         (PoolRole::Draft, Search::Sweep) => {
             draft_pool_layout(model, chip, chips).into_iter().collect()
         }
-        (PoolRole::Prefill, Search::Sweep) => served_layouts(model, chip, chips)
+        (PoolRole::Prefill, Search::Sweep) => served_layouts(model, chip, chips, redundant)
             .into_iter()
             .filter(|p| p.dp == 1)
             .collect(),
         (_, Search::Exhaustive) => every_layout(model, chips),
-        (_, Search::Sweep) => served_layouts(model, chip, chips),
+        (_, Search::Sweep) => served_layouts(model, chip, chips, redundant),
     }
 }
 
@@ -88,7 +101,7 @@ fn every_layout(model: &ModelIr, chips: u32) -> Vec<Parallelism> {
 }
 
 /// The valid layouts a serving engine deploys on `n` chips (see the module notes).
-fn served_layouts(model: &ModelIr, chip: &Chip, n: u32) -> Vec<Parallelism> {
+fn served_layouts(model: &ModelIr, chip: &Chip, n: u32, redundant: u32) -> Vec<Parallelism> {
     let domain = chip.scale_up_domain.max(1);
     let mut out = Vec::new();
     for tp in divisors(n).into_iter().filter(|&t| t <= domain) {
@@ -103,7 +116,7 @@ fn served_layouts(model: &ModelIr, chip: &Chip, n: u32) -> Vec<Parallelism> {
             }
             for ep in eps {
                 let par = Parallelism { tp, pp, dp, ep };
-                if par.validate(model, n).is_ok() {
+                if par.validate_with(model, n, redundant).is_ok() {
                     out.push(par);
                 }
             }

@@ -37,7 +37,7 @@ pub use place::{check_pool_chips, inter_pool_link, link_time};
 pub(crate) use place::{layout_error, place, placement, Placed};
 pub(crate) use point::Core;
 pub use point::{pool_label, DeploymentPoint, Figures, PoolReport, StepCosts};
-pub use setup::{expected_tokens, Draft, Setup, Speculation};
+pub use setup::{expected_tokens, Draft, Setup, Speculation, DEFAULT_EAGLE_LAYERS};
 
 use crate::error::{EngineError, Result};
 use crate::limits::MAX_BATCH;

@@ -114,7 +114,10 @@ pub(crate) fn place<'a>(
     extra: Bytes,
 ) -> std::result::Result<Placed<'a>, Reject> {
     let par = pool.parallelism;
-    if par.validate(model, par.chips()).is_err() {
+    if par
+        .validate_with(model, par.chips(), setup.assumptions.redundant_experts)
+        .is_err()
+    {
         return Err(Reject::InvalidLayout);
     }
     let mut plan = MemoryPlan::for_part(
@@ -146,8 +149,17 @@ pub(crate) fn place<'a>(
 }
 
 /// The error an invalid layout of `pool` gives, in words.
-pub(crate) fn layout_error(model: &ModelIr, role: PoolRole, pool: PoolConfig) -> EngineError {
-    let why = match pool.parallelism.validate(model, pool.chips()) {
+pub(crate) fn layout_error(
+    setup: &Setup,
+    model: &ModelIr,
+    role: PoolRole,
+    pool: PoolConfig,
+) -> EngineError {
+    let redundant = setup.assumptions.redundant_experts;
+    let why = match pool
+        .parallelism
+        .validate_with(model, pool.chips(), redundant)
+    {
         Err(EngineError::InvalidParallelism(why)) => why,
         Err(other) => return other,
         Ok(()) => "invalid layout".to_string(),

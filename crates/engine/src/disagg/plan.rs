@@ -15,7 +15,7 @@
 //! misses by the least memory (on its most overfull chip; the first of ties) is
 //! returned at batch 1, with the reason it does not fit.
 
-use super::layouts::{pool_layouts, Search};
+use super::layouts::{pool_layouts, pool_layouts_with, Search};
 use super::{evaluate, Axis, Deployment, DeploymentPoint, PoolConfig, PoolRole, Setup};
 use crate::catalogue::Chip;
 use crate::error::{EngineError, Result};
@@ -153,7 +153,7 @@ pub fn plan<'a>(
     setup.validate()?;
     let draft_ir = match setup.speculation.draft {
         super::Draft::Model { ir, .. } => Some(ir),
-        super::Draft::Mtp => None,
+        super::Draft::Mtp | super::Draft::Eagle { .. } => None,
     };
     let mut first_invalid: Option<EngineError> = None;
     let mut options_of = |search: Search| -> Vec<Vec<Parallelism>> {
@@ -174,7 +174,14 @@ pub fn plan<'a>(
                             PoolRole::Prefill => PoolRole::Decode,
                             r => *r,
                         };
-                        pool_layouts(runs, as_role, c.chip, c.chips, search)
+                        pool_layouts_with(
+                            runs,
+                            as_role,
+                            c.chip,
+                            c.chips,
+                            search,
+                            setup.assumptions.redundant_experts,
+                        )
                     }
                 };
                 // Layouts the model cannot take never win; the first one's reason is
@@ -182,7 +189,11 @@ pub fn plan<'a>(
                 all.into_iter()
                     .filter(|p| {
                         *role == PoolRole::Experts
-                            || match p.validate(runs, c.chips) {
+                            || match p.validate_with(
+                                runs,
+                                c.chips,
+                                setup.assumptions.redundant_experts,
+                            ) {
                                 Ok(()) => true,
                                 Err(e) => {
                                     first_invalid.get_or_insert(e);

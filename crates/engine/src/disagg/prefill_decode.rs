@@ -316,9 +316,9 @@ pub fn evaluate(
     batch: u32,
 ) -> Result<DeploymentPoint> {
     let p = prefill_side(setup, prefill)
-        .map_err(|_| layout_error(setup.model, PoolRole::Prefill, prefill))?;
+        .map_err(|_| layout_error(setup, setup.model, PoolRole::Prefill, prefill))?;
     let d = decode_side(setup, decode, batch)
-        .map_err(|_| layout_error(setup.model, PoolRole::Decode, decode))?;
+        .map_err(|_| layout_error(setup, setup.model, PoolRole::Decode, decode))?;
     let t = kv_transfer(setup, prefill, decode, p.step);
     let figures = combine(setup, prefill, decode, batch, &p, &d, &t);
     let rate = figures.output_tok_s.per_request(setup.workload.osl as f64);
@@ -418,9 +418,9 @@ pub(crate) fn explain(
     batch: u32,
 ) -> Result<AxisChains> {
     let p = prefill_side(setup, prefill)
-        .map_err(|_| layout_error(setup.model, PoolRole::Prefill, prefill))?;
+        .map_err(|_| layout_error(setup, setup.model, PoolRole::Prefill, prefill))?;
     let d = decode_side(setup, decode, batch)
-        .map_err(|_| layout_error(setup.model, PoolRole::Decode, decode))?;
+        .map_err(|_| layout_error(setup, setup.model, PoolRole::Decode, decode))?;
     let t = kv_transfer(setup, prefill, decode, p.step);
     let w = setup.workload;
     let (osl, isl) = (w.osl as f64, w.isl as f64);
@@ -428,7 +428,7 @@ pub(crate) fn explain(
     let pp = &p.placed.placement;
     let (tpot, colocated_draft) = if setup.speculative_decode {
         let draft = speculative::draft_side(setup, decode, None, batch)
-            .map_err(|_| layout_error(setup.model, PoolRole::Decode, decode))?;
+            .map_err(|_| layout_error(setup, setup.model, PoolRole::Decode, decode))?;
         let verify = step_chain(dp, &d.cost, "t_verify", "verify step");
         (
             speculative::per_token_chain(setup, draft.step, verify, d.step),

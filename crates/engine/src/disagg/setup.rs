@@ -4,7 +4,7 @@
 use crate::assumptions::Assumptions;
 use crate::dtype::{DType, Precision, WeightFormat};
 use crate::error::{EngineError, Result};
-use crate::limits::{BITS_PER_WEIGHT, LINK_BYTES_PER_S, MAX_DRAFT_TOKENS};
+use crate::limits::{BITS_PER_WEIGHT, LINK_BYTES_PER_S, MAX_DRAFT_TOKENS, MAX_EAGLE_LAYERS};
 use crate::model::ModelIr;
 use crate::units::BytesPerSecond;
 use crate::workload::Workload;
@@ -16,7 +16,32 @@ pub enum Draft<'a> {
     Mtp,
     /// A separate (smaller) model.
     Model { id: &'a str, ir: &'a ModelIr },
+    /// An EAGLE-style draft head (Li et al. 2024, 2025): `layers` decoder layers of the
+    /// target's width, fed the target's hidden features, run on the target's chips and
+    /// sharing its embedding and LM head (`speculative::eagle_model`).
+    Eagle { layers: u32 },
 }
+
+impl Draft<'_> {
+    /// Whether the draft can only run on the target's own chips (MTP layers and an
+    /// EAGLE head read the target's hidden states), never on a pool of its own.
+    pub fn on_target_chips(&self) -> bool {
+        matches!(self, Draft::Mtp | Draft::Eagle { .. })
+    }
+
+    /// The draft's name in labels: `MTP`, `EAGLE` or the draft model's id.
+    pub fn name(&self) -> String {
+        match self {
+            Draft::Mtp => "MTP".to_string(),
+            Draft::Eagle { .. } => "EAGLE".to_string(),
+            Draft::Model { id, .. } => id.to_string(),
+        }
+    }
+}
+
+/// An EAGLE head's decoder layers when no one says otherwise: one, as EAGLE, EAGLE-2
+/// and EAGLE-3 ship it.
+pub const DEFAULT_EAGLE_LAYERS: u32 = 1;
 
 /// Speculative-decoding inputs: per-token acceptance `a` and `K` drafted tokens.
 #[derive(Clone, Copy, Debug)]
@@ -51,6 +76,13 @@ impl Speculation<'_> {
                 self.acceptance
             )));
         }
+        if let Draft::Eagle { layers } = self.draft {
+            if !(1..=MAX_EAGLE_LAYERS).contains(&layers) {
+                return Err(EngineError::InvalidInput(format!(
+                    "EAGLE head layers {layers} must lie between 1 and {MAX_EAGLE_LAYERS}"
+                )));
+            }
+        }
         if !(1..=MAX_DRAFT_TOKENS).contains(&self.draft_tokens) {
             return Err(EngineError::InvalidInput(format!(
                 "drafted tokens {} must lie between 1 and {MAX_DRAFT_TOKENS}",
@@ -84,7 +116,7 @@ pub struct Setup<'a> {
     pub kv_streaming: bool,
     pub speculation: Speculation<'a>,
     /// Prefill/decode: the decode pool speculates with `speculation`, its draft (MTP
-    /// layers or a draft model) colocated on the decode chips.
+    /// layers, an EAGLE head or a draft model) colocated on the decode chips.
     pub speculative_decode: bool,
 }
 

@@ -1,4 +1,5 @@
-//! Speculative decoding: a draft (a small model, or the target's own MTP layers)
+//! Speculative decoding: a draft (a small model, the target's own MTP layers, or an
+//! EAGLE head on the target's chips, `MODEL.md` 6.7)
 //! proposes `K` tokens per sequence, the target verifies them in one step of `K + 1`
 //! new tokens per sequence (`audit/MODEL.md` section 6.5).
 //!
@@ -27,7 +28,7 @@ use crate::explain::{diff, num, power, product, quotient, sum, var, Chain, Sourc
 use crate::kernel::{
     operator_table, step_chain, step_cost, Bottleneck, StepCost, StepShape, TimeBreakdown,
 };
-use crate::model::ModelIr;
+use crate::model::{Ffn, ModelIr};
 use crate::parallel::Parallelism;
 use crate::units::{Bytes, Seconds, TokensPerSecond};
 
@@ -45,6 +46,52 @@ pub fn mtp_model(target: &ModelIr) -> Option<ModelIr> {
         groups: vec![last],
         ..target.clone()
     })
+}
+
+/// An EAGLE draft head as a model of its own: `layers` decoder layers of the target's
+/// width with the attention of its first layer without experts (its last layer when
+/// every layer has experts), sharing the target's embedding and LM head. The head's
+/// FFN is dense: the target's dense FFN when it has one (DeepSeek-V3's first layers),
+/// else one as wide as a token's active experts (`top_k * i_e + i_s`), since the
+/// published heads are dense layers even for MoE targets. The head attends over the
+/// whole context (no sliding window). Left out (`audit/AUDIT.md`): EAGLE-3's fusion of
+/// three feature vectors (one `3h x h` matrix) and its smaller draft vocabulary.
+pub fn eagle_model(target: &ModelIr, layers: u32) -> Option<ModelIr> {
+    let mut layer = *target
+        .groups
+        .iter()
+        .find(|g| !g.ffn.is_moe() && g.attention.has_weights())
+        .or(target.groups.last())?;
+    layer.count = layers;
+    layer.window = None;
+    if let Ffn::Moe {
+        top_k,
+        expert_intermediate,
+        shared_intermediate,
+        ..
+    } = layer.ffn
+    {
+        layer.ffn = Ffn::Dense {
+            intermediate: top_k * expert_intermediate + shared_intermediate,
+        };
+    }
+    Some(ModelIr {
+        architecture: format!("{} EAGLE head", target.architecture),
+        num_layers: layers,
+        groups: vec![layer],
+        mtp_layers: 0,
+        ..target.clone()
+    })
+}
+
+/// The draft as a model: the MTP layers, the EAGLE head or the draft model.
+pub fn draft_model<'m>(setup: &Setup<'m>) -> Option<std::borrow::Cow<'m, ModelIr>> {
+    use std::borrow::Cow;
+    match setup.speculation.draft {
+        Draft::Mtp => mtp_model(setup.model).map(Cow::Owned),
+        Draft::Eagle { layers } => eagle_model(setup.model, layers).map(Cow::Owned),
+        Draft::Model { ir, .. } => Some(Cow::Borrowed(ir)),
+    }
 }
 
 /// One draft token for the whole batch.
@@ -72,24 +119,18 @@ pub fn draft_side(
 ) -> std::result::Result<DraftSide, Reject> {
     let w = setup.workload;
     let ctx = w.mean_decode_context();
-    let mtp;
-    let draft_ir: &ModelIr = match setup.speculation.draft {
-        Draft::Mtp => {
-            mtp = mtp_model(setup.model).ok_or(Reject::InvalidLayout)?;
-            &mtp
+    let draft = setup.speculation.draft;
+    let draft_ir = draft_model(setup).ok_or(Reject::InvalidLayout)?;
+    let draft_ir: &ModelIr = &draft_ir;
+    let par = match (pool, draft) {
+        (Some(p), _) => p.parallelism,
+        (None, Draft::Mtp) => mtp_layout(target.parallelism),
+        (None, Draft::Model { .. } | Draft::Eagle { .. }) => {
+            colocated_draft_layout(draft_ir, target.parallelism.tp, target.chips())
         }
-        Draft::Model { ir, .. } => ir,
-    };
-    let (chips_pool, par) = match (pool, setup.speculation.draft) {
-        (Some(p), _) => (p, p.parallelism),
-        (None, Draft::Mtp) => (target, mtp_layout(target.parallelism)),
-        (None, Draft::Model { .. }) => (
-            target,
-            colocated_draft_layout(draft_ir, target.parallelism.tp, target.chips()),
-        ),
     };
     let pool_cfg = PoolConfig {
-        chip: chips_pool.chip,
+        chip: pool.unwrap_or(target).chip,
         parallelism: par,
     };
     let seqs = par.seqs_per_replica(batch);
@@ -101,24 +142,24 @@ pub fn draft_side(
         seqs,
         Bytes::ZERO,
     )?;
-    let (memory, memory_fit) = match setup.speculation.draft {
-        // The MTP layers share the target's embedding and head: no table of their own.
-        Draft::Mtp => {
-            let layers_only = ModelIr {
-                vocab: 0,
-                ..draft_ir.clone()
-            };
-            let m = place(
-                setup,
-                &layers_only,
-                pool_cfg,
-                w.max_context(),
-                seqs,
-                Bytes::ZERO,
-            )?;
-            (m.usage, m.fit)
-        }
-        Draft::Model { .. } => (placed.usage, placed.fit),
+    let (memory, memory_fit) = if draft.on_target_chips() {
+        // MTP layers and an EAGLE head share the target's embedding and head: no
+        // table of their own.
+        let layers_only = ModelIr {
+            vocab: 0,
+            ..draft_ir.clone()
+        };
+        let m = place(
+            setup,
+            &layers_only,
+            pool_cfg,
+            w.max_context(),
+            seqs,
+            Bytes::ZERO,
+        )?;
+        (m.usage, m.fit)
+    } else {
+        (placed.usage, placed.fit)
     };
     let cost = step_cost(&placed.placement, StepShape::decode(seqs, ctx));
     let step = cost.without_host_overhead();
@@ -311,11 +352,11 @@ pub fn evaluate(
                 "this model ships no multi-token-prediction layers (num_nextn_predict_layers); choose a draft model".into(),
             ))
         }
-        Draft::Mtp if draft.is_some() => {
-            return Err(EngineError::InvalidInput(
-                "MTP layers run on the target's chips; a separate draft pool needs a draft model"
-                    .into(),
-            ))
+        Draft::Mtp | Draft::Eagle { .. } if draft.is_some() => {
+            return Err(EngineError::InvalidInput(format!(
+                "{} drafts from the target's hidden states on the target's chips; a separate draft pool needs a draft model",
+                setup.speculation.draft.name()
+            )))
         }
         Draft::Model { id, ir } if ir.vocab != setup.model.vocab => warnings.push(format!(
             "draft {id} has a vocabulary of {} tokens, the target {}: speculation needs a shared tokenizer",
@@ -325,9 +366,10 @@ pub fn evaluate(
     }
     let d = draft_side(setup, target, draft, batch).map_err(|_| match draft {
         Some(p) => super::layout_error(
+            setup,
             match setup.speculation.draft {
                 Draft::Model { ir, .. } => ir,
-                Draft::Mtp => setup.model,
+                Draft::Mtp | Draft::Eagle { .. } => setup.model,
             },
             PoolRole::Draft,
             p,
@@ -337,7 +379,7 @@ pub fn evaluate(
         }
     })?;
     let t = target_side(setup, target, batch, d.colocated_bytes)
-        .map_err(|_| super::layout_error(setup.model, PoolRole::Target, target))?;
+        .map_err(|_| super::layout_error(setup, setup.model, PoolRole::Target, target))?;
     let figures = combine(setup, target, draft, batch, &t, &d);
     let mut reasons: Vec<String> = t.placed.reason(PoolRole::Target).into_iter().collect();
     if d.fit.is_some() {
@@ -394,10 +436,7 @@ pub fn evaluate(
             costs: StepCosts::default(),
         });
     }
-    let draft_name = match setup.speculation.draft {
-        Draft::Mtp => "MTP".to_string(),
-        Draft::Model { id, .. } => id.to_string(),
-    };
+    let draft_name = setup.speculation.draft.name();
     let label = match draft {
         Some(p) => format!(
             "{} + {} draft {draft_name}",
@@ -535,7 +574,7 @@ pub(crate) fn explain(
     draft: Option<PoolConfig>,
     batch: u32,
 ) -> Result<AxisChains> {
-    let bad = || super::layout_error(setup.model, PoolRole::Target, target);
+    let bad = || super::layout_error(setup, setup.model, PoolRole::Target, target);
     let d = draft_side(setup, target, draft, batch).map_err(|_| bad())?;
     let t = target_side(setup, target, batch, d.colocated_bytes).map_err(|_| bad())?;
     let r = round(setup, target, draft, batch, &t, &d);

@@ -558,9 +558,12 @@ fn traced_step_cost<S: RowSink>(
                 // Tokens of the replicas that share this expert group and bring
                 // tokens to this step (all of them in lockstep decode).
                 let group_tokens = tokens * shape.expert_group_replicas(par);
-                let local = e / par.ep as f64;
+                // Redundant slots hold copies of hot experts; the picks spread over
+                // every slot, as expert-parallel load balancing intends.
+                let slots = par.expert_slots(experts, a.redundant_experts) as f64;
+                let local = slots / par.ep as f64;
                 // The step waits for the busiest shard, not the average one.
-                let touched = busiest_shard_experts(local, e, k, group_tokens, par.ep);
+                let touched = busiest_shard_experts(local, slots, k, group_tokens, par.ep);
                 let wbytes = touched * expert_params / par.expert_tp() as f64 * expert_wb;
                 let router_flops = 2.0 * tokens * h * e / tp;
                 let flops = 2.0 * group_tokens * k * expert_params / group as f64 + router_flops;

@@ -260,27 +260,29 @@ impl Ffn {
         }
     }
 
-    /// Weights one chip holds under `par`: an FFN without experts splits over TP; an
-    /// MoE layer's routed experts split over the expert group, its shared experts over
-    /// TP, and every chip keeps the router.
-    pub fn params_per_chip(&self, hidden: u32, par: Parallelism) -> f64 {
+    /// Weights one chip holds under `par` with `redundant` extra expert slots: an FFN
+    /// without experts splits over TP; an MoE layer's routed expert slots
+    /// ([`Parallelism::expert_slots`]) split over the expert group, its shared experts
+    /// over TP, and every chip keeps the router.
+    pub fn params_per_chip(&self, hidden: u32, par: Parallelism, redundant: u32) -> f64 {
         match *self {
             Ffn::Moe { .. } => {
                 let (_, router) = self.shared_and_router_params(hidden);
-                self.expert_params_per_chip(hidden, par) + router
+                self.expert_params_per_chip(hidden, par, redundant) + router
             }
             _ => self.dense_params_per_rank(hidden, par.tp).unwrap_or(0.0),
         }
     }
 
-    /// The experts' part of [`Ffn::params_per_chip`]: routed experts over the expert
-    /// group plus shared experts over TP (the weights an expert format applies to);
-    /// 0 for an FFN without experts.
-    pub fn expert_params_per_chip(&self, hidden: u32, par: Parallelism) -> f64 {
+    /// The experts' part of [`Ffn::params_per_chip`]: routed expert slots (`redundant`
+    /// copies included) over the expert group plus shared experts over TP (the weights
+    /// an expert format applies to); 0 for an FFN without experts.
+    pub fn expert_params_per_chip(&self, hidden: u32, par: Parallelism, redundant: u32) -> f64 {
         match *self {
             Ffn::Moe { experts, .. } => {
                 let (shared, _) = self.shared_and_router_params(hidden);
-                experts as f64 * self.expert_params(hidden) / par.expert_group() as f64
+                par.expert_slots(experts, redundant) as f64 * self.expert_params(hidden)
+                    / par.expert_group() as f64
                     + shared / par.tp as f64
             }
             _ => 0.0,

@@ -4,12 +4,19 @@ use super::collect::Collector;
 use super::space::{pool_batches, pool_sizes};
 use crate::catalogue::Chip;
 use crate::disagg::aggregated::{combine, side};
-use crate::disagg::layouts::{pool_layouts, Search};
+use crate::disagg::layouts::{pool_layouts_with, Search};
 use crate::disagg::{Deployment, PoolConfig, PoolRole, Reject, Setup};
 
 pub(super) fn sweep<'a>(setup: &Setup<'a>, chip: &'a Chip, max: u32, col: &mut Collector<'a>) {
     for n in pool_sizes(max) {
-        for par in pool_layouts(setup.model, PoolRole::Colocated, chip, n, Search::Sweep) {
+        for par in pool_layouts_with(
+            setup.model,
+            PoolRole::Colocated,
+            chip,
+            n,
+            Search::Sweep,
+            setup.assumptions.redundant_experts,
+        ) {
             let pool = PoolConfig {
                 chip,
                 parallelism: par,

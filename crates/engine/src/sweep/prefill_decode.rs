@@ -4,7 +4,7 @@
 use super::collect::Collector;
 use super::space::{pool_batches, pool_sizes};
 use crate::catalogue::Chip;
-use crate::disagg::layouts::{pool_layouts, Search};
+use crate::disagg::layouts::{pool_layouts_with, Search};
 use crate::disagg::prefill_decode::{self as pd, PrefillSide};
 use crate::disagg::{Deployment, PoolConfig, PoolRole, Reject, Setup};
 use crate::parallel::Parallelism;
@@ -18,7 +18,14 @@ fn decode_entries<'a>(
 ) -> Vec<(PoolConfig<'a>, u32, pd::DecodeSide<'a>)> {
     let mut out = Vec::new();
     for n in pool_sizes(max.saturating_sub(1)) {
-        for par in pool_layouts(setup.model, PoolRole::Decode, chip, n, Search::Sweep) {
+        for par in pool_layouts_with(
+            setup.model,
+            PoolRole::Decode,
+            chip,
+            n,
+            Search::Sweep,
+            setup.assumptions.redundant_experts,
+        ) {
             let pool = PoolConfig {
                 chip,
                 parallelism: par,
@@ -57,7 +64,14 @@ fn prefill_units<'a>(
     for n in pool_sizes(max.saturating_sub(1)) {
         let mut best: Option<(PoolConfig<'a>, PrefillSide<'a>)> = None;
         // A unit is one replica; the pool replicates it.
-        for par in pool_layouts(setup.model, PoolRole::Prefill, chip, n, Search::Sweep) {
+        for par in pool_layouts_with(
+            setup.model,
+            PoolRole::Prefill,
+            chip,
+            n,
+            Search::Sweep,
+            setup.assumptions.redundant_experts,
+        ) {
             let pool = PoolConfig {
                 chip,
                 parallelism: par,

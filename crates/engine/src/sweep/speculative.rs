@@ -4,24 +4,31 @@
 use super::collect::Collector;
 use super::space::{pool_batches, pool_sizes, DRAFT_POOL_SIZES};
 use crate::catalogue::Chip;
-use crate::disagg::layouts::{pool_layouts, Search};
+use crate::disagg::layouts::{pool_layouts, pool_layouts_with, Search};
 use crate::disagg::speculative::{self as spec, DraftSide};
 use crate::disagg::{Deployment, Draft, PoolConfig, PoolRole, Reject, Setup};
 use crate::units::Bytes;
 use std::collections::HashMap;
 
 pub(super) fn sweep<'a>(setup: &Setup<'a>, chips: &[&'a Chip], max: u32, col: &mut Collector<'a>) {
-    let mtp = matches!(setup.speculation.draft, Draft::Mtp);
+    let mtp = setup.speculation.draft.on_target_chips();
     // Draft pools, cached by (chip, chips, batch).
     let mut drafts: HashMap<(usize, u32, u32), Option<(PoolConfig<'a>, DraftSide)>> =
         HashMap::new();
     let draft_ir = match setup.speculation.draft {
         Draft::Model { ir, .. } => Some(ir),
-        Draft::Mtp => None,
+        Draft::Mtp | Draft::Eagle { .. } => None,
     };
     for target_chip in chips {
         for n in pool_sizes(max) {
-            for par in pool_layouts(setup.model, PoolRole::Target, target_chip, n, Search::Sweep) {
+            for par in pool_layouts_with(
+                setup.model,
+                PoolRole::Target,
+                target_chip,
+                n,
+                Search::Sweep,
+                setup.assumptions.redundant_experts,
+            ) {
                 let target = PoolConfig {
                     chip: target_chip,
                     parallelism: par,

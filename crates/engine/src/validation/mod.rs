@@ -17,7 +17,9 @@ pub use table::*;
 use crate::assumptions::Assumptions;
 use crate::catalogue::Catalogue;
 use crate::disagg::plan::{plan, PoolChoice};
-use crate::disagg::{Axis, DeploymentPoint, Draft, PoolRole, Setup, Speculation};
+use crate::disagg::{
+    Axis, DeploymentPoint, Draft, PoolRole, Setup, Speculation, DEFAULT_EAGLE_LAYERS,
+};
 use crate::dtype::WeightFormat;
 use crate::error::{EngineError, Result};
 use crate::parallel::Parallelism;
@@ -135,14 +137,22 @@ pub fn evaluate_point(
         expert_dtype: point.expert_dtype,
         lm_head_dtype: point.lm_head_dtype,
         assumptions: point.assumptions(assumptions),
-        speculative_decode: point.mtp.is_some(),
-        speculation: match point.mtp {
-            Some(m) => Speculation {
+        speculative_decode: point.mtp.is_some()
+            || (point.eagle.is_some() && point.axis == Some(Axis::PrefillDecode)),
+        speculation: match (point.mtp, point.eagle) {
+            (Some(m), _) => Speculation {
                 draft: Draft::Mtp,
                 acceptance: m.acceptance,
                 draft_tokens: m.draft_tokens,
             },
-            None => defaults.speculation,
+            (None, Some(e)) => Speculation {
+                draft: Draft::Eagle {
+                    layers: e.layers.unwrap_or(DEFAULT_EAGLE_LAYERS),
+                },
+                acceptance: e.acceptance,
+                draft_tokens: e.draft_tokens,
+            },
+            (None, None) => defaults.speculation,
         },
         ..defaults
     };

@@ -285,6 +285,15 @@ pub struct BenchmarkPoint {
     /// enable_balance`), where its config says; absent means the global assumption.
     #[serde(default)]
     pub aligned_group_prefill: Option<bool>,
+    /// Redundant expert slots the deployment adds (DeepSeek's EPLB: 32 over 256
+    /// experts); absent means none.
+    #[serde(default)]
+    pub redundant_experts: Option<u32>,
+    /// Speculation with an EAGLE draft head, as the source states it: on the
+    /// speculative axis the target drafts with it, on the prefill/decode axis the decode
+    /// pool does.
+    #[serde(default)]
+    pub eagle: Option<EagleDecoding>,
 }
 
 /// A metric and the value it must reach; the model's batch is searched for it.
@@ -333,6 +342,7 @@ impl BenchmarkPoint {
             aligned_group_prefill: self
                 .aligned_group_prefill
                 .unwrap_or(base.aligned_group_prefill),
+            redundant_experts: self.redundant_experts.unwrap_or(base.redundant_experts),
             ..*base
         };
         if let Some(v) = self.max_seqs_per_replica {
@@ -351,6 +361,17 @@ impl BenchmarkPoint {
 pub struct MtpDecoding {
     pub draft_tokens: u32,
     pub acceptance: f64,
+}
+
+/// EAGLE speculation as the source states it: `draft_tokens` drafted per cycle (the
+/// chain's depth), per-token `acceptance`, and the head's decoder layers (absent: one).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EagleDecoding {
+    pub draft_tokens: u32,
+    pub acceptance: f64,
+    #[serde(default)]
+    pub layers: Option<u32>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

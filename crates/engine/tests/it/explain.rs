@@ -121,6 +121,10 @@ fn every_chain_recomputes_and_every_table_adds_up_on_every_axis() {
     let mut spec_decode = dense;
     spec_decode.speculative_decode = true;
     let mtp = setup("deepseek-v3", 2048, 256);
+    let mut eagle = setup("llama-3.3-70b", 4096, 512);
+    eagle.speculation.draft = Draft::Eagle { layers: 1 };
+    let mut eagle_decode = eagle;
+    eagle_decode.speculative_decode = true;
     let moe = setup("qwen3-30b-a3b", 2048, 256);
     let mut checked = 0;
     for (s, axis) in [
@@ -129,6 +133,8 @@ fn every_chain_recomputes_and_every_table_adds_up_on_every_axis() {
         (spec_decode, Axis::PrefillDecode),
         (dense, Axis::Speculative),
         (mtp, Axis::Speculative),
+        (eagle, Axis::Speculative),
+        (eagle_decode, Axis::PrefillDecode),
         (moe, Axis::AttentionExpert),
         (mtp, Axis::AttentionExpert),
     ] {

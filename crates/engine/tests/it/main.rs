@@ -5,6 +5,7 @@ mod benchmark_definitions;
 mod catalogue;
 mod common;
 mod disagg;
+mod eagle;
 mod explain;
 mod headline;
 mod kernel;
