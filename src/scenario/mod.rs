@@ -4,7 +4,6 @@
 //! yields the nearest valid scenario plus one notice per thing that was ignored or
 //! clamped, so the page always has something to draw and can say what it changed.
 
-use disagg_engine::assumptions::{knob, KNOBS};
 use disagg_engine::catalogue::{ChipField, USER_MODEL_ID};
 use disagg_engine::disagg::Axis;
 use disagg_engine::frontier::Objective;
@@ -12,7 +11,7 @@ use disagg_engine::limits::{
     MAX_BATCH, MAX_DRAFT_TOKENS, MAX_LENGTH, MAX_OUTPUT_CV, MAX_REDUNDANT_EXPERTS, MAX_SWEEP_CHIPS,
 };
 use disagg_engine::serving::FrameworkChoice;
-use disagg_engine::{Assumptions, Catalogue, DType, ModelPreset, Workload};
+use disagg_engine::{Catalogue, DType, ModelPreset, Workload};
 use std::collections::BTreeMap;
 use std::ops::RangeInclusive;
 use std::str::FromStr;
@@ -596,51 +595,6 @@ impl Scenario {
     }
 }
 
-/// Link keys of modelling constants start so: `a.<name>`.
-pub const ASSUMPTION_PREFIX: &str = "a.";
-
-impl Scenario {
-    /// The modelling constants in force: the defaults, the scenario's own values and
-    /// the expert-group prefill setting.
-    pub fn assumptions(&self) -> Assumptions {
-        let mut a = Assumptions {
-            aligned_group_prefill: self.aligned_prefill,
-            framework: self.framework,
-            redundant_experts: self.redundant_experts,
-            ..Assumptions::default()
-        };
-        for (name, v) in &self.assumptions {
-            a = a.pin(name, *v);
-        }
-        a
-    }
-
-    /// Sets (or, with an empty value, returns to its default) one modelling constant,
-    /// after checking it against its range.
-    fn set_assumption(&mut self, key: &str, value: &str) -> Result<(), String> {
-        let name = &key[ASSUMPTION_PREFIX.len()..];
-        let k = knob(name).ok_or_else(|| {
-            format!(
-                "not an assumption; they are {}",
-                KNOBS.iter().map(|k| k.name).collect::<Vec<_>>().join(", ")
-            )
-        })?;
-        if value.trim().is_empty() {
-            self.assumptions.remove(name);
-            return Ok(());
-        }
-        let v: f64 = value
-            .trim()
-            .parse()
-            .map_err(|_| format!("{name} is a number in {}", k.unit))?;
-        let mut trial = Assumptions::default();
-        k.set(&mut trial, v);
-        trial.validate().map_err(|e| e.to_string())?;
-        self.assumptions.insert(k.name.to_string(), v);
-        Ok(())
-    }
-}
-
 /// The page's link: the scenario, and the selected point when there is one.
 pub fn link_query(s: &Scenario, point: Option<usize>) -> String {
     match point {
@@ -670,7 +624,6 @@ pub fn selected_point(query: &str) -> Result<Option<usize>, String> {
     }
 }
 
-/// An on/off setting as a link spells it.
 /// `value` read as a number inside `range`, or `message` (which also covers text that is
 /// not a number, NaN included: it lies in no range).
 fn parse_in<T: FromStr + PartialOrd>(
@@ -685,6 +638,7 @@ fn parse_in<T: FromStr + PartialOrd>(
         .ok_or_else(|| message.into())
 }
 
+/// An on/off setting as a link spells it.
 fn switch(value: &str) -> Option<bool> {
     match value {
         "1" | "true" | "on" => Some(true),
@@ -698,8 +652,10 @@ fn shorten(s: &str) -> String {
     s.chars().take(40).collect()
 }
 
+mod assumptions;
 mod draft;
 mod user_chips;
+pub use assumptions::ASSUMPTION_PREFIX;
 pub use user_chips::{CHIP_EDIT_PREFIX, USER_CHIP_FROM};
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 use super::*;
 use disagg_engine::limits::MAX_USER_CHIPS;
 use disagg_engine::serving::{Framework, FrameworkChoice};
+use disagg_engine::Assumptions;
 
 fn cat() -> &'static Catalogue {
     Catalogue::builtin()
