@@ -243,9 +243,9 @@ mod tests {
     fn a_chip_without_any_published_point_says_so() {
         let r = report();
         let cat = Catalogue::builtin();
-        // No published point runs on a Groq LPU, in any role or pool.
-        assert!(!r.rows.iter().any(|x| runs_on(x, "groq-lpu")));
-        let text = measured_error(&r, &["groq-lpu".into()], Axis::Aggregated, cat);
+        // No published point runs on a d-Matrix Corsair, in any role or pool.
+        assert!(!r.rows.iter().any(|x| runs_on(x, "d-matrix-corsair")));
+        let text = measured_error(&r, &["d-matrix-corsair".into()], Axis::Aggregated, cat);
         assert!(
             text.starts_with("No published point for this chip; too few published points for "),
             "{text}"
@@ -260,14 +260,14 @@ mod tests {
         // Of two chips, the one without points is named; the other's points still count.
         let text = measured_error(
             &r,
-            &["h200".into(), "groq-lpu".into()],
+            &["h200".into(), "d-matrix-corsair".into()],
             Axis::Aggregated,
             cat,
         );
-        let groq = &cat.chip("groq-lpu").unwrap().name;
+        let corsair = &cat.chip("d-matrix-corsair").unwrap().name;
         assert!(
             text.starts_with(&format!(
-                "No published point for {groq}; measured error on published points for "
+                "No published point for {corsair}; measured error on published points for "
             )),
             "{text}"
         );

@@ -110,9 +110,18 @@ impl Assumptions {
     }
 
     /// The assumptions a pool of `chip` runs with: these, with its serving
-    /// framework's default batch limit and token budget wherever the user stated none.
+    /// framework's default batch limit and token budget, and the chip's own step
+    /// overhead where its file states one, wherever the user stated none.
     pub fn on_chip(&self, chip: &Chip) -> Assumptions {
         let mut a = *self;
+        // A chip whose runtime is not a GPU serving engine states its own step cost.
+        if let Some(v) = chip
+            .efficiency
+            .step_overhead
+            .filter(|_| !self.pinned.contains("step_overhead"))
+        {
+            a.step_overhead = v;
+        }
         if let Some(framework) = self.framework.for_chip(chip) {
             let d = framework.defaults(chip);
             if let Some(v) = d

@@ -131,8 +131,9 @@ impl MemoryPlan {
     /// embedding and head are vocab-split over TP; with pipeline stages they sit on the
     /// first and last stage, so one stage holds at most one of them. The workspace is
     /// the runtime's reserve plus the activations of one prefill chunk,
-    /// `chunk * (4h + 2 * widest FFN) * activation bytes`. Each component's weights
-    /// take its own format ([`Precision::bytes`]).
+    /// `chunk * (4h + 2 * widest FFN) * activation bytes`; on an SRAM chip no reserve
+    /// and one token's activations ([`crate::catalogue::MemoryKind::workspace_rule`]).
+    /// Each component's weights take its own format ([`Precision::bytes`]).
     #[allow(clippy::too_many_arguments)]
     pub fn for_part(
         model: &ModelIr,
@@ -159,9 +160,10 @@ impl MemoryPlan {
             embedding,
         ));
         let kv_per_seq = Bytes(share.kv_values / pp * kv.bytes());
-        let activations =
-            a.prefill_chunk_tokens * (4.0 * h + 2.0 * share.widest_ffn) * a.activation_bytes;
-        let workspace = Bytes(chip.fast.capacity.0 * a.runtime_reserve + activations);
+        // An SRAM chip's compiled schedule keeps no reserve and one token's activations.
+        let (reserve, tokens) = chip.memory_kind.workspace_rule(a);
+        let activations = tokens * (4.0 * h + 2.0 * share.widest_ffn) * a.activation_bytes;
+        let workspace = Bytes(chip.fast.capacity.0 * reserve + activations);
         MemoryPlan::of_parts(chip, weights, kv_per_seq, workspace)
     }
 

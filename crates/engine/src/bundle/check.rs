@@ -139,6 +139,9 @@ pub(super) fn chip(at: &str, c: &Chip) -> Result<()> {
     if let Some(k) = e.kernel_overhead {
         latency("efficiency.kernel_overhead", k.value())?;
     }
+    if let Some(k) = e.step_overhead {
+        latency("efficiency.step_overhead", k.value())?;
+    }
     Ok(())
 }
 

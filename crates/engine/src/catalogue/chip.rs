@@ -29,6 +29,36 @@ pub struct ChipEfficiency {
     pub mfu_fp4: Option<f64>,
     pub bw_eff: Option<f64>,
     pub kernel_overhead: Option<Seconds>,
+    /// Fixed cost of one engine step on this chip, where its runtime is not a GPU
+    /// serving engine's (a statically scheduled program); `None` = the global default.
+    #[serde(default)]
+    pub step_overhead: Option<Seconds>,
+}
+
+/// What the fast tier is made of, which decides what the runtime holds beside the
+/// weights and KV cache (`audit/MODEL.md` section 4.1).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MemoryKind {
+    /// Off-chip DRAM (HBM, GDDR, LPDDR, unified memory) under a dynamic runtime: it
+    /// keeps a reserve and the activations of one prefill chunk.
+    #[default]
+    Dram,
+    /// On-chip SRAM under a compiler that schedules every tensor ahead of time
+    /// (Groq's TSP, Cerebras' WSE): no allocator reserve, and activations stream
+    /// through the chip one token's worth at a time.
+    Sram,
+}
+
+impl MemoryKind {
+    /// The runtime reserve (share of the fast tier) and the tokens whose activations
+    /// the workspace holds at once, for a chip of this kind under `a`.
+    pub fn workspace_rule(self, a: &crate::assumptions::Assumptions) -> (f64, f64) {
+        match self {
+            MemoryKind::Dram => (a.runtime_reserve, a.prefill_chunk_tokens),
+            MemoryKind::Sram => (0.0, 1.0),
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -52,6 +82,9 @@ pub struct Chip {
     pub tdp: Option<Watts>,
     pub price: Option<UsdPerHour>,
     pub efficiency: ChipEfficiency,
+    /// What the fast tier is made of (DRAM unless the chip's file says `sram`).
+    #[serde(default)]
+    pub memory_kind: MemoryKind,
     /// Field name -> where its number came from.
     pub provenance: BTreeMap<String, Provenance>,
 }
@@ -134,6 +167,20 @@ pub(super) struct ChipFile {
     mfu_fp4: Option<RawValue>,
     bw_eff: Option<RawValue>,
     kernel_overhead: Option<RawValue>,
+    step_overhead: Option<RawValue>,
+    memory_kind: Option<MemoryKindFile>,
+}
+
+/// `[memory_kind]` as written: the kind and where the catalogue read it.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MemoryKindFile {
+    kind: MemoryKind,
+    /// Keys into the file's `[sources]` table, comma-separated.
+    source: String,
+    #[serde(default)]
+    #[allow(dead_code)]
+    note: Option<String>,
 }
 
 /// The largest FP8/BF16 dense ratio a real chip has; above it a sparse figure slipped in.
@@ -207,6 +254,20 @@ impl ChipFile {
             bw_eff: take_opt("bw_eff", &self.bw_eff, Dimension::Fraction)?,
             kernel_overhead: take_opt("kernel_overhead", &self.kernel_overhead, Dimension::Time)?
                 .map(Seconds),
+            step_overhead: take_opt("step_overhead", &self.step_overhead, Dimension::Time)?
+                .map(Seconds),
+        };
+        let memory_kind = match &self.memory_kind {
+            None => MemoryKind::Dram,
+            Some(m) => {
+                let keys: Vec<&str> = m.source.split(',').map(str::trim).collect();
+                if let Some(k) = keys.iter().find(|k| !self.sources.contains_key(**k)) {
+                    return Err(bad(format!(
+                        "memory_kind: source '{k}' is not in the file's [sources]"
+                    )));
+                }
+                m.kind
+            }
         };
 
         if bf16 <= 0.0 || memory <= 0.0 || memory_bw <= 0.0 {
@@ -275,6 +336,7 @@ impl ChipFile {
             tdp: tdp.map(Watts),
             price: price.map(UsdPerHour),
             efficiency,
+            memory_kind,
             provenance,
         })
     }

@@ -77,7 +77,8 @@ impl ChipField {
     pub fn range(self) -> RangeInclusive<f64> {
         match self {
             ChipField::Price => 0.01..=10_000.0,
-            ChipField::MemoryBandwidth => 0.01..=10_000.0,
+            // A wafer's on-chip SRAM reaches 21,000 TB/s (Cerebras WSE-3).
+            ChipField::MemoryBandwidth => 0.01..=100_000.0,
             ChipField::Memory => 0.1..=1_000_000.0,
             ChipField::Bf16 | ChipField::Fp8 | ChipField::Fp4 => 0.1..=1_000_000.0,
             ChipField::Tdp => 1.0..=100_000.0,

@@ -11,7 +11,7 @@ pub mod model_preset;
 pub mod provenance;
 pub mod user_chip;
 
-pub use chip::{Chip, ChipEfficiency, Link, MemoryTier};
+pub use chip::{Chip, ChipEfficiency, Link, MemoryKind, MemoryTier};
 pub use edit::ChipField;
 pub use model_preset::{ModelPreset, USER_MODEL_ID};
 pub use provenance::{Grade, Provenance};

@@ -4,7 +4,7 @@
 //! [`Chip::edited`], so every number they set is range-checked and graded `user`; a
 //! clone keeps the numbers it did not change with their catalogue sources.
 
-use super::chip::{Chip, ChipEfficiency, MemoryTier};
+use super::chip::{Chip, ChipEfficiency, MemoryKind, MemoryTier};
 use super::edit::ChipField;
 use super::Catalogue;
 use crate::error::{EngineError, Result};
@@ -78,6 +78,7 @@ impl Chip {
             tdp: None,
             price: None,
             efficiency: ChipEfficiency::default(),
+            memory_kind: MemoryKind::Dram,
             provenance: BTreeMap::new(),
         }
     }

@@ -301,7 +301,8 @@ fn timings(
 ) -> Timings {
     let layers = moe_layers(setup.model);
     let mb = micro_batches.max(1);
-    let host = |seqs: f64| setup.assumptions.host_overhead(seqs);
+    let on_attention = setup.assumptions.on_chip(attention.chip);
+    let host = |seqs: f64| on_attention.host_overhead(seqs);
     let t_comm = exchange_time(setup, attention, experts, batch as f64 / mb as f64);
     let (decode, limiter) = pass(
         layers,

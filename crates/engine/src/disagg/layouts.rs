@@ -8,8 +8,8 @@
 //!   `tp * dp`. One deployment is planned at a time, so it can afford them all.
 //! - [`Search::Sweep`] (the frontier): a sweep plans tens of thousands of pools, so it
 //!   keeps the layouts a serving engine would deploy: tensor parallelism inside one
-//!   scale-up domain, pipeline stages (1, 2, 4 or 8) only once tensor parallelism
-//!   fills the domain or the pool, and expert parallelism either off or across the
+//!   scale-up domain, pipeline stages (1, 2, 4 or 8; on an SRAM chip any depth up to
+//!   one layer per stage) only once tensor parallelism fills the domain or the pool, and expert parallelism either off or across the
 //!   whole pool. A prefill pool is enumerated as one replica, which the sweep
 //!   replicates to balance the decode pool; a separate draft pool takes the widest
 //!   tensor parallelism its heads allow inside one domain.
@@ -18,7 +18,7 @@
 //! deployment the planner could not have chosen.
 
 use super::PoolRole;
-use crate::catalogue::Chip;
+use crate::catalogue::{Chip, MemoryKind};
 use crate::model::ModelIr;
 use crate::parallel::{divisors, Parallelism};
 
@@ -105,7 +105,7 @@ fn served_layouts(model: &ModelIr, chip: &Chip, n: u32, redundant: u32) -> Vec<P
     let domain = chip.scale_up_domain.max(1);
     let mut out = Vec::new();
     for tp in divisors(n).into_iter().filter(|&t| t <= domain) {
-        for pp in [1u32, 2, 4, 8] {
+        for pp in pipeline_depths(model, chip, n / tp) {
             if n % (tp * pp) != 0 || (pp > 1 && tp < n.min(domain)) {
                 continue;
             }
@@ -123,6 +123,21 @@ fn served_layouts(model: &ModelIr, chip: &Chip, n: u32, redundant: u32) -> Vec<P
         }
     }
     out
+}
+
+/// Pipeline depths a sweep tries on `rest` chips per tensor-parallel group. A GPU
+/// serving engine deploys 1, 2, 4 or 8 stages; an SRAM chip holds a model only
+/// across tens to hundreds of chips, layers pipelined from chip to chip (Groq's
+/// GroqRack systems, Cerebras' multi-wafer inference), so it tries every depth that
+/// divides `rest` up to one layer per stage: at most the divisors of `rest`.
+fn pipeline_depths(model: &ModelIr, chip: &Chip, rest: u32) -> Vec<u32> {
+    match chip.memory_kind {
+        MemoryKind::Sram => divisors(rest)
+            .into_iter()
+            .filter(|&pp| pp <= model.num_layers)
+            .collect(),
+        MemoryKind::Dram => vec![1, 2, 4, 8],
+    }
 }
 
 /// The attention pool's layout: TP inside each replica, no pipeline or expert split.

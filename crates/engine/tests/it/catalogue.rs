@@ -118,6 +118,19 @@ fn catalogue_rules_reject_bad_fields() {
         r#","tdp":{"value":300,"unit":"W","grade":"derived","source":"a"}"#,
         "formula",
     );
+    check_rejected(
+        r#","memory_kind":{"kind":"sram","source":"b"}"#,
+        "memory_kind: source 'b' is not in the file's [sources]",
+    );
+    check_rejected(r#","memory_kind":{"kind":"flash","source":"a"}"#, "flash");
+    // A known kind with a known source loads, and says so.
+    let sram = chip_file(r#","memory_kind":{"kind":"sram","source":"a"}"#);
+    let c = Catalogue::from_json_files(&[("x.toml", &sram)], &[]);
+    assert!(c.problems.is_empty(), "{:?}", c.problems);
+    assert_eq!(
+        c.chips[0].memory_kind,
+        disagg_engine::catalogue::MemoryKind::Sram
+    );
 }
 
 #[test]

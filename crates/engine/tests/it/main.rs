@@ -10,4 +10,5 @@ mod explain;
 mod headline;
 mod kernel;
 mod precision;
+mod sram;
 mod validation;
