@@ -82,7 +82,7 @@ pub struct SweepArgs {
 }
 
 /// The flags a bundle holds (clap ids), refused alongside `sweep --bundle`.
-pub(crate) const SWEEP_BUNDLED: [&str; 26] = [
+pub(crate) const SWEEP_BUNDLED: [&str; 27] = [
     "model",
     "axis",
     "chips",
@@ -108,6 +108,7 @@ pub(crate) const SWEEP_BUNDLED: [&str; 26] = [
     "no_kv_streaming",
     "assumptions",
     "aligned_group_prefill",
+    "prefill_two_batch_overlap",
     "framework",
 ];
 

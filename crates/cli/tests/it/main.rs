@@ -7,6 +7,7 @@ mod error_band;
 mod explain;
 mod framework;
 mod fuzz;
+mod pool_flags;
 mod snapshots;
 
 use std::process::{Command, Output};

@@ -278,6 +278,10 @@ pub struct BenchmarkPoint {
     /// enable_balance`), where its config says; absent means the global assumption.
     #[serde(default)]
     pub aligned_group_prefill: Option<bool>,
+    /// Whether the prefill pool overlaps two micro-batches' expert all-to-all with
+    /// computation, where the source says so; absent means the global assumption.
+    #[serde(default)]
+    pub prefill_two_batch_overlap: Option<bool>,
 }
 
 /// A metric and the value it must reach; the model's batch is searched for it.
@@ -326,6 +330,9 @@ impl BenchmarkPoint {
             aligned_group_prefill: self
                 .aligned_group_prefill
                 .unwrap_or(base.aligned_group_prefill),
+            prefill_two_batch_overlap: self
+                .prefill_two_batch_overlap
+                .unwrap_or(base.prefill_two_batch_overlap),
             ..*base
         };
         if let Some(v) = self.max_seqs_per_replica {

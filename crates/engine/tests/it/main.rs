@@ -8,4 +8,5 @@ mod disagg;
 mod explain;
 mod headline;
 mod kernel;
+mod prefill_ep;
 mod validation;
