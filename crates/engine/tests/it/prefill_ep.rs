@@ -90,6 +90,18 @@ fn the_busiest_ranks_load_scales_the_routed_matmuls_and_nothing_without_experts_
         .unwrap();
         assert_eq!(format!("{base:?}"), format!("{changed:?}"), "{model}");
     }
+    // A prefill/decode point whose pools are tensor-parallel only (IMX15: TP16 prefill,
+    // 2 x TP16 decode with MTP): every figure and pool report the same.
+    let p = published_point("IMX15a");
+    let changed = Assumptions {
+        expert_skew: 3.0,
+        prefill_two_batch_overlap: true,
+        ..Assumptions::default()
+    };
+    let run = |a: &Assumptions| validation::evaluate_point(cat(), &p, a).unwrap();
+    let (base, other) = (run(&Assumptions::default()), run(&changed));
+    assert_eq!(base.figures, other.figures);
+    assert_eq!(format!("{:?}", base.pools), format!("{:?}", other.pools));
 }
 
 /// SGL-02 (SGLang's prefill on 4 x 8 H100 at EP32) with two-batch overlap on or off.
