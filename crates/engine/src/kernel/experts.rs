@@ -28,8 +28,14 @@ pub fn busiest_shard_experts(
     }
     let p = mean / local;
     let sd = (local * p * (1.0 - p)).sqrt();
-    let spread = sd * (2.0 * (shards as f64).ln()).sqrt();
+    let spread = sd * max_of_normals(shards);
     (mean + spread).min(local).min(tokens * top_k)
+}
+
+/// Expected largest of `n` standard normal draws, approximately `sqrt(2 ln n)`: how
+/// many spreads above the mean the busiest of `n` shards or ranks sits.
+fn max_of_normals(n: u32) -> f64 {
+    (2.0 * (n as f64).ln()).sqrt()
 }
 
 /// Busiest expert-parallel rank's routed picks over the mean, when `picks` routed
@@ -53,7 +59,8 @@ pub fn expert_load_imbalance(picks: f64, ranks: u32, skew: f64) -> f64 {
     }
     let r = ranks as f64;
     let mean = picks / r;
-    let sampling = 1.0 + (2.0 * r.ln() * (1.0 - 1.0 / r) / mean).sqrt();
+    let sd = (mean * (1.0 - 1.0 / r)).sqrt();
+    let sampling = 1.0 + sd * max_of_normals(ranks) / mean;
     (skew.max(1.0) * sampling).min(r)
 }
 
