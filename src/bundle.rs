@@ -236,6 +236,9 @@ fn settings(b: &Bundle, catalogue: &Catalogue) -> Result<Vec<(String, String, St
         (sp.speculative_decode as u8).to_string(),
     );
     let a = &b.assumptions;
+    if a.prefill_two_batch_overlap {
+        return Err(cli_only("assumptions.prefill_two_batch_overlap"));
+    }
     set(
         "assumptions.aligned_group_prefill",
         "adp",
@@ -508,6 +511,14 @@ mod tests {
                     ..b.clone()
                 },
                 "sweep.target_tok_s_user",
+            ),
+            (
+                {
+                    let mut c = b.clone();
+                    c.assumptions.prefill_two_batch_overlap = true;
+                    c
+                },
+                "assumptions.prefill_two_batch_overlap",
             ),
             (
                 {

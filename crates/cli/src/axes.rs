@@ -23,14 +23,36 @@ pub struct PoolArgs {
     prefill_chip: Option<String>,
     #[arg(long)]
     prefill_chips: Option<u32>,
+    /// Prefill pool's tensor parallelism (1 with --prefill-dp: attention data
+    /// parallelism, one replica per chip).
     #[arg(long)]
     prefill_tp: Option<u32>,
+    /// Prefill pool's pipeline stages.
+    #[arg(long)]
+    prefill_pp: Option<u32>,
+    /// Prefill pool's replicas (attention data parallelism); default: the chips left
+    /// after --prefill-tp x --prefill-pp.
+    #[arg(long)]
+    prefill_dp: Option<u32>,
+    /// Prefill pool's expert-parallel width (beyond --prefill-tp it spans replicas,
+    /// whose tokens meet their experts by all-to-all).
+    #[arg(long)]
+    prefill_ep: Option<u32>,
     #[arg(long)]
     decode_chip: Option<String>,
     #[arg(long)]
     decode_chips: Option<u32>,
+    /// Decode pool's tensor parallelism.
     #[arg(long)]
     decode_tp: Option<u32>,
+    /// Decode pool's pipeline stages.
+    #[arg(long)]
+    decode_pp: Option<u32>,
+    /// Decode pool's replicas (attention data parallelism); default: the chips left
+    /// after --decode-tp x --decode-pp.
+    #[arg(long)]
+    decode_dp: Option<u32>,
+    /// Decode pool's expert-parallel width.
     #[arg(long)]
     decode_ep: Option<u32>,
     #[arg(long)]
@@ -175,6 +197,55 @@ fn layout(
     }
 }
 
+/// A prefill or decode pool's layout from its `--{role}-tp`, `-pp`, `-dp` and `-ep`
+/// flags (in that order in `given`); `None` (the planner's best) when none is given.
+/// Replicas default to the chips the other two leave; every refusal names its flag.
+pub(crate) fn pool_layout(
+    role: &str,
+    given: [Option<u32>; 4],
+    chips: u32,
+) -> Result<Option<Parallelism>, String> {
+    if given.iter().all(Option::is_none) {
+        return Ok(None);
+    }
+    let names = ["tp", "pp", "dp", "ep"].map(|n| format!("--{role}-{n}"));
+    for (name, v) in names.iter().zip(given) {
+        if v == Some(0) {
+            return Err(format!("{name} 0 must be at least 1"));
+        }
+    }
+    let [tp, pp, dp, ep] = given;
+    let (tp, pp) = (tp.unwrap_or(1), pp.unwrap_or(1));
+    let replica = tp
+        .checked_mul(pp)
+        .filter(|&r| chips % r == 0)
+        .ok_or_else(|| {
+            format!(
+                "{} {tp} x {} {pp} must divide the pool's {chips} chips",
+                names[0], names[1]
+            )
+        })?;
+    let dp = match dp {
+        Some(d) if d.checked_mul(replica) != Some(chips) => {
+            return Err(format!(
+                "{} {d} x {} {tp} x {} {pp} must equal the pool's {chips} chips",
+                names[2], names[0], names[1]
+            ))
+        }
+        Some(d) => d,
+        None => chips / replica,
+    };
+    let ep = ep.unwrap_or(1);
+    let tp_dp = tp.saturating_mul(dp);
+    if ep > tp_dp || tp_dp % ep != 0 {
+        return Err(format!(
+            "{} {ep} must divide {} {tp} x {} {dp} = {tp_dp} (experts spread over the chips of one pipeline stage)",
+            names[3], names[0], names[2]
+        ));
+    }
+    Ok(Some(Parallelism { tp, pp, dp, ep }))
+}
+
 /// `predict`: the bundle's selected deployment (`--bundle`), or the one the planner
 /// picks for the flags, evaluated through the bundle either way.
 pub fn run_predict(args: &PredictArgs) -> Result<(), String> {
@@ -252,7 +323,11 @@ fn predict_bundle(args: &PredictArgs) -> Result<Bundle, String> {
                     PoolChoice {
                         chip: chip(required(p.prefill_chip.as_deref(), "prefill-chip", a)?)?,
                         chips: pn,
-                        parallelism: layout(p.prefill_tp, None, pn, "prefill-tp")?,
+                        parallelism: pool_layout(
+                            "prefill",
+                            [p.prefill_tp, p.prefill_pp, p.prefill_dp, p.prefill_ep],
+                            pn,
+                        )?,
                     },
                 ),
                 (
@@ -260,7 +335,11 @@ fn predict_bundle(args: &PredictArgs) -> Result<Bundle, String> {
                     PoolChoice {
                         chip: chip(required(p.decode_chip.as_deref(), "decode-chip", a)?)?,
                         chips: dn,
-                        parallelism: layout(p.decode_tp, p.decode_ep, dn, "decode-tp")?,
+                        parallelism: pool_layout(
+                            "decode",
+                            [p.decode_tp, p.decode_pp, p.decode_dp, p.decode_ep],
+                            dn,
+                        )?,
                     },
                 ),
             ]

@@ -84,6 +84,10 @@ pub(crate) struct AssumptionArgs {
     /// attention-DP balancing); default: each on its own schedule.
     #[arg(long)]
     aligned_group_prefill: bool,
+    /// A prefill pool with experts across replicas runs two micro-batches, one's
+    /// all-to-all under the other's computation (DeepSeek's and SGLang's prefill).
+    #[arg(long)]
+    prefill_two_batch_overlap: bool,
     /// Serving framework whose default batch limit and token budget apply where no
     /// assumption states them: auto (each chip family's usual one), generic (the
     /// global assumptions), trtllm, vllm, sglang, llamacpp or mlx.
@@ -116,6 +120,9 @@ impl AssumptionArgs {
         };
         if self.aligned_group_prefill {
             a.aligned_group_prefill = true;
+        }
+        if self.prefill_two_batch_overlap {
+            a.prefill_two_batch_overlap = true;
         }
         if let Some(f) = &self.framework {
             a.framework = f.parse().map_err(|e| format!("--framework: {e}"))?;
@@ -206,7 +213,7 @@ pub(crate) struct PredictArgs {
 }
 
 /// The flags a bundle holds (clap ids), refused alongside `predict --bundle`.
-const PREDICT_BUNDLED: [&str; 44] = [
+const PREDICT_BUNDLED: [&str; 50] = [
     "model",
     "chip",
     "chips",
@@ -214,9 +221,14 @@ const PREDICT_BUNDLED: [&str; 44] = [
     "prefill_chip",
     "prefill_chips",
     "prefill_tp",
+    "prefill_pp",
+    "prefill_dp",
+    "prefill_ep",
     "decode_chip",
     "decode_chips",
     "decode_tp",
+    "decode_pp",
+    "decode_dp",
     "decode_ep",
     "attn_chip",
     "attn_chips",
@@ -246,6 +258,7 @@ const PREDICT_BUNDLED: [&str; 44] = [
     "kv_dtype",
     "assumptions",
     "aligned_group_prefill",
+    "prefill_two_batch_overlap",
     "framework",
     "expert_dtype",
     "lm_head_dtype",

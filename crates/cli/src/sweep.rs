@@ -88,7 +88,7 @@ pub struct SweepArgs {
 }
 
 /// The flags a bundle holds (clap ids), refused alongside `sweep --bundle`.
-pub(crate) const SWEEP_BUNDLED: [&str; 30] = [
+pub(crate) const SWEEP_BUNDLED: [&str; 31] = [
     "model",
     "axis",
     "chips",
@@ -114,6 +114,7 @@ pub(crate) const SWEEP_BUNDLED: [&str; 30] = [
     "no_kv_streaming",
     "assumptions",
     "aligned_group_prefill",
+    "prefill_two_batch_overlap",
     "framework",
     "expert_dtype",
     "lm_head_dtype",

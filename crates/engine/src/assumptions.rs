@@ -46,6 +46,18 @@ pub struct Assumptions {
     /// on its own schedule and the whole group, in lockstep at every MoE layer, waits
     /// for whichever replica is prefilling (TensorRT-LLM tech blog 10).
     pub aligned_group_prefill: bool,
+    /// Busiest expert-parallel rank's routed load over the mean that routing skew
+    /// leaves after expert load balancing, on top of the sampling spread of uniform
+    /// routing ([`crate::kernel::expert_load_imbalance`]). 1.18: SGLang's measured
+    /// prefill of DeepSeek-V3 on 4 x 8 H100 at EP32, 59,337 tokens/s per node with
+    /// routing made uniform against 50,302 with its real routing after EPLB
+    /// (lm-sys blog 2025-05-05-large-scale-ep, "Overall Throughput").
+    pub expert_skew: f64,
+    /// Whether a prefill step with expert parallelism across replicas runs as two
+    /// micro-batches, one's dispatch and combine under the other's computation
+    /// (DeepSeek's day-6 inference overview; SGLang's two-batch overlap). Off: the
+    /// all-to-all is exposed as `comm_overlap` leaves it.
+    pub prefill_two_batch_overlap: bool,
     /// The serving framework whose default batch limit and token budget apply where
     /// the user states none (`serving.rs`); `auto` chooses by each pool's chip.
     pub framework: FrameworkChoice,
@@ -78,6 +90,8 @@ impl Default for Assumptions {
             max_seqs_per_replica: 256.0,
             seq_overhead: Seconds::from_us(20.0),
             aligned_group_prefill: false,
+            expert_skew: 1.18,
+            prefill_two_batch_overlap: false,
             framework: FrameworkChoice::Auto,
             pinned: Pinned::NONE,
             redundant_experts: 0,
@@ -207,7 +221,7 @@ impl Knob {
 /// rate (a subnormal one made TTFT infinite); fully hidden communication would make
 /// links free; at least a tenth of the memory must remain for weights and the KV cache;
 /// host costs run from zero to a second; element widths from FP4 to FP64.
-pub const KNOBS: [Knob; 11] = [
+pub const KNOBS: [Knob; 12] = [
     Knob {
         name: "mfu",
         meaning: "sustained fraction of the dense peak a matmul reaches",
@@ -239,6 +253,14 @@ pub const KNOBS: [Knob; 11] = [
         range: (0.0, 0.99),
         get: |a| a.comm_overlap,
         set: |a, v| a.comm_overlap = v,
+    },
+    Knob {
+        name: "expert_skew",
+        meaning: "busiest expert-parallel rank's routed load over the mean from routing skew (1: uniform routing)",
+        unit: "ratio",
+        range: (1.0, 4.0),
+        get: |a| a.expert_skew,
+        set: |a, v| a.expert_skew = v,
     },
     Knob {
         name: "runtime_reserve",

@@ -375,3 +375,54 @@ fn an_eagle_head_and_redundant_experts_travel_and_older_bundles_still_read() {
     let why = Bundle::read(&both.to_json()).unwrap_err().to_string();
     assert!(why.contains("speculation.eagle_layers"), "{why}");
 }
+
+#[test]
+fn a_prefill_pools_expert_layout_and_overlap_travel_and_older_bundles_still_read() {
+    use crate::disagg::{PoolRole, PoolSpec};
+    use crate::parallel::Parallelism;
+    let cat = Catalogue::builtin();
+    let mut b = Bundle::new(
+        ModelSource::Catalogue("deepseek-v3".into()),
+        Workload::new(2000, 100),
+        vec![cat.chip("h100-sxm").unwrap().clone()],
+        Axis::PrefillDecode,
+    );
+    b.weights.dtype = Some(crate::DType::Fp8);
+    b.assumptions.prefill_two_batch_overlap = true;
+    b.assumptions.expert_skew = 1.3;
+    let pool = |role, tp, dp, ep| PoolSpec {
+        role,
+        chip: "h100-sxm".into(),
+        parallelism: Parallelism { tp, pp: 1, dp, ep },
+    };
+    b.deployment = Some(DeploymentSpec {
+        axis: Axis::PrefillDecode,
+        pools: vec![
+            pool(PoolRole::Prefill, 1, 32, 32),
+            pool(PoolRole::Decode, 1, 16, 16),
+        ],
+        batch: 512,
+        micro_batches: 1,
+    });
+    let text = b.to_json();
+    let back = Bundle::read(&text).unwrap();
+    assert_eq!(back, b);
+    let (x, y) = (b.inputs(cat).unwrap(), back.inputs(cat).unwrap());
+    let figures = |i: &Inputs| {
+        evaluate(&i.setup(), &i.deployment().unwrap())
+            .unwrap()
+            .figures
+    };
+    assert_eq!(figures(&x), figures(&y));
+    // A bundle written before these assumptions existed reads with their defaults.
+    let mut old: Value = serde_json::from_str(&text).unwrap();
+    let a = old["assumptions"].as_object_mut().unwrap();
+    a.remove("prefill_two_batch_overlap");
+    a.remove("expert_skew");
+    let old = Bundle::read(&old.to_string()).unwrap();
+    assert!(!old.assumptions.prefill_two_batch_overlap);
+    assert_eq!(
+        old.assumptions.expert_skew,
+        Assumptions::default().expert_skew
+    );
+}

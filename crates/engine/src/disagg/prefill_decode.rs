@@ -163,6 +163,8 @@ pub fn prefill_side<'a>(
     pool: PoolConfig<'a>,
 ) -> std::result::Result<PrefillSide<'a>, Reject> {
     let par = pool.parallelism;
+    let overlapped = two_batch_overlap(setup, par);
+    let setup = &overlapped;
     let isl = setup.workload.isl as f64;
     let wanted = setup.workload.prompts_per_chunk(
         setup.assumptions.on_chip(pool.chip).prefill_chunk_tokens,
@@ -171,7 +173,14 @@ pub fn prefill_side<'a>(
     // Size memory for the prompts of one step; fewer if that is all that fits.
     let probe = place(setup, setup.model, pool, isl, 1.0, Bytes::ZERO)?;
     let prompts = wanted.min(probe.plan.max_seqs().max(1) as f64);
-    let placed = place(setup, setup.model, pool, isl, prompts, Bytes::ZERO)?;
+    let mut placed = place(setup, setup.model, pool, isl, prompts, Bytes::ZERO)?;
+    if overlaps(setup, par) {
+        // The communication kernels hold some of the chip's SMs all step long.
+        let r = &mut placed.placement.rates;
+        r.mfu_bf16 *= OVERLAP_COMPUTE_SHARE;
+        r.mfu_fp8 *= OVERLAP_COMPUTE_SHARE;
+        r.mfu_fp4 *= OVERLAP_COMPUTE_SHARE;
+    }
     let cost = step_cost(&placed.placement, setup.workload.prefill_shape(prompts));
     let time = TimeBreakdown::of(&cost);
     // Stages work on different prompt batches at once.
@@ -187,6 +196,32 @@ pub fn prefill_side<'a>(
         time,
         bottleneck: time.bottleneck(),
     })
+}
+
+/// The prefill pool's setup: with `prefill_two_batch_overlap` and experts spread over
+/// replicas, the step runs as two micro-batches alternating on the compute and the
+/// communication streams, so one's dispatch and combine hide under the other's
+/// computation and only what outlasts the computation stays exposed:
+/// `exposed = max(0, C - T_busy)`, the kernel's overlap at 1 (`audit/MODEL.md` 6.3.1).
+/// The computation meanwhile runs on the SMs the communication kernels leave it:
+/// 108 of a Hopper GPU's 132 in DeepSeek's day-6 overview (its overlap figure),
+/// [`OVERLAP_COMPUTE_SHARE`] of the compute rate.
+fn two_batch_overlap<'a>(setup: &Setup<'a>, par: crate::parallel::Parallelism) -> Setup<'a> {
+    let mut s = *setup;
+    if overlaps(setup, par) {
+        s.assumptions.comm_overlap = 1.0;
+    }
+    s
+}
+
+/// Share of a chip's compute left to the matmuls while two-batch overlap's
+/// communication kernels run: 108 of 132 SMs (DeepSeek's day-6 inference overview).
+pub const OVERLAP_COMPUTE_SHARE: f64 = 108.0 / 132.0;
+
+/// Whether a prefill pool of layout `par` overlaps two micro-batches: asked for, and
+/// with experts spread over replicas (an all-to-all to hide).
+fn overlaps(setup: &Setup, par: crate::parallel::Parallelism) -> bool {
+    setup.assumptions.prefill_two_batch_overlap && par.replicas_per_expert_group() > 1
 }
 
 pub fn kv_transfer(

@@ -86,7 +86,13 @@ pub fn step_chain(p: &Placement, cost: &StepCost, symbol_of_step: &str, quantity
             "share of communication hidden under compute",
             p.assumptions.comm_overlap,
             "1",
-            Source::assumption("comm_overlap"),
+            // The user's knob stops below 1; a whole overlap is a prefill pool's two
+            // micro-batches (`disagg::prefill_decode`), its compute on 108 of 132 SMs.
+            if p.assumptions.prefill_two_batch_overlap && p.assumptions.comm_overlap >= 1.0 {
+                Source::rule("two-batch overlap (prefill_two_batch_overlap): one micro-batch's all-to-all under the other's computation, which runs on 108 of 132 SMs")
+            } else {
+                Source::assumption("comm_overlap")
+            },
         )
         .input(
             "T_busy",

@@ -28,13 +28,63 @@ pub fn busiest_shard_experts(
     }
     let p = mean / local;
     let sd = (local * p * (1.0 - p)).sqrt();
-    let spread = sd * (2.0 * (shards as f64).ln()).sqrt();
+    let spread = sd * max_of_normals(shards);
     (mean + spread).min(local).min(tokens * top_k)
+}
+
+/// Expected largest of `n` standard normal draws, approximately `sqrt(2 ln n)`: how
+/// many spreads above the mean the busiest of `n` shards or ranks sits.
+fn max_of_normals(n: u32) -> f64 {
+    (2.0 * (n as f64).ln()).sqrt()
+}
+
+/// Busiest expert-parallel rank's routed picks over the mean, when `picks` routed
+/// picks (tokens x top-k) of one expert group land on `ranks` ranks: the step waits
+/// for that rank's expert matmuls and its share of the all-to-all.
+///
+/// Two causes multiply. Sampling: with routing uniform over the experts, a rank's
+/// count is binomial with mean `m = picks / R` and spread `sqrt(m (1 - 1/R))`, and
+/// the expected maximum of `R` such counts is about `m + sd sqrt(2 ln R)` (as in
+/// [`busiest_shard_experts`]), so the factor is `1 + sqrt(2 ln R (1 - 1/R) / m)`:
+/// large at decode batches, about 1 at prefill's thousands of tokens. Skew: experts
+/// are not equally popular, and what expert load balancing leaves is `skew`
+/// (`Assumptions::expert_skew`). The result never exceeds `R` (every pick on one rank).
+/// One rank (`R <= 1`) is balanced by definition: exactly 1.
+///
+/// Redundant expert slots change `R`'s experts, not this form: a caller that spreads
+/// replicas of hot experts passes the skew they leave.
+pub fn expert_load_imbalance(picks: f64, ranks: u32, skew: f64) -> f64 {
+    if ranks <= 1 || picks.is_nan() || picks <= 0.0 {
+        return 1.0;
+    }
+    let r = ranks as f64;
+    let mean = picks / r;
+    let sd = (mean * (1.0 - 1.0 / r)).sqrt();
+    let sampling = 1.0 + sd * max_of_normals(ranks) / mean;
+    (skew.max(1.0) * sampling).min(r)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn load_imbalance_closed_form() {
+        // 32 tokens x top-8 on 8 ranks: mean 32 picks, spread sqrt(32 x 7/8) = 5.2915,
+        // sqrt(2 ln 8) = 2.0393: 1 + 10.791 / 32 = 1.3372.
+        let f = expert_load_imbalance(256.0, 8, 1.0);
+        assert!((f - 1.337_22).abs() < 1e-4, "{f}");
+        // The skew multiplies.
+        assert!((expert_load_imbalance(256.0, 8, 1.18) - 1.18 * f).abs() < 1e-12);
+        // A prefill of 8,192 tokens per rank on 32 ranks is nearly balanced by sampling.
+        let prefill = expert_load_imbalance(8192.0 * 32.0 * 8.0, 32, 1.0);
+        assert!(prefill > 1.0 && prefill < 1.02, "{prefill}");
+        // One rank, no picks: exactly 1; never more than every pick on one rank.
+        assert_eq!(expert_load_imbalance(256.0, 1, 1.18), 1.0);
+        assert_eq!(expert_load_imbalance(0.0, 8, 1.18), 1.0);
+        assert_eq!(expert_load_imbalance(1.0, 4, 4.0), 4.0);
+        assert_eq!(expert_load_imbalance(f64::NAN, 8, 1.18), 1.0);
+    }
 
     #[test]
     fn one_token_touches_top_k_experts() {

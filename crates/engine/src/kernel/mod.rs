@@ -19,7 +19,7 @@ pub use attention::{attended_context, mla_core_flops, MlaDims};
 pub use breakdown::{Bottleneck, TimeBreakdown};
 pub use chain::step_chain;
 pub use collectives::{expert_all_to_all, group_all_reduce, ring_all_reduce, AllToAllWidths};
-pub use experts::{busiest_shard_experts, experts_touched};
+pub use experts::{busiest_shard_experts, expert_load_imbalance, experts_touched};
 pub use operators::{operator_table, Bound, OperatorRow, OperatorTable};
 
 use crate::assumptions::{Assumptions, ChipRates};
@@ -566,7 +566,11 @@ fn traced_step_cost<S: RowSink>(
                 let touched = busiest_shard_experts(local, slots, k, group_tokens, par.ep);
                 let wbytes = touched * expert_params / par.expert_tp() as f64 * expert_wb;
                 let router_flops = 2.0 * tokens * h * e / tp;
-                let flops = 2.0 * group_tokens * k * expert_params / group as f64 + router_flops;
+                // The busiest rank's picks over the mean: its matmuls and its share
+                // of the all-to-all set the layer's time (1 without expert parallelism).
+                let imbalance = expert_load_imbalance(group_tokens * k, par.ep, a.expert_skew);
+                let flops = 2.0 * group_tokens * k * expert_params / group as f64 * imbalance
+                    + router_flops;
                 acc.add(matmul(
                     OpKind::RoutedExperts,
                     count,
@@ -578,8 +582,15 @@ fn traced_step_cost<S: RowSink>(
                 if side == Side::Whole && par.replicas_per_expert_group() > 1 {
                     // Dispatch and combine: each chip sends its tokens' picks to the
                     // experts elsewhere in the group, and receives them back.
-                    let (bytes, time) =
-                        expert_all_to_all(chip, group, tokens / tp, k, h, a2a_widths, a.link_eff);
+                    let (bytes, time) = expert_all_to_all(
+                        chip,
+                        group,
+                        tokens / tp * imbalance,
+                        k,
+                        h,
+                        a2a_widths,
+                        a.link_eff,
+                    );
                     acc.add(Row::transfer(OpKind::EpComm, count, bytes, time));
                 }
             }

@@ -294,6 +294,10 @@ pub struct BenchmarkPoint {
     /// pool does.
     #[serde(default)]
     pub eagle: Option<EagleDecoding>,
+    /// Whether the prefill pool overlaps two micro-batches' expert all-to-all with
+    /// computation, where the source says so; absent means the global assumption.
+    #[serde(default)]
+    pub prefill_two_batch_overlap: Option<bool>,
 }
 
 /// A metric and the value it must reach; the model's batch is searched for it.
@@ -343,6 +347,9 @@ impl BenchmarkPoint {
                 .aligned_group_prefill
                 .unwrap_or(base.aligned_group_prefill),
             redundant_experts: self.redundant_experts.unwrap_or(base.redundant_experts),
+            prefill_two_batch_overlap: self
+                .prefill_two_batch_overlap
+                .unwrap_or(base.prefill_two_batch_overlap),
             ..*base
         };
         if let Some(v) = self.max_seqs_per_replica {

@@ -10,5 +10,6 @@ mod explain;
 mod headline;
 mod kernel;
 mod precision;
+mod prefill_ep;
 mod sram;
 mod validation;

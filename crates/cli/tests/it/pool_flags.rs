@@ -1,0 +1,125 @@
+//! `predict --axis pd`'s per-pool layout flags: each pool's TP, PP, DP (attention data
+//! parallelism) and EP, kept in the bundle, and every bad value refused by its flag.
+
+use super::{disagg, stderr, stdout};
+
+/// DeepSeek-V3 prefilled on 32 H100s and decoded on 16, with `extra` flags.
+fn pd(extra: &[&str]) -> std::process::Output {
+    let mut args = vec![
+        "predict",
+        "--model",
+        "deepseek-v3",
+        "--axis",
+        "pd",
+        "--prefill-chip",
+        "h100-sxm",
+        "--prefill-chips",
+        "32",
+        "--decode-chip",
+        "h100-sxm",
+        "--decode-chips",
+        "16",
+        "--isl",
+        "2000",
+        "--osl",
+        "100",
+        "--batch",
+        "512",
+        "--weight-dtype",
+        "fp8",
+    ];
+    args.extend_from_slice(extra);
+    disagg(&args)
+}
+
+#[test]
+fn each_pools_layout_is_stated_by_its_own_flags_and_kept_in_the_bundle() {
+    let dir = std::env::temp_dir().join(format!("disagg-pool-flags-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("pd.json");
+    let o = pd(&[
+        "--prefill-tp",
+        "1",
+        "--prefill-dp",
+        "32",
+        "--prefill-ep",
+        "32",
+        "--decode-tp",
+        "8",
+        "--decode-pp",
+        "2",
+        "--decode-ep",
+        "8",
+        "--prefill-two-batch-overlap",
+        "--save-bundle",
+        path.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("TP1 PP1 DP32 EP32"), "{out}");
+    assert!(out.contains("TP8 PP2 DP1 EP8"), "{out}");
+    // The bundle holds both layouts and the overlap, and runs to the same figures.
+    let text = std::fs::read_to_string(&path).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let pools = json["deployment"]["pools"].as_array().unwrap();
+    let layout = |i: usize| {
+        let p = &pools[i]["parallelism"];
+        ["tp", "pp", "dp", "ep"].map(|k| p[k].as_u64().unwrap())
+    };
+    assert_eq!((layout(0), layout(1)), ([1, 1, 32, 32], [8, 2, 1, 8]));
+    assert_eq!(json["assumptions"]["prefill_two_batch_overlap"], true);
+    let again = super::disagg(&["predict", "--bundle", path.to_str().unwrap()]);
+    assert!(again.status.success(), "{}", stderr(&again));
+    assert_eq!(stdout(&again), out);
+    // Without the overlap the prefill pool's step is longer.
+    let exposed = pd(&[
+        "--prefill-tp",
+        "1",
+        "--prefill-ep",
+        "32",
+        "--decode-tp",
+        "8",
+        "--decode-pp",
+        "2",
+        "--decode-ep",
+        "8",
+    ]);
+    assert!(exposed.status.success(), "{}", stderr(&exposed));
+    let step = |s: &str| -> f64 {
+        let line = s.lines().find(|l| l.contains("DP32 EP32: step")).unwrap();
+        let after = line.split("step ").nth(1).unwrap();
+        after.split(" ms").next().unwrap().parse().unwrap()
+    };
+    assert!(step(&stdout(&exposed)) > step(&out));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_bad_per_pool_value_names_its_flag() {
+    for (flags, named) in [
+        (&["--prefill-ep", "0"][..], "--prefill-ep 0"),
+        (&["--decode-pp", "0"][..], "--decode-pp 0"),
+        (&["--prefill-tp", "3"][..], "--prefill-tp 3"),
+        (
+            &["--decode-tp", "4", "--decode-pp", "8"][..],
+            "--decode-pp 8",
+        ),
+        (
+            &["--prefill-tp", "2", "--prefill-dp", "8"][..],
+            "--prefill-dp 8",
+        ),
+        (
+            &["--decode-dp", "16", "--decode-ep", "32"][..],
+            "--decode-ep 32",
+        ),
+        (
+            &["--prefill-dp", "32", "--prefill-ep", "5"][..],
+            "--prefill-ep 5",
+        ),
+    ] {
+        let o = pd(flags);
+        assert!(!o.status.success(), "{flags:?} was accepted");
+        let err = stderr(&o);
+        assert!(err.contains(named), "{flags:?}: {err}");
+    }
+}
