@@ -21,6 +21,7 @@ mod axis;
 mod deployment;
 pub mod explain;
 pub mod layouts;
+pub mod open_loop;
 mod place;
 pub mod plan;
 mod point;

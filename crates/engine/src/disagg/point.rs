@@ -116,6 +116,26 @@ impl Figures {
         }
     }
 
+    /// These figures when the deployment delivers `share` of what it could at its
+    /// batch (an open loop's arrivals, fewer than its capacity): every token rate, the
+    /// prefill share and the money and energy per token follow; the latencies stay.
+    pub fn delivering(self, share: f64) -> Figures {
+        let per_token = |x: Option<UsdPerMtok>| x.map(|v| UsdPerMtok(v.0 / share));
+        Figures {
+            output_tok_s: self.output_tok_s * share,
+            input_tok_s: self.input_tok_s * share,
+            output_tok_s_per_chip: self.output_tok_s_per_chip * share,
+            input_tok_s_per_chip: self.input_tok_s_per_chip * share,
+            usd_per_mtok_output: per_token(self.usd_per_mtok_output),
+            usd_per_mtok_input: per_token(self.usd_per_mtok_input),
+            usd_per_mtok_blended: per_token(self.usd_per_mtok_blended),
+            output_tok_s_per_usd_hour: self.output_tok_s_per_usd_hour.map(|v| v * share),
+            joules_per_output_token: self.joules_per_output_token.map(|j| Joules(j.0 / share)),
+            prefill_share: (self.prefill_share * share).clamp(0.0, 1.0),
+            ..self
+        }
+    }
+
     /// True when every number is finite (a sweep drops points that are not).
     pub fn is_finite(&self) -> bool {
         [

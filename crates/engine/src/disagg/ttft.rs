@@ -56,6 +56,11 @@ pub enum Wait {
     /// request finds a step in flight with that probability and waits for the rest of
     /// it, uniform over the step (mean `utilisation * step / 2`).
     Busy { step: Seconds, utilisation: f64 },
+    /// Random (Poisson) arrivals in front of a server busy a share `utilisation` of the
+    /// time, waiting `mean` on average: a share `utilisation` of requests waits, for
+    /// an exponential time of mean `mean / utilisation` (Kingman's approximation of a
+    /// single queue's wait; exact for M/M/1).
+    Poisson { mean: Seconds, utilisation: f64 },
 }
 
 impl Wait {
@@ -79,6 +84,14 @@ impl Wait {
                     Seconds::ZERO
                 } else {
                     step * ((q - (1.0 - u)) / u)
+                }
+            }
+            Wait::Poisson { mean, utilisation } => {
+                let u = utilisation.clamp(0.0, 1.0);
+                if u <= 0.0 || q <= 1.0 - u || q >= 1.0 {
+                    Seconds::ZERO
+                } else {
+                    mean * ((u / (1.0 - q)).ln() / u)
                 }
             }
         }

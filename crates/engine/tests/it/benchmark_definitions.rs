@@ -116,3 +116,77 @@ fn ttft_parts_add_up_to_the_headline_and_percentiles_are_ordered() {
         }
     }
 }
+
+/// Under Poisson arrivals the deployment delivers exactly the arrival rate, from the
+/// smallest concurrency that keeps up, and its TTFT waits as an M/D/1 queue; a rate
+/// beyond what it can serve is refused with the figure it can.
+#[test]
+fn an_open_loop_delivers_its_rate_and_queues_as_m_d_1() {
+    use disagg_engine::disagg::open_loop::at_rate;
+    use disagg_engine::units::RequestsPerSecond;
+    let h100 = cat().chip("h100-sxm").unwrap();
+    let s = scenario(
+        "llama-3.3-70b",
+        h100,
+        tp(4),
+        DType::Fp8,
+        2_000,
+        500,
+        Batch::Fixed(1),
+    )
+    .setup();
+    let pool = PoolConfig {
+        chip: h100,
+        parallelism: tp(4),
+    };
+    let d = Deployment::Aggregated { pool, batch: 1 };
+    let capacity = {
+        let most = evaluate(&s, &d).unwrap().max_batch() as u32;
+        evaluate(&s, &d.with_batch(most))
+            .unwrap()
+            .figures
+            .output_tok_s
+            .value()
+            / 500.0
+    };
+    let rate = 0.5 * capacity;
+    let p = at_rate(&s, &d, RequestsPerSecond::new(rate)).unwrap();
+    assert!(
+        close(p.figures.output_tok_s.value(), rate * 500.0),
+        "{:?}",
+        p.figures
+    );
+    // The smallest concurrency that keeps up: one fewer does not.
+    let b = p.figures.batch;
+    let below = evaluate(&s, &d.with_batch(b - 1)).unwrap();
+    assert!(below.figures.output_tok_s.value() / 500.0 < rate);
+    // TTFT: the wait of an M/D/1 queue in front of the prefill steps, then the rest.
+    let t = p.ttft;
+    let u = match t.wait {
+        disagg_engine::disagg::ttft::Wait::Poisson { utilisation, .. } => utilisation,
+        w => panic!("{w:?}"),
+    };
+    assert!(u > 0.0 && u < 1.0);
+    let service = t.parts.prefill.value();
+    assert!(close(
+        t.parts.prefill_wait.value(),
+        u * service / (2.0 * (1.0 - u))
+    ));
+    assert!(close(p.figures.ttft.value(), t.mean().value()));
+    assert_eq!(t.parts.queue, Seconds::ZERO);
+    // A faster rate waits longer.
+    let busier = at_rate(&s, &d, RequestsPerSecond::new(0.9 * capacity)).unwrap();
+    assert!(busier.figures.ttft > p.figures.ttft && busier.figures.batch > b);
+    // Beyond capacity: refused, naming what it serves.
+    let e = at_rate(&s, &d, RequestsPerSecond::new(1.5 * capacity))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("serves at most") && e.contains("requests per second"),
+        "{e}"
+    );
+    let e = at_rate(&s, &d, RequestsPerSecond::new(f64::NAN))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("request rate"), "{e}");
+}

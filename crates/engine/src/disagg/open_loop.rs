@@ -1,0 +1,140 @@
+//! Open-loop load: requests arrive at random (Poisson) at a fixed rate, as in MLPerf's
+//! Server scenario and serving benchmarks' `--request-rate`, instead of a fixed number
+//! of clients each sending its next request when the last one ends (the closed loop
+//! every other figure assumes).
+//!
+//! A deployment keeps up with a rate `λ` when the concurrency its arrivals build up
+//! (Little's law: `λ` times the time each request holds a place) finishes requests at
+//! least that fast. [`at_rate`] finds the smallest such concurrency `b` by bisection
+//! (request rate grows with concurrency), evaluates the deployment there, and delivers
+//! `λ` (not the `b`-concurrency capacity): tokens per second and everything per token
+//! scale by `λ / rate(b)`. TTFT is then an M/D/1 queue in front of the prefill steps:
+//! a prefill server busy a share `u` of the time with steps of `t_pf` makes an arrival
+//! wait `W = u t_pf / (2 (1 - u))` on average (Pollaczek-Khinchine with a fixed
+//! service time), spread by Kingman's exponential tail (`Wait::Poisson`).
+
+use super::ttft::{Ttft, TtftParts, Wait};
+use super::{evaluate, Axis, Deployment, DeploymentPoint, PoolRole, Setup};
+use crate::error::{EngineError, Result};
+use crate::limits::REQUEST_RATE;
+use crate::units::{RequestsPerSecond, Seconds};
+
+/// The deployment under Poisson arrivals at `rate` requests per second.
+pub fn at_rate(
+    setup: &Setup,
+    deployment: &Deployment,
+    rate: RequestsPerSecond,
+) -> Result<DeploymentPoint> {
+    if !(rate.0.is_finite() && REQUEST_RATE.contains(&rate.0)) {
+        return Err(EngineError::InvalidInput(format!(
+            "request rate {} must lie between {} and {} requests per second",
+            rate.0,
+            REQUEST_RATE.start(),
+            REQUEST_RATE.end()
+        )));
+    }
+    let osl = setup.workload.osl as f64;
+    let at = |batch: u32| evaluate(setup, &deployment.with_batch(batch));
+    let served = |p: &DeploymentPoint| p.figures.output_tok_s.per_request(osl);
+    // The most the deployment holds: memory's and the engine's limits together.
+    let probe = at(1)?;
+    let most = probe.max_batch().clamp(1, crate::limits::MAX_BATCH as u64) as u32;
+    let full = at(most)?;
+    if served(&full) < rate {
+        return Err(EngineError::InvalidInput(format!(
+            "the deployment serves at most {:.3} requests per second (at {} concurrent requests); a rate of {} exceeds it",
+            served(&full).0,
+            full.figures.running,
+            rate.0
+        )));
+    }
+    let (mut lo, mut hi) = (1u32, most);
+    if served(&probe) >= rate {
+        hi = 1;
+    }
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if served(&at(mid)?) >= rate {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    let mut point = at(hi)?;
+    let share = rate / served(&point);
+    point.figures = point.figures.delivering(share);
+    for pool in &mut point.pools {
+        pool.utilisation *= share;
+        pool.input_tok_s_per_chip = pool.input_tok_s_per_chip * share;
+        pool.output_tok_s_per_chip = pool.output_tok_s_per_chip * share;
+    }
+    let utilisation = prefill_utilisation(&point) * share;
+    point.ttft = open_loop_ttft(&point.ttft, utilisation);
+    point.figures.ttft = point.ttft.mean();
+    point.warnings.push(format!(
+        "open loop: {} requests per second arrive at random; about {} are in flight (Little's law), and the prefill steps are busy {:.0}% of the time",
+        rate.0,
+        hi,
+        100.0 * utilisation
+    ));
+    Ok(point)
+}
+
+/// Share of time the prefill steps keep busy at the point's own rate: the prefill
+/// pool's utilisation, or the generating pool's prefill share of its round.
+fn prefill_utilisation(p: &DeploymentPoint) -> f64 {
+    match p.axis {
+        Axis::PrefillDecode => p.pool(PoolRole::Prefill).map_or(0.0, |x| x.utilisation),
+        _ => p.figures.prefill_share,
+    }
+    .clamp(0.0, 1.0)
+}
+
+/// TTFT when arrivals are random: the wait of an M/D/1 queue at `utilisation` with
+/// prefill steps of the closed loop's `prefill` part, then the same prefill, transfer
+/// and first step. Nothing queues in front of the engine: it keeps up.
+pub fn open_loop_ttft(closed: &Ttft, utilisation: f64) -> Ttft {
+    let u = utilisation.clamp(0.0, 0.999);
+    let step = closed.parts.prefill;
+    let mean = step * (u / (2.0 * (1.0 - u)));
+    Ttft {
+        parts: TtftParts {
+            queue: Seconds::ZERO,
+            prefill_wait: mean,
+            ..closed.parts
+        },
+        wait: Wait::Poisson {
+            mean,
+            utilisation: u,
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_m_d_1_wait_follows_pollaczek_khinchine() {
+        let closed = Ttft {
+            parts: TtftParts {
+                prefill: Seconds(0.2),
+                first_step: Seconds(0.01),
+                ..TtftParts::default()
+            },
+            wait: Wait::None,
+        };
+        // u = 0.5, service 200 ms: W = 0.5 * 0.2 / (2 * 0.5) = 100 ms.
+        let t = open_loop_ttft(&closed, 0.5);
+        assert!((t.parts.prefill_wait.0 - 0.1).abs() < 1e-15);
+        assert!((t.mean().0 - 0.31).abs() < 1e-12);
+        // Half the arrivals find the server idle; the p90 waits (W/u) ln(u/0.1).
+        assert_eq!(t.wait.quantile(0.5), Seconds::ZERO);
+        assert!((t.wait.quantile(0.9).0 - 0.2 * (0.5f64 / 0.1).ln()).abs() < 1e-12);
+        // An idle server: no wait at all.
+        assert_eq!(
+            open_loop_ttft(&closed, 0.0).parts.prefill_wait,
+            Seconds::ZERO
+        );
+    }
+}
