@@ -138,6 +138,9 @@ fn settings(b: &Bundle, catalogue: &Catalogue) -> Result<Vec<(String, String, St
         num(w.cached as f64 / w.isl as f64 * 100.0),
     );
     set("workload.output_cv", "ocv", num(w.output_cv));
+    if w.rate.is_some() {
+        return Err(cli_only("workload.rate"));
+    }
     if b.weights.bits.is_some() {
         return Err(cli_only("weights.bits"));
     }
@@ -519,6 +522,14 @@ mod tests {
                     c
                 },
                 "assumptions.prefill_two_batch_overlap",
+            ),
+            (
+                {
+                    let mut c = b.clone();
+                    c.workload.rate = Some(2.0);
+                    c
+                },
+                "workload.rate",
             ),
             (
                 {

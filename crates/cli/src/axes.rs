@@ -6,11 +6,14 @@ use crate::bundle::{self, Flags};
 use crate::{print_problems, PredictArgs};
 use disagg_engine::bundle::Bundle;
 use disagg_engine::disagg::explain::explain;
+use disagg_engine::disagg::open_loop::at_rate;
 use disagg_engine::disagg::plan::{plan, PoolChoice};
 use disagg_engine::disagg::report::PointReport;
 use disagg_engine::disagg::ttft::TtftParts;
 use disagg_engine::disagg::{evaluate, Axis, DeploymentPoint, PoolRole};
+use disagg_engine::limits::REQUEST_RATE;
 use disagg_engine::limits::{MAX_BATCH, MAX_LENGTH, MAX_MICRO_BATCHES, MAX_OUTPUT_CV};
+use disagg_engine::units::RequestsPerSecond;
 use disagg_engine::units::Seconds;
 use disagg_engine::validation::{self, BenchmarkTable, ValidationReport};
 use disagg_engine::{Assumptions, Catalogue, Parallelism, Workload};
@@ -163,6 +166,7 @@ impl LengthArgs {
             osl,
             cached: self.cached,
             output_cv: self.output_cv,
+            rate: None,
         })
     }
 }
@@ -262,6 +266,20 @@ pub fn run_predict(args: &PredictArgs) -> Result<(), String> {
     let cat = Catalogue::builtin();
     let table = BenchmarkTable::builtin().map_err(|e| e.to_string())?;
     let validated = validation::run(cat, &table, &Assumptions::default());
+    if setup.workload.rate.is_some() && args.explain {
+        return Err(
+            "--explain opens closed-loop figures; it cannot be given with --rate yet".into(),
+        );
+    }
+    if let (Some(r), true) = (setup.workload.rate, args.json) {
+        let point =
+            at_rate(&setup, &deployment, RequestsPerSecond::new(r)).map_err(|e| e.to_string())?;
+        let report = PointReport::new(name, setup.precision(), b.kv_dtype, &point, &[])
+            .ok_or("the evaluated deployment has no generating pool")?
+            .with_error_bands(validation::headline_bands(&validated, cat, &point));
+        out!("{}", to_json(&report)?);
+        return Ok(());
+    }
     if args.json || args.explain {
         let e = explain(&setup, &deployment).map_err(|e| e.to_string())?;
         if args.json {
@@ -275,7 +293,11 @@ pub fn run_predict(args: &PredictArgs) -> Result<(), String> {
             crate::explain::print(&e);
         }
     } else {
-        let point = evaluate(&setup, &deployment).map_err(|e| e.to_string())?;
+        let point = match setup.workload.rate {
+            Some(r) => at_rate(&setup, &deployment, RequestsPerSecond::new(r)),
+            None => evaluate(&setup, &deployment),
+        }
+        .map_err(|e| e.to_string())?;
         print_point(name, &point);
         print_bands(&validated, &point);
     }
@@ -397,6 +419,16 @@ fn predict_bundle(args: &PredictArgs) -> Result<Bundle, String> {
             pools
         }
     };
+    if let Some(r) = args
+        .rate
+        .filter(|r| !(r.is_finite() && REQUEST_RATE.contains(r)))
+    {
+        return Err(format!(
+            "--rate {r} must lie between {} and {} requests per second",
+            REQUEST_RATE.start(),
+            REQUEST_RATE.end()
+        ));
+    }
     let batch = match (args.batch, args.max_throughput) {
         (Some(b), false) if !(1..=MAX_BATCH).contains(&b) => {
             return Err(format!("--batch {b} must lie between 1 and {MAX_BATCH}"))
@@ -424,6 +456,8 @@ fn predict_bundle(args: &PredictArgs) -> Result<Bundle, String> {
         assumptions: &args.assumptions,
     };
     let mut b = bundle::from_flags(&flags, chips, axis)?;
+    // An open loop plans its layout as for the largest batch; the rate picks the batch.
+    b.workload.rate = args.rate;
     let spec = {
         let inputs = b.inputs(cat).map_err(|e| e.to_string())?;
         let (deployment, _) = plan(&inputs.setup(), axis, &pools, batch, p.micro_batches)

@@ -177,12 +177,17 @@ pub(crate) struct PredictArgs {
     #[arg(
         long,
         conflicts_with = "max_throughput",
-        required_unless_present_any = ["max_throughput", "bundle"]
+        required_unless_present_any = ["max_throughput", "rate", "bundle"]
     )]
     batch: Option<u32>,
     /// Use the largest batch that fits.
     #[arg(long)]
     max_throughput: bool,
+    /// Open loop: requests per second arriving at random (Poisson), as MLPerf's Server
+    /// scenario sends them; the deployment runs at the smallest concurrency that keeps
+    /// up, and TTFT queues before the prefill steps (in place of --batch).
+    #[arg(long, value_name = "R", conflicts_with_all = ["batch", "max_throughput"])]
+    rate: Option<f64>,
     /// Weight dtype of attention and the other non-expert weights, and of every
     /// component not set apart: bf16 fp16 fp8 int8 fp4 int4 mxfp4 nvfp4 (default: the
     /// model's usual one).
@@ -213,7 +218,7 @@ pub(crate) struct PredictArgs {
 }
 
 /// The flags a bundle holds (clap ids), refused alongside `predict --bundle`.
-const PREDICT_BUNDLED: [&str; 50] = [
+const PREDICT_BUNDLED: [&str; 51] = [
     "model",
     "chip",
     "chips",
@@ -253,6 +258,7 @@ const PREDICT_BUNDLED: [&str; 50] = [
     "output_cv",
     "batch",
     "max_throughput",
+    "rate",
     "weight_dtype",
     "weight_bits",
     "kv_dtype",

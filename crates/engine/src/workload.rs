@@ -3,7 +3,7 @@
 
 use crate::error::{EngineError, Result};
 use crate::kernel::StepShape;
-use crate::limits::{MAX_CONTEXT, MAX_LENGTH, MAX_OUTPUT_CV};
+use crate::limits::{MAX_CONTEXT, MAX_LENGTH, MAX_OUTPUT_CV, REQUEST_RATE};
 use crate::parallel::Parallelism;
 use serde::{Deserialize, Serialize};
 
@@ -25,6 +25,11 @@ pub struct Workload {
     /// (length-biased sampling), which is what its KV cache and attention see.
     #[serde(default)]
     pub output_cv: f64,
+    /// Open-loop arrivals: requests per second arriving at random (Poisson), as MLPerf's
+    /// Server scenario sends them (`disagg::open_loop::at_rate`); `None`: a closed loop
+    /// of a fixed concurrency, the batch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<f64>,
 }
 
 impl Workload {
@@ -35,6 +40,7 @@ impl Workload {
             osl,
             cached: 0,
             output_cv: 0.0,
+            rate: None,
         }
     }
 
@@ -62,6 +68,16 @@ impl Workload {
             return Err(EngineError::InvalidInput(format!(
                 "output-length spread {} must be a coefficient of variation from 0 to {MAX_OUTPUT_CV}",
                 self.output_cv
+            )));
+        }
+        if let Some(r) = self
+            .rate
+            .filter(|r| !(r.is_finite() && REQUEST_RATE.contains(r)))
+        {
+            return Err(EngineError::InvalidInput(format!(
+                "request rate {r} must lie between {} and {} requests per second",
+                REQUEST_RATE.start(),
+                REQUEST_RATE.end()
             )));
         }
         for (name, length) in [("input", self.isl), ("output", self.osl)] {

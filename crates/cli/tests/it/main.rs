@@ -8,6 +8,7 @@ mod error_band;
 mod explain;
 mod framework;
 mod fuzz;
+mod open_loop;
 mod pool_flags;
 mod precision;
 mod snapshots;

@@ -16,6 +16,7 @@ pub use table::*;
 
 use crate::assumptions::Assumptions;
 use crate::catalogue::Catalogue;
+use crate::disagg::open_loop::at_rate;
 use crate::disagg::plan::{plan, PoolChoice};
 use crate::disagg::{
     Axis, DeploymentPoint, Draft, PoolRole, Setup, Speculation, DEFAULT_EAGLE_LAYERS,
@@ -23,6 +24,7 @@ use crate::disagg::{
 use crate::dtype::WeightFormat;
 use crate::error::{EngineError, Result};
 use crate::parallel::Parallelism;
+use crate::units::RequestsPerSecond;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -198,7 +200,13 @@ pub fn evaluate_point(
             })
             .collect::<Result<Vec<_>>>()?,
     };
-    plan(&setup, axis, &pools, point.batch, 2).map(|(_, p)| p)
+    let (deployment, planned) = plan(&setup, axis, &pools, point.batch, 2)?;
+    match setup.workload.rate {
+        // An open loop: the layout planned as for the largest batch, the rate picks
+        // the concurrency.
+        Some(r) => at_rate(&setup, &deployment, RequestsPerSecond::new(r)),
+        None => Ok(planned),
+    }
 }
 
 /// The point's metric read off its evaluation; `None` when it is not finite.

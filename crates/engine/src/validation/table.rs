@@ -298,6 +298,10 @@ pub struct BenchmarkPoint {
     /// computation, where the source says so; absent means the global assumption.
     #[serde(default)]
     pub prefill_two_batch_overlap: Option<bool>,
+    /// Open-loop arrivals, requests per second (MLPerf Server's scheduled rate): the
+    /// point is read at the concurrency that rate builds up; `batch` must be absent.
+    #[serde(default)]
+    pub rate: Option<f64>,
 }
 
 /// A metric and the value it must reach; the model's batch is searched for it.
@@ -332,9 +336,12 @@ impl BenchmarkPoint {
             .cached_prompt_share
             .filter(|s| (0.0..1.0).contains(s))
             .unwrap_or(0.0);
-        Workload::new(mean(self.isl), mean(self.osl))
-            .with_cached_share(share)
-            .with_output_cv(self.output_cv.unwrap_or(range_cv))
+        Workload {
+            rate: self.rate,
+            ..Workload::new(mean(self.isl), mean(self.osl))
+                .with_cached_share(share)
+                .with_output_cv(self.output_cv.unwrap_or(range_cv))
+        }
     }
 
     /// The assumptions in force for this point: `base`, run by the point's framework

@@ -1,0 +1,57 @@
+//! `predict --rate`: Poisson arrivals at a request rate instead of a fixed concurrency.
+
+use super::{disagg, stderr, stdout};
+
+fn predict(extra: &[&str]) -> std::process::Output {
+    let mut args = vec![
+        "predict",
+        "--model",
+        "llama-3.3-70b",
+        "--chip",
+        "h100-sxm",
+        "--chips",
+        "4",
+        "--tp",
+        "4",
+        "--isl",
+        "2000",
+        "--osl",
+        "500",
+    ];
+    args.extend_from_slice(extra);
+    disagg(&args)
+}
+
+#[test]
+fn a_rate_is_delivered_and_its_ttft_queues() {
+    let o = predict(&["--rate", "2", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    // Two requests a second of 500 output tokens each: 1,000 output tok/s delivered.
+    let out = v["output_tok_s"].as_f64().unwrap();
+    assert!((out - 1000.0).abs() < 1e-6, "{out}");
+    assert_eq!(v["ttft"]["wait"]["kind"], "poisson");
+    assert!(v["ttft"]["p90_s"].as_f64().unwrap() >= v["ttft"]["p50_s"].as_f64().unwrap());
+    let text = stdout(&predict(&["--rate", "2"]));
+    assert!(text.contains("open loop: 2 requests per second"), "{text}");
+}
+
+#[test]
+fn a_rate_beyond_capacity_or_out_of_range_is_refused_by_name() {
+    let o = predict(&["--rate", "10000"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("serves at most"), "{}", stderr(&o));
+    for bad in ["-1", "nan", "0"] {
+        let o = predict(&["--rate", bad]);
+        assert!(!o.status.success(), "{bad}");
+        assert!(stderr(&o).contains("--rate"), "{bad}: {}", stderr(&o));
+    }
+    let o = predict(&["--rate", "2", "--batch", "8"]);
+    assert!(!o.status.success());
+    let o = predict(&["--rate", "2", "--explain"]);
+    assert!(
+        !o.status.success() && stderr(&o).contains("--rate"),
+        "{}",
+        stderr(&o)
+    );
+}
