@@ -128,29 +128,22 @@ impl Assumptions {
     /// overhead where its file states one, wherever the user stated none.
     pub fn on_chip(&self, chip: &Chip) -> Assumptions {
         let mut a = *self;
-        // A chip whose runtime is not a GPU serving engine states its own step cost.
-        if let Some(v) = chip
-            .efficiency
-            .step_overhead
-            .filter(|_| !self.pinned.contains("step_overhead"))
-        {
-            a.step_overhead = v;
-        }
+        let mut apply = |name: &str, v: Option<f64>| {
+            if let (Some(v), false) = (v, self.pinned.contains(name)) {
+                if let Some(k) = knob(name) {
+                    k.set(&mut a, v);
+                }
+            }
+        };
         if let Some(framework) = self.framework.for_chip(chip) {
             let d = framework.defaults(chip);
-            if let Some(v) = d
-                .max_seqs_per_replica
-                .filter(|_| !self.pinned.contains("max_seqs_per_replica"))
-            {
-                a.max_seqs_per_replica = v;
-            }
-            if let Some(v) = d
-                .prefill_chunk_tokens
-                .filter(|_| !self.pinned.contains("prefill_chunk_tokens"))
-            {
-                a.prefill_chunk_tokens = v;
-            }
+            apply("max_seqs_per_replica", d.max_seqs_per_replica);
+            apply("prefill_chunk_tokens", d.prefill_chunk_tokens);
+            apply("step_overhead", d.step_overhead.map(|s| s.0));
+            apply("seq_overhead", d.seq_overhead.map(|s| s.0));
         }
+        // A chip whose runtime is not a GPU serving engine states its own step cost.
+        apply("step_overhead", chip.efficiency.step_overhead.map(|s| s.0));
         a
     }
 

@@ -8,7 +8,7 @@
 
 use crate::catalogue::Chip;
 use crate::limits::MAX_BATCH;
-use crate::units::Bytes;
+use crate::units::{Bytes, Seconds};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -63,6 +63,7 @@ impl Framework {
             Framework::TrtLlm => Defaults {
                 max_seqs_per_replica: Some(2048.0),
                 prefill_chunk_tokens: Some(8192.0),
+                ..Defaults::default()
             },
             // get_batch_defaults, OpenAI server: 1024 sequences and 8192 tokens on
             // devices of 70 GiB or more (A100 excepted), 256 and 2048 below.
@@ -71,6 +72,7 @@ impl Framework {
                 Defaults {
                     max_seqs_per_replica: Some(if large { 1024.0 } else { 256.0 }),
                     prefill_chunk_tokens: Some(if large { 8192.0 } else { 2048.0 }),
+                    ..Defaults::default()
                 }
             }
             // No fixed sequence cap (max_running_requests follows the KV pool, so
@@ -85,11 +87,15 @@ impl Framework {
                 } else {
                     16384.0
                 }),
+                // Fitted on SGLang's 11 calibration points (IMX01a-c, IMXA01a-b,
+                // IMXA04a-b, IMXD02a-b, IMXD17a-b): mean |ln error| 0.089 -> 0.072.
+                step_overhead: Some(Seconds::from_us(100.0)),
+                seq_overhead: Some(Seconds::from_us(40.0)),
             },
             // n_ubatch 512: the physical batch one step computes.
             Framework::LlamaCpp => Defaults {
-                max_seqs_per_replica: None,
                 prefill_chunk_tokens: Some(512.0),
+                ..Defaults::default()
             },
             // No published default differs from the global assumptions.
             Framework::Mlx => Defaults::default(),
@@ -108,6 +114,10 @@ impl fmt::Display for Framework {
 pub struct Defaults {
     pub max_seqs_per_replica: Option<f64>,
     pub prefill_chunk_tokens: Option<f64>,
+    /// Host work of one engine step, and per sequence per step, fitted on the
+    /// framework's own calibration points (`examples/calibrate_frameworks.rs`).
+    pub step_overhead: Option<Seconds>,
+    pub seq_overhead: Option<Seconds>,
 }
 
 /// The framework a scenario runs: one named, or `auto`, each pool its chip family's.
@@ -310,6 +320,37 @@ mod tests {
             Framework::Mlx.defaults(chip("m2-ultra")),
             Defaults::default()
         );
+    }
+
+    #[test]
+    fn a_pools_assumptions_take_its_frameworks_defaults_unless_pinned() {
+        use crate::Assumptions;
+        let h200 = chip("h200");
+        let sglang = Assumptions {
+            framework: FrameworkChoice::Given(Framework::Sglang),
+            ..Assumptions::default()
+        };
+        let a = sglang.on_chip(h200);
+        assert_eq!(a.step_overhead, Seconds::from_us(100.0));
+        assert_eq!(a.seq_overhead, Seconds::from_us(40.0));
+        assert_eq!(a.prefill_chunk_tokens, 8192.0);
+        assert_eq!(a.max_seqs_per_replica, MAX_BATCH as f64);
+        // What the user states stays.
+        let pinned = sglang
+            .pin("seq_overhead", 1e-6)
+            .pin("prefill_chunk_tokens", 4096.0);
+        let b = pinned.on_chip(h200);
+        assert_eq!(
+            (b.seq_overhead, b.prefill_chunk_tokens),
+            (Seconds::from_us(1.0), 4096.0)
+        );
+        assert_eq!(b.step_overhead, Seconds::from_us(100.0));
+        // Generic: the global assumptions untouched.
+        let generic = Assumptions {
+            framework: FrameworkChoice::Generic,
+            ..Assumptions::default()
+        };
+        assert_eq!(generic.on_chip(h200), generic);
     }
 
     #[test]

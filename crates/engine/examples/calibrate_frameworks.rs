@@ -1,0 +1,102 @@
+//! Fits each serving framework's host costs (per engine step and per sequence per
+//! step) to that framework's own calibration points, never a hold-out point, and
+//! prints the fit beside the global assumptions' score.
+//!
+//! Scored by the mean absolute log error over the framework's calibration points other
+//! than TTFT (whose error is dominated by queueing the host costs do not cause). A
+//! framework needs at least [`MIN_POINTS`] such points to be fitted, and a fit is
+//! adopted (written into `serving.rs`) only when it lowers that score by [`MIN_GAIN`].
+//!
+//! Run: `cargo run --release -p disagg-engine --example calibrate_frameworks`.
+
+use disagg_engine::assumptions::Assumptions;
+use disagg_engine::serving::{Framework, FrameworkChoice};
+use disagg_engine::validation::{run, BenchmarkPoint, BenchmarkTable, Metric, Role};
+use disagg_engine::Catalogue;
+
+/// Fewest calibration points a framework's fit stands on.
+const MIN_POINTS: usize = 4;
+
+/// A fit is adopted only when it lowers the framework's calibration score by at least
+/// this share: two constants more must buy a clear gain, not noise.
+const MIN_GAIN: f64 = 0.10;
+
+const STEP_US: [f64; 8] = [25.0, 50.0, 100.0, 200.0, 400.0, 800.0, 1600.0, 3200.0];
+const SEQ_US: [f64; 8] = [0.0, 2.5, 5.0, 10.0, 20.0, 40.0, 80.0, 160.0];
+
+fn main() {
+    let cat = Catalogue::builtin();
+    let full = BenchmarkTable::builtin().expect("benchmark table");
+    let base = Assumptions::default();
+    for framework in Framework::ALL {
+        let points: Vec<BenchmarkPoint> = full
+            .point
+            .iter()
+            .filter(|p| p.role == Role::Calibration)
+            .filter(|p| p.framework.serving() == FrameworkChoice::Given(framework))
+            .filter(|p| !matches!(p.metric, Metric::TtftMs))
+            .cloned()
+            .collect();
+        let ids: Vec<&str> = points.iter().map(|p| p.id.as_str()).collect();
+        if points.len() < MIN_POINTS {
+            println!(
+                "{}: {} calibration points ({}), not fitted",
+                framework.id(),
+                points.len(),
+                ids.join(" ")
+            );
+            continue;
+        }
+        let table = BenchmarkTable {
+            point: points.clone(),
+            unmapped: vec![],
+        };
+        let score = |step: f64, seq: f64| {
+            let a = base
+                .pin("step_overhead", step * 1e-6)
+                .pin("seq_overhead", seq * 1e-6);
+            mean_log_error(cat, &table, &a)
+        };
+        let now = mean_log_error(cat, &table, &base);
+        let mut best = (now, base.step_overhead.us(), base.seq_overhead.us());
+        for step in STEP_US {
+            for seq in SEQ_US {
+                let s = score(step, seq);
+                if s < best.0 - 1e-12 {
+                    best = (s, step, seq);
+                }
+            }
+        }
+        let verdict = if best.0 <= now * (1.0 - MIN_GAIN) {
+            "adopt"
+        } else {
+            "keep the global host costs"
+        };
+        println!(
+            "{}: {} points ({}): mean |ln error| {now:.3} with the global host costs -> {:.3} with step {:.0} us, per sequence {:.1} us: {verdict}",
+            framework.id(),
+            points.len(),
+            ids.join(" "),
+            best.0,
+            best.1,
+            best.2
+        );
+    }
+}
+
+fn mean_log_error(cat: &Catalogue, table: &BenchmarkTable, a: &Assumptions) -> f64 {
+    let report = run(cat, table, a);
+    let errors: Vec<f64> = report
+        .rows
+        .iter()
+        .map(|r| match r.predicted {
+            Some(p) if p > 0.0 => (p / r.point.measured).ln().abs(),
+            // A point the model cannot predict counts as badly as a 10x miss.
+            _ => 10f64.ln(),
+        })
+        .collect();
+    if errors.is_empty() {
+        return 0.0;
+    }
+    errors.iter().sum::<f64>() / errors.len() as f64
+}
