@@ -17,6 +17,9 @@ use disagg_engine::units::Seconds;
 use disagg_engine::validation::{run, BenchmarkTable, Role};
 use disagg_engine::Catalogue;
 
+#[path = "common/score.rs"]
+mod score;
+
 /// A chip's calibration points must be off by more than this factor on average before
 /// it gets its own efficiency.
 const PER_CHIP_THRESHOLD: f64 = 1.25;
@@ -127,18 +130,5 @@ fn mean_log_error(
         point: table.point.iter().filter(|p| keep(p)).cloned().collect(),
         unmapped: vec![],
     };
-    let report = run(catalogue, &subset, a);
-    let errors: Vec<f64> = report
-        .rows
-        .iter()
-        .map(|r| match r.predicted {
-            Some(p) if p > 0.0 => (p / r.point.measured).ln().abs(),
-            // A point the model cannot predict counts as badly as a 10x miss.
-            _ => 10f64.ln(),
-        })
-        .collect();
-    if errors.is_empty() {
-        return 0.0;
-    }
-    errors.iter().sum::<f64>() / errors.len() as f64
+    score::mean_log_error(catalogue, &subset, a)
 }

@@ -11,8 +11,12 @@
 
 use disagg_engine::assumptions::Assumptions;
 use disagg_engine::serving::{Framework, FrameworkChoice};
-use disagg_engine::validation::{run, BenchmarkPoint, BenchmarkTable, Metric, Role};
+use disagg_engine::validation::{BenchmarkPoint, BenchmarkTable, Metric, Role};
 use disagg_engine::Catalogue;
+
+#[path = "common/score.rs"]
+mod score;
+use score::mean_log_error;
 
 /// Fewest calibration points a framework's fit stands on.
 const MIN_POINTS: usize = 4;
@@ -82,21 +86,4 @@ fn main() {
             best.2
         );
     }
-}
-
-fn mean_log_error(cat: &Catalogue, table: &BenchmarkTable, a: &Assumptions) -> f64 {
-    let report = run(cat, table, a);
-    let errors: Vec<f64> = report
-        .rows
-        .iter()
-        .map(|r| match r.predicted {
-            Some(p) if p > 0.0 => (p / r.point.measured).ln().abs(),
-            // A point the model cannot predict counts as badly as a 10x miss.
-            _ => 10f64.ln(),
-        })
-        .collect();
-    if errors.is_empty() {
-        return 0.0;
-    }
-    errors.iter().sum::<f64>() / errors.len() as f64
 }

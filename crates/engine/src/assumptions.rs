@@ -128,22 +128,26 @@ impl Assumptions {
     /// overhead where its file states one, wherever the user stated none.
     pub fn on_chip(&self, chip: &Chip) -> Assumptions {
         let mut a = *self;
-        let mut apply = |name: &str, v: Option<f64>| {
-            if let (Some(v), false) = (v, self.pinned.contains(name)) {
-                if let Some(k) = knob(name) {
-                    k.set(&mut a, v);
-                }
-            }
-        };
+        let free = |index: usize| !self.pinned.has(index);
         if let Some(framework) = self.framework.for_chip(chip) {
             let d = framework.defaults(chip);
-            apply("max_seqs_per_replica", d.max_seqs_per_replica);
-            apply("prefill_chunk_tokens", d.prefill_chunk_tokens);
-            apply("step_overhead", d.step_overhead.map(|s| s.0));
-            apply("seq_overhead", d.seq_overhead.map(|s| s.0));
+            if let (Some(v), true) = (d.max_seqs_per_replica, free(MAX_SEQS)) {
+                a.max_seqs_per_replica = v;
+            }
+            if let (Some(v), true) = (d.prefill_chunk_tokens, free(CHUNK)) {
+                a.prefill_chunk_tokens = v;
+            }
+            if let (Some(v), true) = (d.step_overhead, free(STEP)) {
+                a.step_overhead = v;
+            }
+            if let (Some(v), true) = (d.seq_overhead, free(SEQ)) {
+                a.seq_overhead = v;
+            }
         }
         // A chip whose runtime is not a GPU serving engine states its own step cost.
-        apply("step_overhead", chip.efficiency.step_overhead.map(|s| s.0));
+        if let (Some(v), true) = (chip.efficiency.step_overhead, free(STEP)) {
+            a.step_overhead = v;
+        }
         a
     }
 
@@ -312,6 +316,40 @@ pub const KNOBS: [Knob; 12] = [
         set: |a, v| a.max_seqs_per_replica = v,
     },
 ];
+
+/// Where the knob `name` sits in [`KNOBS`], found at compile time (a name that is
+/// not there fails the build).
+pub const fn knob_index(name: &str) -> usize {
+    let mut i = 0;
+    while i < KNOBS.len() {
+        if str_eq(KNOBS[i].name, name) {
+            return i;
+        }
+        i += 1;
+    }
+    panic!("no such knob")
+}
+
+const fn str_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// The knobs a serving framework or a chip may set for a pool ([`Assumptions::on_chip`]).
+const MAX_SEQS: usize = knob_index("max_seqs_per_replica");
+const CHUNK: usize = knob_index("prefill_chunk_tokens");
+const STEP: usize = knob_index("step_overhead");
+const SEQ: usize = knob_index("seq_overhead");
 
 /// The assumption called `name`.
 pub fn knob(name: &str) -> Option<&'static Knob> {

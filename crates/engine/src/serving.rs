@@ -155,16 +155,15 @@ impl FrameworkChoice {
         match self {
             FrameworkChoice::Given(f) => Some(f),
             FrameworkChoice::Generic => None,
-            FrameworkChoice::Auto => {
-                let desk = chip.form.contains("consumer") || chip.form.contains("desktop");
-                match chip.vendor.as_str() {
-                    "Apple" => Some(Framework::LlamaCpp),
-                    "NVIDIA" if desk => Some(Framework::LlamaCpp),
-                    "NVIDIA" => Some(Framework::TrtLlm),
-                    "AMD" => Some(Framework::Vllm),
-                    _ => None,
+            FrameworkChoice::Auto => match chip.vendor.as_str() {
+                "Apple" => Some(Framework::LlamaCpp),
+                "NVIDIA" if chip.form.contains("consumer") || chip.form.contains("desktop") => {
+                    Some(Framework::LlamaCpp)
                 }
-            }
+                "NVIDIA" => Some(Framework::TrtLlm),
+                "AMD" => Some(Framework::Vllm),
+                _ => None,
+            },
         }
     }
 }
@@ -217,7 +216,14 @@ impl Pinned {
         crate::assumptions::KNOBS
             .iter()
             .position(|k| k.name == name)
-            .is_some_and(|i| self.0 & (1 << i) != 0)
+            .is_some_and(|i| self.has(i))
+    }
+
+    /// Whether the knob at `index` of [`crate::assumptions::KNOBS`] is pinned: the
+    /// check a sweep's every pool makes, without looking names up
+    /// ([`crate::assumptions::knob_index`] finds the index at compile time).
+    pub const fn has(self, index: usize) -> bool {
+        self.0 & (1 << index) != 0
     }
 
     pub fn is_empty(&self) -> bool {

@@ -1,6 +1,7 @@
 //! Placing a model (or its part) on a pool: layout checks, memory sized for a batch,
 //! the kernel's placement, and the link between two pools.
 
+use crate::assumptions::Assumptions;
 use super::{PoolConfig, PoolRole, Reject, Setup};
 use crate::catalogue::chip::Link;
 use crate::catalogue::Chip;
@@ -90,6 +91,17 @@ pub(crate) fn placement<'a>(
     pool: PoolConfig<'a>,
     cold: f64,
 ) -> Placement<'a> {
+    placed_with(setup, model, pool, cold, setup.assumptions.on_chip(pool.chip))
+}
+
+/// [`placement`] with the pool's assumptions already resolved.
+fn placed_with<'a>(
+    setup: &Setup<'a>,
+    model: &'a ModelIr,
+    pool: PoolConfig<'a>,
+    cold: f64,
+    assumptions: Assumptions,
+) -> Placement<'a> {
     Placement {
         model,
         chip: pool.chip,
@@ -97,7 +109,7 @@ pub(crate) fn placement<'a>(
         weights: setup.precision(),
         kv: setup.kv,
         rates: crate::assumptions::ChipRates::for_chip(pool.chip, &setup.assumptions),
-        assumptions: setup.assumptions.on_chip(pool.chip),
+        assumptions,
         cold_weight_fraction: cold,
     }
 }
@@ -120,6 +132,7 @@ pub(crate) fn place<'a>(
     {
         return Err(Reject::InvalidLayout);
     }
+    let assumptions = setup.assumptions.on_chip(pool.chip);
     let mut plan = MemoryPlan::for_part(
         model,
         Part::Whole,
@@ -128,7 +141,7 @@ pub(crate) fn place<'a>(
         setup.precision(),
         setup.kv,
         context,
-        &setup.assumptions.on_chip(pool.chip),
+        &assumptions,
     );
     plan.workspace += extra;
     let usage = plan.usage(seqs.ceil());
@@ -140,7 +153,7 @@ pub(crate) fn place<'a>(
         None
     };
     Ok(Placed {
-        placement: placement(setup, model, pool, usage.cold_fraction()),
+        placement: placed_with(setup, model, pool, usage.cold_fraction(), assumptions),
         plan,
         usage,
         seqs,
