@@ -2,6 +2,7 @@
 //! missing or broken value reads as an em dash. Quantities come in typed
 //! (`disagg_engine::units`) and leave with their unit.
 
+use disagg_engine::disagg::ttft::{Ttft, TtftParts};
 use disagg_engine::units::{Bytes, Joules, Seconds, TokensPerSecond, UsdPerMtok};
 
 pub const MISSING: &str = "—";
@@ -87,6 +88,31 @@ pub fn duration(t: Seconds) -> String {
     }
 }
 
+/// "184 ms / 310 ms": TTFT's median and 90th percentile over requests.
+pub fn ttft_spread(t: &Ttft) -> String {
+    format!(
+        "{} / {}",
+        duration(t.quantile(0.5)),
+        duration(t.quantile(0.9))
+    )
+}
+
+/// "waiting for other prompts 44.6 ms, own prefill 184 ms, first step 23.6 ms": TTFT's
+/// parts that take any time, in the order a request lives them.
+pub fn ttft_parts(p: &TtftParts) -> String {
+    let parts: Vec<String> = p
+        .named()
+        .iter()
+        .filter(|(_, t)| t.value() > 0.0)
+        .map(|(name, t)| format!("{name} {}", duration(*t)))
+        .collect();
+    if parts.is_empty() {
+        MISSING.into()
+    } else {
+        parts.join(", ")
+    }
+}
+
 pub fn bytes(b: Bytes) -> String {
     let b = b.value();
     if !b.is_finite() {
@@ -112,6 +138,43 @@ pub fn percent(fraction: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ttft_reads_as_its_spread_and_the_parts_that_take_time() {
+        use disagg_engine::disagg::ttft::Wait;
+        let t = Ttft {
+            parts: TtftParts {
+                prefill_wait: Seconds::from_ms(40.0),
+                prefill: Seconds::from_ms(180.0),
+                first_step: Seconds::from_ms(20.0),
+                ..TtftParts::default()
+            },
+            wait: Wait::Cohort {
+                step: Seconds::from_ms(180.0),
+                prompts: 2.0,
+                seqs: 4.0,
+            },
+        };
+        // p50: the 2nd of 4 prompts waits 90 ms x 2 - 180 ms = 0; p90: the 4th waits 180 ms.
+        assert_eq!(
+            ttft_spread(&t),
+            format!(
+                "{} / {}",
+                duration(Seconds::from_ms(200.0)),
+                duration(Seconds::from_ms(380.0))
+            )
+        );
+        let parts = ttft_parts(&t.parts);
+        assert!(
+            parts.starts_with("waiting for other prompts") && parts.contains("first step"),
+            "{parts}"
+        );
+        assert!(
+            !parts.contains("queue") && !parts.contains("KV transfer"),
+            "{parts}"
+        );
+        assert_eq!(ttft_parts(&TtftParts::default()), MISSING);
+    }
 
     #[test]
     fn three_significant_figures() {

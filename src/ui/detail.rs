@@ -112,6 +112,8 @@ fn summary(
     if let Some(v) = d.input_tok_s_per_prefill_chip() {
         rows.push(("input tok/s per prefill chip", format::rate(v)));
     }
+    rows.push(("TTFT p50 / p90", format::ttft_spread(&d.ttft)));
+    rows.push(("TTFT, where it goes", format::ttft_parts(&d.ttft.parts)));
     rows.into_iter()
         .enumerate()
         .map(|(n, (k, v))| {

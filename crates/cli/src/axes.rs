@@ -615,14 +615,7 @@ fn print_point(model: &str, p: &DeploymentPoint) {
 
 /// TTFT's non-zero parts in milliseconds, in the order a request lives them.
 fn ttft_parts(p: &TtftParts) -> String {
-    let parts = [
-        ("queue", p.queue),
-        ("waiting for other prompts", p.prefill_wait),
-        ("own prefill", p.prefill),
-        ("KV transfer", p.transfer),
-        ("first step", p.first_step),
-    ];
-    parts
+    p.named()
         .iter()
         .filter(|(_, t)| t.value() > 0.0)
         .map(|(name, t)| format!("{name} {:.1}", t.ms()))

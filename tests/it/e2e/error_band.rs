@@ -27,6 +27,19 @@ pub(super) fn each_figure_shows_its_band(driver: &Driver, base: &str) {
          }
          return out;");
     let shown = shown.as_object().expect("an object of bands");
+    // TTFT's spread and its parts, as the engine states them for the point.
+    let ttft = page.js("const out = {};
+         for (const f of document.querySelectorAll('#detail .figure')) {
+           out[f.querySelector('dt').textContent] = f.querySelector('dd').textContent;
+         }
+         return [out['TTFT p50 / p90'] || null, out['TTFT, where it goes'] || null];");
+    let spread = ttft[0].as_str().expect("TTFT p50 / p90 shown");
+    let parts = ttft[1].as_str().expect("TTFT's parts shown");
+    assert!(spread.contains(" / ") && spread.contains("ms"), "{spread}");
+    assert!(
+        parts.contains("own prefill") && parts.contains("first step"),
+        "{parts}"
+    );
     // Every band the engine could give this scenario's points: either chip or both, on
     // the prefill/decode axis, each class, either regime.
     let cat = Catalogue::builtin();

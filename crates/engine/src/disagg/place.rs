@@ -1,8 +1,8 @@
 //! Placing a model (or its part) on a pool: layout checks, memory sized for a batch,
 //! the kernel's placement, and the link between two pools.
 
-use crate::assumptions::Assumptions;
 use super::{PoolConfig, PoolRole, Reject, Setup};
+use crate::assumptions::Assumptions;
 use crate::catalogue::chip::Link;
 use crate::catalogue::Chip;
 use crate::error::{EngineError, Result};
@@ -91,7 +91,13 @@ pub(crate) fn placement<'a>(
     pool: PoolConfig<'a>,
     cold: f64,
 ) -> Placement<'a> {
-    placed_with(setup, model, pool, cold, setup.assumptions.on_chip(pool.chip))
+    placed_with(
+        setup,
+        model,
+        pool,
+        cold,
+        setup.assumptions.on_chip(pool.chip),
+    )
 }
 
 /// [`placement`] with the pool's assumptions already resolved.

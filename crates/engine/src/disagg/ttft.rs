@@ -34,6 +34,17 @@ impl TtftParts {
     pub fn total(&self) -> Seconds {
         self.queue + self.prefill_wait + self.prefill + self.transfer + self.first_step
     }
+
+    /// The parts by name, in the order a request lives them.
+    pub fn named(&self) -> [(&'static str, Seconds); 5] {
+        [
+            ("queue", self.queue),
+            ("waiting for other prompts", self.prefill_wait),
+            ("own prefill", self.prefill),
+            ("KV transfer", self.transfer),
+            ("first step", self.first_step),
+        ]
+    }
 }
 
 /// How the wait behind other prompts differs between requests.
