@@ -143,6 +143,9 @@ impl Assumptions {
             if let (Some(v), true) = (d.seq_overhead, free(SEQ)) {
                 a.seq_overhead = v;
             }
+            if let (Some(v), true) = (d.runtime_reserve, free(RESERVE)) {
+                a.runtime_reserve = v;
+            }
         }
         // A chip whose runtime is not a GPU serving engine states its own step cost.
         if let (Some(v), true) = (chip.efficiency.step_overhead, free(STEP)) {
@@ -350,6 +353,7 @@ const MAX_SEQS: usize = knob_index("max_seqs_per_replica");
 const CHUNK: usize = knob_index("prefill_chunk_tokens");
 const STEP: usize = knob_index("step_overhead");
 const SEQ: usize = knob_index("seq_overhead");
+const RESERVE: usize = knob_index("runtime_reserve");
 
 /// The assumption called `name`.
 pub fn knob(name: &str) -> Option<&'static Knob> {

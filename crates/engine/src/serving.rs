@@ -72,6 +72,8 @@ impl Framework {
                 Defaults {
                     max_seqs_per_replica: Some(if large { 1024.0 } else { 256.0 }),
                     prefill_chunk_tokens: Some(if large { 8192.0 } else { 2048.0 }),
+                    // gpu_memory_utilization 0.9: a tenth of the device stays free.
+                    runtime_reserve: Some(0.10),
                     ..Defaults::default()
                 }
             }
@@ -91,10 +93,14 @@ impl Framework {
                 // IMXA04a-b, IMXD02a-b, IMXD17a-b): mean |ln error| 0.089 -> 0.072.
                 step_overhead: Some(Seconds::from_us(100.0)),
                 seq_overhead: Some(Seconds::from_us(40.0)),
+                runtime_reserve: None,
             },
-            // n_ubatch 512: the physical batch one step computes.
+            // n_ubatch 512: the physical batch one step computes. It allocates the
+            // weights, its context's KV cache and compute buffers sized by n_ubatch (the
+            // workspace's activation term) and holds no share of memory back.
             Framework::LlamaCpp => Defaults {
                 prefill_chunk_tokens: Some(512.0),
+                runtime_reserve: Some(0.0),
                 ..Defaults::default()
             },
             // No published default differs from the global assumptions.
@@ -118,6 +124,8 @@ pub struct Defaults {
     /// framework's own calibration points (`examples/calibrate_frameworks.rs`).
     pub step_overhead: Option<Seconds>,
     pub seq_overhead: Option<Seconds>,
+    /// Share of memory the framework holds back from weights, KV cache and workspace.
+    pub runtime_reserve: Option<f64>,
 }
 
 /// The framework a scenario runs: one named, or `auto`, each pool its chip family's.

@@ -187,3 +187,20 @@ fn a_harness_that_runs_one_engine_per_gpu_is_that_many_copies_of_one_gpu() {
     assert!((ratio - 8.0).abs() < 1e-9, "{ratio}");
     assert!((system.output_tok_s_per_chip - single.output_tok_s).abs() < 1e-6);
 }
+
+/// llama.cpp holds no share of memory back (its compute buffers are the workspace's
+/// activations at its 512-token physical batch), so Llama-2-70B in F16 fits the M2
+/// Ultra it ran on; with the generic 8% reserve stated (pinned) it would not.
+#[test]
+fn llama_cpp_holds_no_memory_back_and_a_70b_f16_model_fits_the_m2_ultra_it_ran_on() {
+    let point = published_point("CONB19");
+    assert_eq!(point.framework.serving().id(), "llamacpp");
+    assert!(predict_point(&point).fits);
+    let generic = validation::evaluate_point(
+        cat(),
+        &point,
+        &Assumptions::default().pin("runtime_reserve", Assumptions::default().runtime_reserve),
+    )
+    .unwrap();
+    assert!(!generic.fits, "{:?}", generic.reason);
+}
