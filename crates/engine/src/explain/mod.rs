@@ -7,7 +7,7 @@
 //! evaluated by the tests, which recompute every chain's value from its inputs and
 //! check the top chains against the evaluated deployment's figures. The chains are
 //! written beside the code that computes each figure (the round in `disagg/round.rs`,
-//! the prefill/decode rates in `disagg/prefill_decode.rs`, money and energy in
+//! the prefill/decode rates in `disagg/prefill_decode/`, money and energy in
 //! `disagg/point.rs`, a step in `kernel/`), and each names the section of
 //! `audit/MODEL.md` that derives it.
 
