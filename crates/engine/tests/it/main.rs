@@ -1,6 +1,7 @@
 //! The engine's integration tests, one binary: each module holds one subject.
 
 mod aggregated;
+mod answers;
 mod benchmark_definitions;
 mod catalogue;
 mod common;
@@ -12,4 +13,5 @@ mod kernel;
 mod precision;
 mod prefill_ep;
 mod sram;
+mod sweeps;
 mod validation;

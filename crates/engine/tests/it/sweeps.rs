@@ -1,0 +1,252 @@
+//! Sweeps and frontiers: a sweep point agrees with its single evaluation, the frontier is
+//! exactly the non-dominated set, bad requests and plans are refused within bounds.
+
+use super::disagg::{cat, chip, run, setup, with_draft};
+use disagg_engine::disagg::{evaluate, Axis};
+use disagg_engine::frontier::{pareto, value_at, Objective};
+use disagg_engine::sweep::{sweep, Class, SweepRequest};
+use disagg_engine::units::TokensPerSecond;
+use proptest::prelude::*;
+
+#[test]
+fn same_chip_splits_never_beat_aggregated_by_an_impossible_margin() {
+    // Splitting one chip kind removes prefill interference and lets each phase pick its
+    // own layout; it cannot create throughput out of nothing. Peak tok/s per chip of a
+    // same-chip split stays within 1.3x of the aggregated peak.
+    for (model, c, axis) in [
+        ("llama-3.1-8b", "h100-sxm", Axis::PrefillDecode),
+        ("llama-3.3-70b", "mi300x", Axis::PrefillDecode),
+        ("qwen3-30b-a3b", "h200", Axis::PrefillDecode),
+        ("qwen3-30b-a3b", "h200", Axis::AttentionExpert),
+    ] {
+        for (isl, osl) in [(1024, 1024), (8192, 256)] {
+            let r = run(setup(model, isl, osl), axis, &[c], 32);
+            let peak = |class: Class| {
+                r.cloud
+                    .iter()
+                    .filter(|p| p.class == class)
+                    .map(|p| p.figures.output_tok_s_per_chip.value())
+                    .fold(0.0, f64::max)
+            };
+            let ratio = peak(Class::Homogeneous) / peak(Class::Baseline);
+            assert!(ratio < 1.3, "{model} {c} {axis} {isl}/{osl}: {ratio:.2}");
+        }
+    }
+}
+
+#[test]
+fn sweep_points_match_single_point_evaluation() {
+    let dense = with_draft(setup("llama-3.3-70b", 4096, 512), "llama-3.2-1b");
+    let moe = setup("qwen3-30b-a3b", 2048, 256);
+    for (s, axis) in [
+        (dense, Axis::Aggregated),
+        (dense, Axis::PrefillDecode),
+        (dense, Axis::Speculative),
+        (moe, Axis::AttentionExpert),
+    ] {
+        let r = run(s, axis, &["h100-sxm", "mi300x"], 16);
+        assert!(!r.throughput.all.is_empty());
+        // Every point the chart can draw, not only the frontiers', to the last bit.
+        for p in &r.cloud {
+            let d = p.spec.resolve(cat()).unwrap();
+            let alone = evaluate(&s, &d).unwrap();
+            assert!(alone.fits, "{}", p.label);
+            assert_eq!(alone.figures, p.figures, "{}", p.label);
+        }
+    }
+}
+
+#[test]
+fn default_heterogeneous_sweep_is_large_and_keeps_its_counts() {
+    let chips = [
+        "h100-sxm", "h200", "b200", "gb200", "mi300x", "mi325x", "mi355x", "a100-80g", "l40s",
+        "gaudi3",
+    ];
+    let r = run(
+        setup("llama-3.3-70b", 8192, 512),
+        Axis::PrefillDecode,
+        &chips,
+        64,
+    );
+    assert!(r.evaluated >= 100_000, "{} points", r.evaluated);
+    assert!(r.feasible <= r.evaluated);
+    let rejected: u64 = r.rejected.iter().map(|c| c.count).sum();
+    assert!(rejected > 0, "small chips cannot hold a 70B model alone");
+    assert!(r.feasible + rejected <= r.evaluated);
+    // Every class shows up, and the callout speaks in numbers.
+    assert!(!r.throughput.heterogeneous.is_empty());
+    assert!(!r.throughput.homogeneous.is_empty());
+    let c = &r.callouts[0];
+    assert!(
+        c.headline.contains('%') && c.headline.contains("tok/s/user"),
+        "{}",
+        c.headline
+    );
+    assert!(!c.why.is_empty());
+}
+
+#[test]
+fn sweep_rejects_bad_requests() {
+    let s = setup("llama-3.1-8b", 128, 128);
+    let mut req = SweepRequest {
+        setup: s,
+        axis: Axis::PrefillDecode,
+        chips: vec![],
+        max_chips: 8,
+        target_tok_s_user: None,
+        slo: Default::default(),
+        batch: None,
+    };
+    assert!(sweep(&req).is_err());
+    req.chips = vec![chip("h100-sxm")];
+    req.max_chips = 0;
+    assert!(sweep(&req).is_err());
+    req.max_chips = 8;
+    req.target_tok_s_user = Some(TokensPerSecond::new(f64::NAN));
+    assert!(sweep(&req).is_err());
+    req.target_tok_s_user = None;
+    req.setup.speculation.acceptance = 1.5;
+    assert!(sweep(&req).is_err());
+    req.setup.speculation.acceptance = 0.8;
+    req.setup.assumptions.max_seqs_per_replica = 0.0;
+    assert!(sweep(&req)
+        .unwrap_err()
+        .to_string()
+        .contains("max_seqs_per_replica"));
+    // Work is bounded before it starts: more chip kinds than a sweep pairs is refused.
+    req.setup.assumptions = Default::default();
+    req.chips = cat().chips.iter().take(13).collect();
+    let why = sweep(&req).unwrap_err().to_string();
+    assert!(why.contains("at most 12 chip kinds"), "{why}");
+}
+
+#[test]
+fn objectives_agree_on_cost_ordering() {
+    let r = run(
+        setup("llama-3.1-8b", 1024, 256),
+        Axis::PrefillDecode,
+        &["h100-sxm", "l40s"],
+        8,
+    );
+    let frontier: Vec<_> = r.points(&r.cost.all).collect();
+    for w in frontier.windows(2) {
+        // Along the cost frontier, faster points cost more.
+        let (a, b) = (&w[0].figures, &w[1].figures);
+        assert!(b.tok_s_user >= a.tok_s_user);
+        assert!(
+            Objective::CostPerMtok.value(b).unwrap() >= Objective::CostPerMtok.value(a).unwrap()
+        );
+    }
+}
+
+proptest! {
+    #[test]
+    fn frontier_is_exactly_the_non_dominated_set(
+        pts in proptest::collection::vec((0.0f64..100.0, 0.0f64..100.0), 1..60)
+    ) {
+        let f = pareto(&pts);
+        let dominates = |q: (f64, f64), p: (f64, f64)| {
+            q.0 >= p.0 && q.1 >= p.1 && (q.0 > p.0 || q.1 > p.1)
+        };
+        for &i in &f {
+            prop_assert!(!pts.iter().any(|&q| dominates(q, pts[i])));
+        }
+        for (j, &p) in pts.iter().enumerate() {
+            if !f.contains(&j) {
+                // Off the frontier: dominated, or a duplicate of a frontier point.
+                prop_assert!(
+                    pts.iter().any(|&q| dominates(q, p)) || f.iter().any(|&i| pts[i] == p)
+                );
+            }
+        }
+        for w in f.windows(2) {
+            prop_assert!(pts[w[0]].0 < pts[w[1]].0 && pts[w[0]].1 > pts[w[1]].1);
+        }
+    }
+
+    #[test]
+    fn interpolation_stays_between_neighbours(t in 0.0f64..120.0) {
+        let f = [(10.0, 90.0), (30.0, 60.0), (70.0, 20.0), (100.0, 5.0)];
+        match value_at(&f, t) {
+            Some(v) => {
+                prop_assert!(t <= 100.0);
+                prop_assert!((5.0..=90.0).contains(&v));
+            }
+            None => prop_assert!(t > 100.0),
+        }
+    }
+}
+
+#[test]
+fn planning_a_pool_of_no_chips_is_an_error_not_a_panic() {
+    use disagg_engine::disagg::plan::{plan, PoolChoice};
+    use disagg_engine::disagg::PoolRole;
+    let s = with_draft(setup("llama-3.1-8b", 128, 128), "llama-3.2-1b");
+    for (axis, roles) in [
+        (Axis::PrefillDecode, [PoolRole::Prefill, PoolRole::Decode]),
+        (Axis::Speculative, [PoolRole::Target, PoolRole::Draft]),
+    ] {
+        for empty in 0..2 {
+            let pools: Vec<_> = roles
+                .iter()
+                .enumerate()
+                .map(|(i, &role)| {
+                    let chips = if i == empty { 0 } else { 1 };
+                    (
+                        role,
+                        PoolChoice {
+                            chip: chip("h100-sxm"),
+                            chips,
+                            parallelism: None,
+                        },
+                    )
+                })
+                .collect();
+            let err = plan(&s, axis, &pools, Some(1), 1).unwrap_err().to_string();
+            assert!(err.contains("chip count 0"), "{err}");
+        }
+    }
+}
+
+#[test]
+fn planning_two_large_pools_is_bounded_and_checks_its_inputs_first() {
+    use disagg_engine::disagg::plan::{plan, PoolChoice};
+    use disagg_engine::disagg::PoolRole;
+    // 720 + 720 chips took 12 s walking every pair of layouts; 5,040 + 5,040 did not
+    // finish. Past the bound the planner searches the deployable layouts and says so.
+    let pools = |n: u32| {
+        [PoolRole::Prefill, PoolRole::Decode].map(|role| {
+            (
+                role,
+                PoolChoice {
+                    chip: chip("h100-sxm"),
+                    chips: n,
+                    parallelism: None,
+                },
+            )
+        })
+    };
+    let s = setup("llama-3.3-70b", 2000, 200);
+    for n in [720, 5040] {
+        let start = std::time::Instant::now();
+        let (_, point) = plan(&s, Axis::PrefillDecode, &pools(n), None, 1).unwrap();
+        assert!(
+            start.elapsed().as_secs_f64() < 1.0,
+            "{n}: {:?}",
+            start.elapsed()
+        );
+        assert!(point
+            .warnings
+            .iter()
+            .any(|w| w.contains("combinations") && w.contains("deployable")));
+    }
+    // A bad input is reported before any of that work.
+    let mut bad = s;
+    bad.weights.bits_override = Some(0.5);
+    let start = std::time::Instant::now();
+    let err = plan(&bad, Axis::PrefillDecode, &pools(720), None, 1)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("bits per weight"), "{err}");
+    assert!(start.elapsed().as_secs_f64() < 0.1, "{:?}", start.elapsed());
+}
