@@ -6,12 +6,14 @@ mod cli;
 mod eagle;
 mod error_band;
 mod explain;
+mod flags;
 mod framework;
 mod fuzz;
 mod open_loop;
 mod pool_flags;
 mod precision;
 mod snapshots;
+mod sweep_flags;
 
 use std::process::{Command, Output};
 

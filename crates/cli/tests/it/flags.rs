@@ -1,0 +1,379 @@
+//! Flags a user gets wrong or sets on purpose: assumption files, output spreads, links,
+//! closed pipes, and every refused value naming its flag.
+
+use super::cli::json_of;
+use super::{disagg, stderr, stdout};
+
+/// `output_tok_s` of DeepSeek-R1 on 8 B200 at the given layout, with extra arguments.
+fn r1_output(layout: &[&str], extra: &[&str]) -> f64 {
+    let mut args = vec![
+        "predict",
+        "--model",
+        "deepseek-r1",
+        "--chip",
+        "b200",
+        "--chips",
+        "8",
+        "--isl",
+        "1024",
+        "--osl",
+        "2048",
+        "--batch",
+        "2048",
+        "--json",
+    ];
+    args.extend_from_slice(layout);
+    args.extend_from_slice(extra);
+    json_of(&args)["output_tok_s"].as_f64().unwrap()
+}
+
+#[test]
+fn assumptions_come_from_a_file_or_a_flag_and_bad_ones_are_named() {
+    let dir = std::env::temp_dir().join(format!("disagg-assume-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+
+    // The printed defaults, read back, predict exactly what no file predicts.
+    let o = disagg(&["list", "assumptions"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let defaults = dir.join("defaults.json");
+    std::fs::write(&defaults, stdout(&o)).unwrap();
+    let attention_dp = ["--tp", "1", "--ep", "8"];
+    let plain = r1_output(&attention_dp, &[]);
+    let from_file = r1_output(
+        &attention_dp,
+        &["--assumptions", defaults.to_str().unwrap()],
+    );
+    assert_eq!(plain, from_file);
+
+    // Aligning the replicas' prefills helps only where replicas share an expert group,
+    // and the flag and the file field are the same switch.
+    let aligned = r1_output(&attention_dp, &["--aligned-group-prefill"]);
+    assert!(aligned > plain * 1.05, "{aligned} vs {plain}");
+    let aligned_file = dir.join("aligned.json");
+    std::fs::write(&aligned_file, r#"{"aligned_group_prefill": true}"#).unwrap();
+    let aligned_by_file = r1_output(
+        &attention_dp,
+        &["--assumptions", aligned_file.to_str().unwrap()],
+    );
+    assert_eq!(aligned, aligned_by_file);
+    let tensor_parallel = ["--tp", "8", "--ep", "8"];
+    assert_eq!(
+        r1_output(&tensor_parallel, &[]),
+        r1_output(&tensor_parallel, &["--aligned-group-prefill"])
+    );
+
+    // A partial file overrides only what it names: a lower efficiency is slower.
+    let slow = dir.join("slow.json");
+    std::fs::write(&slow, r#"{"mfu": 0.3, "bw_eff": 0.4}"#).unwrap();
+    assert!(
+        r1_output(&tensor_parallel, &["--assumptions", slow.to_str().unwrap()])
+            < r1_output(&tensor_parallel, &[])
+    );
+
+    // Misspelt names, impossible values and missing files fail with the reason, on
+    // predict, sweep and validate alike.
+    for (body, expected) in [
+        (r#"{"mfuu": 0.5}"#, "unknown field `mfuu`"),
+        (r#"{"bw_eff": 0}"#, "bw_eff = 0.0 must be at least 0.01"),
+        (r#"{"mfu": 5e-324}"#, "mfu = 5e-324 must be at least 0.01"),
+        (r#"{"runtime_reserve": 0.95}"#, "runtime_reserve"),
+        (r#"{"max_seqs_per_replica": 0}"#, "max_seqs_per_replica"),
+        ("not json", "expected"),
+    ] {
+        let bad = dir.join("bad.json");
+        std::fs::write(&bad, body).unwrap();
+        let path = bad.to_str().unwrap();
+        for command in [
+            "predict --model llama-3.1-8b --chip h100-sxm --isl 128 --osl 128 --batch 1",
+            "sweep --model llama-3.1-8b --axis pd --chips h100-sxm --isl 128 --osl 128",
+            "validate",
+        ] {
+            let mut args: Vec<&str> = command.split_whitespace().collect();
+            args.extend(["--assumptions", path]);
+            let o = disagg(&args);
+            assert!(
+                !o.status.success() && stderr(&o).contains(expected),
+                "{body} on {}: {}",
+                args[0],
+                stderr(&o)
+            );
+        }
+    }
+    let o = disagg(&[
+        "validate",
+        "--assumptions",
+        dir.join("missing.json").to_str().unwrap(),
+    ]);
+    assert!(!o.status.success() && stderr(&o).contains("cannot read assumptions file"));
+}
+
+#[test]
+fn an_output_spread_slows_decode_and_a_bad_one_is_named() {
+    // The spread goes as one `--output-cv=X` argument, so that a negative one is a value.
+    let predict = |cv: &str, extra: &[&str]| {
+        let spread = format!("--output-cv={cv}");
+        let mut args = vec![
+            "predict",
+            "--model",
+            "llama-3.1-8b",
+            "--chip",
+            "h100-sxm",
+            "--isl",
+            "2000",
+            "--osl",
+            "1000",
+            "--batch",
+            "64",
+            &spread,
+        ];
+        args.extend_from_slice(extra);
+        disagg(&args)
+    };
+    let run = |cv: &str| {
+        let o = predict(cv, &["--json"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        serde_json::from_str::<serde_json::Value>(&stdout(&o)).unwrap()
+    };
+    let (fixed, spread) = (run("0"), run("1"));
+    let tpot = |v: &serde_json::Value| v["tpot_s"].as_f64().unwrap();
+    let kv = |v: &serde_json::Value| v["mem_kv_bytes"].as_f64().unwrap();
+    assert!(tpot(&spread) > tpot(&fixed));
+    assert!(kv(&spread) > kv(&fixed));
+    // A bad spread, length or cached prefix is refused by the flag that set it.
+    let o = predict("-1", &[]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("--output-cv -1.0 must be"),
+        "{}",
+        stderr(&o)
+    );
+    for (extra, flag) in [
+        (["--cached", "100000"], "--cached"),
+        (["--osl", "2000000"], "--osl"),
+    ] {
+        let mut args: Vec<&str> = vec![
+            "predict",
+            "--model",
+            "llama-3.1-8b",
+            "--chip",
+            "h100-sxm",
+            "--isl",
+            "512",
+            "--batch",
+            "1",
+            "--output-cv",
+            "0",
+        ];
+        if extra[0] != "--osl" {
+            args.extend(["--osl", "64"]);
+        }
+        args.extend(extra);
+        let o = disagg(&args);
+        assert!(
+            stderr(&o).contains(&format!("error: {flag} ")),
+            "{}",
+            stderr(&o)
+        );
+    }
+}
+
+#[test]
+fn a_closed_pipe_ends_the_output_quietly() {
+    use std::process::{Command, Stdio};
+    // `disagg validate | head -1`: the reader goes away before the table is written.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_disagg"))
+        .arg("validate")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{:?}: {err}", out.status);
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn a_link_slower_than_a_kilobit_is_refused_with_its_flag() {
+    // --link-gbps 1e-320 used to pass as "positive" and print an infinite TTFT.
+    for gbps in ["1e-320", "0", "-4", "1e9"] {
+        let o = disagg(&[
+            "predict",
+            "--model",
+            "llama-3.1-8b",
+            "--axis",
+            "pd",
+            "--prefill-chip",
+            "h100-sxm",
+            "--prefill-chips",
+            "1",
+            "--decode-chip",
+            "h100-sxm",
+            "--decode-chips",
+            "1",
+            "--isl",
+            "512",
+            "--osl",
+            "64",
+            "--batch",
+            "4",
+            &format!("--link-gbps={gbps}"),
+        ]);
+        let err = stderr(&o);
+        assert!(
+            !o.status.success() && err.contains("--link-gbps"),
+            "{gbps}: {err}"
+        );
+        assert!(!stdout(&o).contains("inf"), "{gbps}");
+    }
+}
+
+#[test]
+fn messages_name_their_flag_and_axis_ids_ignore_case() {
+    // Axis ids read in any case, like chip and model ids.
+    let o = disagg(&[
+        "sweep",
+        "--model",
+        "llama-3.1-8b",
+        "--axis",
+        "PD",
+        "--chips",
+        "h100-sxm",
+        "--isl",
+        "256",
+        "--osl",
+        "32",
+        "--max-chips",
+        "2",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // An unknown one lists the valid axes, in the plural.
+    let o = disagg(&[
+        "sweep",
+        "--model",
+        "llama-3.1-8b",
+        "--axis",
+        "xy",
+        "--chips",
+        "h100-sxm",
+        "--isl",
+        "256",
+        "--osl",
+        "32",
+    ]);
+    assert!(
+        stderr(&o).contains("valid axes: agg, pd, af, spec"),
+        "{}",
+        stderr(&o)
+    );
+    // A negative value is refused by its own flag, not as an unknown argument.
+    let o = disagg(&[
+        "predict",
+        "--model",
+        "llama-3.1-8b",
+        "--chip",
+        "h100-sxm",
+        "--isl",
+        "-1",
+        "--osl",
+        "8",
+        "--batch",
+        "1",
+    ]);
+    assert!(stderr(&o).contains("'--isl <ISL>'"), "{}", stderr(&o));
+    // The target's tensor parallelism is --tp (it read "---tp").
+    let o = disagg(&[
+        "predict",
+        "--model",
+        "llama-3.1-8b",
+        "--axis",
+        "spec",
+        "--chip",
+        "h100-sxm",
+        "--chips",
+        "4",
+        "--tp",
+        "3",
+        "--isl",
+        "64",
+        "--osl",
+        "8",
+        "--batch",
+        "1",
+        "--draft-model",
+        "llama-3.2-1b",
+    ]);
+    let err = stderr(&o);
+    assert!(
+        err.contains("--tp 3 must divide") && !err.contains("---"),
+        "{err}"
+    );
+}
+
+#[test]
+fn every_refused_value_names_its_flag() {
+    let base = [
+        "predict",
+        "--model",
+        "llama-3.1-8b",
+        "--axis",
+        "spec",
+        "--chip",
+        "h100-sxm",
+        "--isl",
+        "512",
+        "--osl",
+        "64",
+        "--draft-model",
+        "llama-3.2-1b",
+    ];
+    for (bad, flag) in [
+        (&["--batch", "1", "--acceptance", "1.5"][..], "--acceptance"),
+        (
+            &["--batch", "1", "--draft-tokens", "20"][..],
+            "--draft-tokens",
+        ),
+        (
+            &["--batch", "1", "--weight-bits", "0.5"][..],
+            "--weight-bits",
+        ),
+        (&["--batch", "0"][..], "--batch"),
+    ] {
+        let args: Vec<&str> = base.iter().chain(bad).copied().collect();
+        let o = disagg(&args);
+        let err = stderr(&o);
+        assert!(
+            err.starts_with(&format!("error: {flag} ")),
+            "{bad:?}: {err}"
+        );
+    }
+    let o = disagg(&[
+        "predict",
+        "--model",
+        "deepseek-v3",
+        "--axis",
+        "af",
+        "--attn-chip",
+        "h200",
+        "--attn-chips",
+        "8",
+        "--expert-chip",
+        "b200",
+        "--expert-chips",
+        "8",
+        "--isl",
+        "100",
+        "--osl",
+        "10",
+        "--batch",
+        "4",
+        "--micro-batches",
+        "9",
+    ]);
+    assert!(
+        stderr(&o).starts_with("error: --micro-batches 9"),
+        "{}",
+        stderr(&o)
+    );
+}
