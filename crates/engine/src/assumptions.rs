@@ -6,7 +6,7 @@ use crate::catalogue::Chip;
 use crate::dtype::ComputeRate;
 use crate::error::{EngineError, Result};
 use crate::limits::{MAX_REDUNDANT_EXPERTS, MIN_EFFICIENCY};
-use crate::serving::{FrameworkChoice, Pinned};
+use crate::serving::{Defaults, Framework, FrameworkChoice, Pinned};
 use crate::units::Seconds;
 use serde::{Deserialize, Serialize};
 
@@ -124,34 +124,54 @@ impl Assumptions {
     }
 
     /// The assumptions a pool of `chip` runs with: these, with its serving
-    /// framework's default batch limit and token budget, and the chip's own step
-    /// overhead where its file states one, wherever the user stated none.
+    /// framework's defaults and the chip's own step overhead where its file states one,
+    /// wherever the user stated none ([`Assumptions::origin`]).
     pub fn on_chip(&self, chip: &Chip) -> Assumptions {
         let mut a = *self;
-        let free = |index: usize| !self.pinned.has(index);
-        if let Some(framework) = self.framework.for_chip(chip) {
-            let d = framework.defaults(chip);
-            if let (Some(v), true) = (d.max_seqs_per_replica, free(MAX_SEQS)) {
-                a.max_seqs_per_replica = v;
+        // Resolved once: this runs for every pool a sweep places.
+        let framework = self.framework_on(chip);
+        for (index, set) in POOL_KNOBS {
+            let value = match self.origin_given(chip, index, framework) {
+                Origin::Stated => None,
+                Origin::Framework(_) => framework.and_then(|(_, d)| d.get(index)),
+                Origin::Chip => chip.efficiency.step_overhead.map(|s| s.0),
+            };
+            if let Some(v) = value {
+                set(&mut a, v);
             }
-            if let (Some(v), true) = (d.prefill_chunk_tokens, free(CHUNK)) {
-                a.prefill_chunk_tokens = v;
-            }
-            if let (Some(v), true) = (d.step_overhead, free(STEP)) {
-                a.step_overhead = v;
-            }
-            if let (Some(v), true) = (d.seq_overhead, free(SEQ)) {
-                a.seq_overhead = v;
-            }
-            if let (Some(v), true) = (d.runtime_reserve, free(RESERVE)) {
-                a.runtime_reserve = v;
-            }
-        }
-        // A chip whose runtime is not a GPU serving engine states its own step cost.
-        if let (Some(v), true) = (chip.efficiency.step_overhead, free(STEP)) {
-            a.step_overhead = v;
         }
         a
+    }
+
+    /// Where a pool of `chip` takes the knob at `index` of [`KNOBS`] from: what the user
+    /// stated (or the global default) wins; then a chip whose runtime is not a GPU
+    /// serving engine and states its own step cost; then the pool's serving framework's
+    /// default, where it has one.
+    pub fn origin(&self, chip: &Chip, index: usize) -> Origin {
+        self.origin_given(chip, index, self.framework_on(chip))
+    }
+
+    /// The serving framework a pool of `chip` runs and its defaults there.
+    fn framework_on(&self, chip: &Chip) -> Option<(Framework, Defaults)> {
+        self.framework.for_chip(chip).map(|f| (f, f.defaults(chip)))
+    }
+
+    fn origin_given(
+        &self,
+        chip: &Chip,
+        index: usize,
+        framework: Option<(Framework, Defaults)>,
+    ) -> Origin {
+        if self.pinned.has(index) {
+            return Origin::Stated;
+        }
+        if index == STEP && chip.efficiency.step_overhead.is_some() {
+            return Origin::Chip;
+        }
+        match framework {
+            Some((f, d)) if d.get(index).is_some() => Origin::Framework(f),
+            _ => Origin::Stated,
+        }
     }
 
     /// These assumptions with `name` set to `v` and pinned, so that no framework
@@ -349,11 +369,34 @@ const fn str_eq(a: &str, b: &str) -> bool {
 }
 
 /// The knobs a serving framework or a chip may set for a pool ([`Assumptions::on_chip`]).
-const MAX_SEQS: usize = knob_index("max_seqs_per_replica");
-const CHUNK: usize = knob_index("prefill_chunk_tokens");
-const STEP: usize = knob_index("step_overhead");
-const SEQ: usize = knob_index("seq_overhead");
-const RESERVE: usize = knob_index("runtime_reserve");
+pub const MAX_SEQS: usize = knob_index("max_seqs_per_replica");
+pub const CHUNK: usize = knob_index("prefill_chunk_tokens");
+pub const STEP: usize = knob_index("step_overhead");
+pub const SEQ: usize = knob_index("seq_overhead");
+pub const RESERVE: usize = knob_index("runtime_reserve");
+
+/// How a pool's knob is written.
+type Setter = fn(&mut Assumptions, f64);
+
+/// Those knobs with how each is written.
+const POOL_KNOBS: [(usize, Setter); 5] = [
+    (MAX_SEQS, |a, v| a.max_seqs_per_replica = v),
+    (CHUNK, |a, v| a.prefill_chunk_tokens = v),
+    (STEP, |a, v| a.step_overhead = Seconds(v)),
+    (SEQ, |a, v| a.seq_overhead = Seconds(v)),
+    (RESERVE, |a, v| a.runtime_reserve = v),
+];
+
+/// Where a pool's value of a knob comes from ([`Assumptions::origin`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Origin {
+    /// The user's value, or the global default.
+    Stated,
+    /// The pool's serving framework's default.
+    Framework(Framework),
+    /// The chip's own (a step cost in its catalogue file).
+    Chip,
+}
 
 /// The assumption called `name`.
 pub fn knob(name: &str) -> Option<&'static Knob> {

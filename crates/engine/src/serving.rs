@@ -128,6 +128,22 @@ pub struct Defaults {
     pub runtime_reserve: Option<f64>,
 }
 
+impl Defaults {
+    /// The default for the knob at `index` of [`crate::assumptions::KNOBS`], in the
+    /// knob's unit; `None` where the framework keeps the global assumption.
+    pub fn get(&self, index: usize) -> Option<f64> {
+        use crate::assumptions::{CHUNK, MAX_SEQS, RESERVE, SEQ, STEP};
+        match index {
+            MAX_SEQS => self.max_seqs_per_replica,
+            CHUNK => self.prefill_chunk_tokens,
+            STEP => self.step_overhead.map(|s| s.0),
+            SEQ => self.seq_overhead.map(|s| s.0),
+            RESERVE => self.runtime_reserve,
+            _ => None,
+        }
+    }
+}
+
 /// The framework a scenario runs: one named, or `auto`, each pool its chip family's.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]

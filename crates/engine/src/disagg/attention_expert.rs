@@ -301,8 +301,8 @@ fn timings(
 ) -> Timings {
     let layers = moe_layers(setup.model);
     let mb = micro_batches.max(1);
-    let on_attention = setup.assumptions.on_chip(attention.chip);
-    let host = |seqs: f64| on_attention.host_overhead(seqs);
+    // The attention pool's own assumptions, as its placement resolved them.
+    let host = |seqs: f64| s.attention.placement.assumptions.host_overhead(seqs);
     let t_comm = exchange_time(setup, attention, experts, batch as f64 / mb as f64);
     let (decode, limiter) = pass(
         layers,
@@ -578,7 +578,8 @@ fn pass_chain(
     seqs: f64,
     value: Seconds,
 ) -> Chain {
-    let a = &setup.assumptions;
+    // The host costs the pass paid: the attention pool's, as its placement resolved them.
+    let a = &attention.placement.assumptions;
     let (ta, tf, tc) = (var("t_a"), var("t_f"), var("t_c"));
     let [step, per_seq] = host_work();
     Chain::new(
@@ -606,7 +607,7 @@ fn pass_chain(
     .input("t_f", "one MoE layer's experts for one micro-batch on the expert pool", experts.per_layer.value(), "s", Source::rule("the expert pool's step / layers: see its operator table"))
     .input("t_c", "one direction of one MoE layer's exchange", exchange.value(), "s", Source::rule("tokens x chips each token reaches x hidden x activation bytes / (bw x link_eff x lanes) + latency"))
     .input("t_dense", "dense layers and the LM head on the attention pool", attention.dense.value(), "s", Source::rule("the attention pool's dense part: see its operator table"))
-    .with_host_work(a, seqs)
+    .with_host_work(a, attention.placement.chip, seqs)
 }
 
 /// The deployment's figures opened: the attention pool's round over decode passes

@@ -106,7 +106,11 @@ pub fn explain(setup: &Setup, deployment: &Deployment) -> Result<Explained> {
             "requests the engine runs at once",
             running as f64,
             "requests",
-            Source::assumption("max_seqs_per_replica"),
+            Source::pool_knob(
+                &setup.assumptions,
+                deployment.generating_pool().chip,
+                "max_seqs_per_replica",
+            ),
         )
         .derived("output tok/s", axis.output.clone())
         .with_osl(osl);
@@ -377,7 +381,7 @@ fn workspace_chain(
         "memory the runtime holds back",
         a.runtime_reserve,
         "1",
-        Source::assumption("runtime_reserve"),
+        Source::pool_knob(&setup.assumptions, chip, "runtime_reserve"),
     )
     .input(
         "C_fast",
@@ -391,7 +395,7 @@ fn workspace_chain(
         "tokens of one prefill chunk",
         a.prefill_chunk_tokens,
         "tokens",
-        Source::assumption("prefill_chunk_tokens"),
+        Source::pool_knob(&setup.assumptions, chip, "prefill_chunk_tokens"),
     )
     .input(
         "h",

@@ -15,7 +15,7 @@ mod expr;
 
 pub use expr::{diff, floor, max, min, num, power, product, quotient, sum, var, Expr};
 
-use crate::assumptions::knob;
+use crate::assumptions::{knob, Origin};
 use crate::catalogue::{Chip, Grade};
 use crate::Assumptions;
 use serde::{Serialize, Serializer};
@@ -65,6 +65,23 @@ impl Source {
         Source::Assumption {
             name: name.to_string(),
             default: knob(name).map_or(f64::NAN, |k| k.get(&Assumptions::default())),
+        }
+    }
+
+    /// The source of a pool's value of the knob `name`: the assumption as stated, the
+    /// pool's serving framework's default, or the chip's own
+    /// ([`Assumptions::origin`]; `a` the pool's assumptions).
+    pub fn pool_knob(a: &Assumptions, chip: &Chip, name: &str) -> Source {
+        let index = crate::assumptions::KNOBS
+            .iter()
+            .position(|k| k.name == name);
+        match index.map(|i| a.origin(chip, i)) {
+            Some(Origin::Framework(f)) => Source::rule(format!(
+                "{}'s default {name}, its serving framework's (AUDIT, \"Serving frameworks\")",
+                f.name()
+            )),
+            Some(Origin::Chip) => Source::chip(chip, name),
+            _ => Source::assumption(name),
         }
     }
 
@@ -216,13 +233,14 @@ impl Chain {
     }
 
     /// The inputs of [`host_work`] for a step of `seqs` sequences.
-    pub fn with_host_work(self, a: &Assumptions, seqs: f64) -> Chain {
+    /// `a` the pool's assumptions on `chip`.
+    pub fn with_host_work(self, a: &Assumptions, chip: &Chip, seqs: f64) -> Chain {
         self.input(
             "t_step",
             "host work of one engine step",
             a.step_overhead.value(),
             "s",
-            Source::assumption("step_overhead"),
+            Source::pool_knob(a, chip, "step_overhead"),
         )
         .input(
             "s",
@@ -236,7 +254,7 @@ impl Chain {
             "host work per sequence and step",
             a.seq_overhead.value(),
             "s",
-            Source::assumption("seq_overhead"),
+            Source::pool_knob(a, chip, "seq_overhead"),
         )
     }
 

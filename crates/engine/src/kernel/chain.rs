@@ -136,5 +136,5 @@ fn overhead_chain(p: &Placement, cost: &StepCost) -> Chain {
         "s",
         per_kernel,
     )
-    .with_host_work(a, cost.shape.seqs)
+    .with_host_work(a, p.chip, cost.shape.seqs)
 }

@@ -126,6 +126,11 @@ fn every_chain_recomputes_and_every_table_adds_up_on_every_axis() {
     let mut eagle_decode = eagle;
     eagle_decode.speculative_decode = true;
     let moe = setup("qwen3-30b-a3b", 2048, 256);
+    // A framework whose host costs differ from the global assumptions': each chain must
+    // name the costs the pool paid.
+    let mut sglang = moe;
+    sglang.assumptions.framework =
+        disagg_engine::serving::FrameworkChoice::Given(disagg_engine::serving::Framework::Sglang);
     let mut checked = 0;
     for (s, axis) in [
         (dense, Axis::Aggregated),
@@ -137,6 +142,8 @@ fn every_chain_recomputes_and_every_table_adds_up_on_every_axis() {
         (eagle_decode, Axis::PrefillDecode),
         (moe, Axis::AttentionExpert),
         (mtp, Axis::AttentionExpert),
+        (sglang, Axis::AttentionExpert),
+        (sglang, Axis::Aggregated),
     ] {
         let r = sweep(&SweepRequest {
             setup: s,
@@ -241,4 +248,43 @@ fn chains_name_catalogue_sources_and_sections_of_the_model_document() {
         .rows
         .iter()
         .any(|r| r.layers.starts_with("80 layers")));
+}
+
+/// A host cost a serving framework sets is named as that framework's, and one the user
+/// states as the assumption it is: a chain never credits the global default with a
+/// value it did not give.
+#[test]
+fn host_costs_name_where_the_pool_took_them() {
+    use disagg_engine::explain::Source;
+    use disagg_engine::serving::{Framework, FrameworkChoice};
+    let mut s = setup("llama-3.1-8b", 1000, 100);
+    s.assumptions.framework = FrameworkChoice::Given(Framework::Sglang);
+    let d = Deployment::Aggregated {
+        pool: PoolConfig {
+            chip: cat().chip("h100-sxm").unwrap(),
+            parallelism: Parallelism::single(),
+        },
+        batch: 8,
+    };
+    let source_of = |s: &Setup, name: &str| {
+        let e = explain(s, &d).unwrap();
+        check(&e, name);
+        e.chains
+            .iter()
+            .flat_map(|c| c.walk())
+            .flat_map(|c| c.inputs.iter())
+            .find(|i| i.name == name)
+            .map(|i| (i.value, i.source.clone()))
+            .unwrap()
+    };
+    let (v, src) = source_of(&s, "t_step");
+    assert!((v - 100e-6).abs() < 1e-12, "{v}");
+    assert!(
+        matches!(&src, Source::Rule { rule } if rule.contains("SGLang")),
+        "{src:?}"
+    );
+    s.assumptions = s.assumptions.pin("step_overhead", 300e-6);
+    let (v, src) = source_of(&s, "t_step");
+    assert!((v - 300e-6).abs() < 1e-12, "{v}");
+    assert!(matches!(src, Source::Assumption { .. }), "{src:?}");
 }
