@@ -103,8 +103,16 @@ impl Framework {
                 runtime_reserve: Some(0.0),
                 ..Defaults::default()
             },
-            // No published default differs from the global assumptions.
-            Framework::Mlx => Defaults::default(),
+            // mlx_lm.server: --decode-concurrency 32 sequences decoded together and
+            // --prefill-step-size 2048 prompt tokens per step. It wires memory up to
+            // Metal's recommended working set (the catalogue's Apple memory figure) and
+            // holds no share of it back.
+            Framework::Mlx => Defaults {
+                max_seqs_per_replica: Some(32.0),
+                prefill_chunk_tokens: Some(2048.0),
+                runtime_reserve: Some(0.0),
+                ..Defaults::default()
+            },
         }
     }
 }
@@ -346,10 +354,12 @@ mod tests {
                 .max_seqs_per_replica,
             None
         );
+        let mlx = Framework::Mlx.defaults(chip("m4-max"));
         assert_eq!(
-            Framework::Mlx.defaults(chip("m2-ultra")),
-            Defaults::default()
+            (mlx.max_seqs_per_replica, mlx.prefill_chunk_tokens),
+            (Some(32.0), Some(2048.0))
         );
+        assert_eq!(mlx.runtime_reserve, Some(0.0));
     }
 
     #[test]
