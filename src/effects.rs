@@ -172,7 +172,8 @@ mod tests {
         Catalogue::builtin()
     }
 
-    /// A prompt-heavy aggregated scenario on H100s (which take the global mfu).
+    /// A prompt-heavy aggregated scenario on H100s (whose matmul rate is the global mfu
+    /// scaled by their measured share, so proportional to it).
     fn prefill_heavy() -> Scenario {
         Scenario {
             chips: vec!["h100-sxm".into()],

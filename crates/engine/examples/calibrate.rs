@@ -4,14 +4,15 @@
 //! Two stages, both scored by the mean absolute log error `|ln(predicted / measured)|`
 //! over calibration points (symmetric: 2x too fast costs as much as 2x too slow, and
 //! unlike the median it moves when any point moves):
-//! 1. the global constants, by grid search, with every per-chip override removed;
+//! 1. the global constants, by grid search, with every fitted per-chip override removed
+//!    (measured matmul shares are kept: they are catalogue numbers, not fits);
 //! 2. a per-chip efficiency for each chip whose own calibration points are still off by
 //!    more than 25% on average: one factor on its MFU (every dtype) and its bandwidth
 //!    efficiency, printed as the catalogue entry to write.
 //!
 //! Run: `cargo run --release -p disagg-engine --example calibrate`.
 
-use disagg_engine::assumptions::Assumptions;
+use disagg_engine::assumptions::{Assumptions, ChipRates};
 use disagg_engine::catalogue::ChipEfficiency;
 use disagg_engine::units::Seconds;
 use disagg_engine::validation::{run, BenchmarkTable, Role};
@@ -37,7 +38,13 @@ fn main() {
     };
     let mut defaults_only = Catalogue::builtin().clone();
     for chip in &mut defaults_only.chips {
-        chip.efficiency = ChipEfficiency::default();
+        // Fitted overrides go; a measured matmul share is a catalogue number and stays.
+        let e = chip.efficiency;
+        chip.efficiency = ChipEfficiency {
+            matmul_bf16: e.matmul_bf16,
+            matmul_fp8: e.matmul_fp8,
+            ..ChipEfficiency::default()
+        };
     }
 
     let mut best: Option<(f64, Assumptions)> = None;
@@ -100,10 +107,14 @@ fn main() {
         }
         let (after, scale) = best_scale;
         set_scale(&mut fitted, id, &a, scale);
+        let bf16 = fitted
+            .chips
+            .iter()
+            .find(|c| c.id == id)
+            .map_or(0.0, |c| ChipRates::for_chip(c, &a).mfu_bf16);
         println!(
             "{id}: mean |ln error| {before:.3} -> {after:.3} with efficiency x{scale:.2}: \
-             mfu = {:.2}, bw_eff = {:.2}",
-            a.mfu * scale,
+             mfu (BF16) = {bf16:.2}, bw_eff = {:.2}",
             (a.bw_eff * scale).min(1.0)
         );
     }
@@ -115,8 +126,14 @@ fn main() {
 
 fn set_scale(catalogue: &mut Catalogue, id: &str, a: &Assumptions, scale: f64) {
     if let Some(chip) = catalogue.chips.iter_mut().find(|c| c.id == id) {
-        chip.efficiency.mfu = Some(a.mfu * scale);
-        chip.efficiency.bw_eff = Some((a.bw_eff * scale).min(1.0));
+        // One factor on every dtype's efficiency as it stands, a measured matmul share
+        // included, so that FP8 and FP4 matmuls move with BF16 ones.
+        let r = ChipRates::for_chip(chip, a);
+        let e = &mut chip.efficiency;
+        e.mfu = Some((r.mfu_bf16 * scale).min(1.0));
+        e.mfu_fp8 = Some((r.mfu_fp8 * scale).min(1.0));
+        e.mfu_fp4 = Some((r.mfu_fp4 * scale).min(1.0));
+        e.bw_eff = Some((a.bw_eff * scale).min(1.0));
     }
 }
 

@@ -403,8 +403,15 @@ pub fn knob(name: &str) -> Option<&'static Knob> {
     KNOBS.iter().find(|k| k.name == name)
 }
 
+/// The measured matmul share of peak at which a chip sustains the global `mfu` unchanged
+/// (`audit/MODEL.md` section 1.1): a chip whose best matmul reaches a share `s` of its
+/// peak sustains `mfu * s / MATMUL_REFERENCE`. Fitted on calibration points only
+/// (`examples/calibrate_matmul.rs`).
+pub const MATMUL_REFERENCE: f64 = 0.76;
+
 /// The efficiencies in force for one chip: its calibrated overrides where it has them,
-/// the global defaults where not.
+/// the global defaults scaled by its measured matmul share where it has one, the global
+/// defaults where neither.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ChipRates {
     pub mfu_bf16: f64,
@@ -417,11 +424,14 @@ pub struct ChipRates {
 impl ChipRates {
     pub fn for_chip(chip: &Chip, a: &Assumptions) -> ChipRates {
         let e = chip.efficiency;
-        let mfu = e.mfu.unwrap_or(a.mfu);
+        let measured = |share: Option<f64>| share.map(|s| (a.mfu * s / MATMUL_REFERENCE).min(1.0));
+        let mfu = e.mfu.or(measured(e.matmul_bf16)).unwrap_or(a.mfu);
+        // A dtype with neither an override nor a measurement takes the next wider one's.
+        let mfu_fp8 = e.mfu_fp8.or(measured(e.matmul_fp8)).unwrap_or(mfu);
         ChipRates {
             mfu_bf16: mfu,
-            mfu_fp8: e.mfu_fp8.unwrap_or(mfu),
-            mfu_fp4: e.mfu_fp4.or(e.mfu_fp8).unwrap_or(mfu),
+            mfu_fp8,
+            mfu_fp4: e.mfu_fp4.unwrap_or(mfu_fp8),
             bw_eff: e.bw_eff.unwrap_or(a.bw_eff),
             kernel_overhead: e.kernel_overhead.unwrap_or(a.kernel_overhead),
         }

@@ -131,6 +131,8 @@ pub(super) fn chip(at: &str, c: &Chip) -> Result<()> {
         ("mfu_fp8", e.mfu_fp8),
         ("mfu_fp4", e.mfu_fp4),
         ("bw_eff", e.bw_eff),
+        ("matmul_bf16", e.matmul_bf16),
+        ("matmul_fp8", e.matmul_fp8),
     ] {
         if let Some(v) = v {
             within(&format!("{at}.efficiency.{field}"), v, 0.01..=1.0, "")?;

@@ -33,6 +33,14 @@ pub struct ChipEfficiency {
     /// serving engine's (a statically scheduled program); `None` = the global default.
     #[serde(default)]
     pub step_overhead: Option<Seconds>,
+    /// The best BF16 matmul rate measured on this chip, as a share of its dense BF16
+    /// peak (a measurement, not a fit: `ChipRates::for_chip` scales the global `mfu` by
+    /// it, `audit/MODEL.md` section 1.1); `None` where nothing is measured.
+    #[serde(default)]
+    pub matmul_bf16: Option<f64>,
+    /// The same for FP8 matmuls, as a share of the dense FP8 peak.
+    #[serde(default)]
+    pub matmul_fp8: Option<f64>,
 }
 
 /// What the fast tier is made of, which decides what the runtime holds beside the
@@ -168,6 +176,8 @@ pub(super) struct ChipFile {
     bw_eff: Option<RawValue>,
     kernel_overhead: Option<RawValue>,
     step_overhead: Option<RawValue>,
+    matmul_bf16_tflops: Option<RawValue>,
+    matmul_fp8_tflops: Option<RawValue>,
     memory_kind: Option<MemoryKindFile>,
 }
 
@@ -247,6 +257,16 @@ impl ChipFile {
         )?;
         let tdp = take_opt("tdp", &self.tdp, Dimension::Power)?;
         let price = take_opt("price", &self.price, Dimension::Price)?;
+        let matmul_bf16 = take_opt(
+            "matmul_bf16_tflops",
+            &self.matmul_bf16_tflops,
+            Dimension::FlopRate,
+        )?;
+        let matmul_fp8 = take_opt(
+            "matmul_fp8_tflops",
+            &self.matmul_fp8_tflops,
+            Dimension::FlopRate,
+        )?;
         let efficiency = ChipEfficiency {
             mfu: take_opt("mfu", &self.mfu, Dimension::Fraction)?,
             mfu_fp8: take_opt("mfu_fp8", &self.mfu_fp8, Dimension::Fraction)?,
@@ -256,6 +276,10 @@ impl ChipFile {
                 .map(Seconds),
             step_overhead: take_opt("step_overhead", &self.step_overhead, Dimension::Time)?
                 .map(Seconds),
+            // Stored as shares of the peaks, so that a user's edit of a peak keeps the
+            // measured share rather than the measured rate.
+            matmul_bf16: matmul_bf16.map(|m| m / bf16),
+            matmul_fp8: matmul_fp8.and_then(|m| fp8.map(|peak| m / peak)),
         };
         let memory_kind = match &self.memory_kind {
             None => MemoryKind::Dram,
@@ -296,6 +320,27 @@ impl ChipFile {
                 if !(0.01..=1.0).contains(&f) {
                     return Err(bad(format!("{name} {f} must lie in (0, 1]")));
                 }
+            }
+        }
+        // A measured matmul rate is at most the dense peak of its dtype: above it stands a
+        // sparse figure or another chip's number.
+        for (name, measured, peak) in [
+            ("matmul_bf16_tflops", matmul_bf16, Some(bf16)),
+            ("matmul_fp8_tflops", matmul_fp8, fp8),
+        ] {
+            match (measured, peak) {
+                (Some(m), Some(p)) if m > 0.0 && m <= p => {}
+                (Some(m), Some(p)) => {
+                    return Err(bad(format!(
+                        "{name} {:.1} TFLOPS must lie in (0, the dense peak {:.1}]",
+                        m / 1e12,
+                        p / 1e12
+                    )))
+                }
+                (Some(_), None) => {
+                    return Err(bad(format!("{name} needs the dtype's peak beside it")))
+                }
+                (None, _) => {}
             }
         }
         let cold = match (cold_cap, cold_bw) {

@@ -123,6 +123,15 @@ fn catalogue_rules_reject_bad_fields() {
         "memory_kind: source 'b' is not in the file's [sources]",
     );
     check_rejected(r#","memory_kind":{"kind":"flash","source":"a"}"#, "flash");
+    // A measured matmul rate above its dtype's dense peak, or without that peak.
+    check_rejected(
+        r#","matmul_bf16_tflops":{"value":120,"unit":"TFLOPS","grade":"estimate","source":"a"}"#,
+        "matmul_bf16_tflops 120.0 TFLOPS must lie in (0, the dense peak 100.0]",
+    );
+    check_rejected(
+        r#","matmul_fp8_tflops":{"value":150,"unit":"TFLOPS","grade":"estimate","source":"a"}"#,
+        "matmul_fp8_tflops needs the dtype's peak beside it",
+    );
     // A known kind with a known source loads, and says so.
     let sram = chip_file(r#","memory_kind":{"kind":"sram","source":"a"}"#);
     let c = Catalogue::from_json_files(&[("x.toml", &sram)], &[]);
@@ -313,4 +322,54 @@ fn a_users_chip_numbers_replace_the_catalogues_graded_user() {
         .unwrap_err()
         .to_string()
         .contains("memory_bandwidth"));
+}
+
+/// MODEL.md section 1.1: a chip with a measured matmul rate `m` of its peak `P` runs
+/// matmuls at `mfu * (m / P) / MATMUL_REFERENCE` of `P`; a dtype it has no measurement
+/// for takes the next wider one's share, a calibrated override wins, and a chip with
+/// neither keeps the global `mfu`.
+#[test]
+fn measured_matmul_shares_scale_the_global_mfu() {
+    use disagg_engine::assumptions::{Assumptions, ChipRates, MATMUL_REFERENCE};
+    use disagg_engine::catalogue::ChipField;
+    use disagg_engine::dtype::ComputeRate;
+    let a = Assumptions::default();
+    let rates = |id: &str| ChipRates::for_chip(cat().chip(id).unwrap(), &a);
+    let close = |x: f64, y: f64| assert!((x - y).abs() < 1e-12, "{x} vs {y}");
+
+    // B200: 1,745.0 of 2,250 TFLOPS BF16 and 3,432.5 of 4,500 FP8 measured; FP4 has no
+    // measurement and takes FP8's share.
+    let b200 = rates("b200");
+    close(b200.mfu_bf16, 0.6 * (1745.0 / 2250.0) / MATMUL_REFERENCE);
+    close(b200.mfu_fp8, 0.6 * (3432.5 / 4500.0) / MATMUL_REFERENCE);
+    close(b200.mfu_fp4, b200.mfu_fp8);
+    close(b200.bw_eff, a.bw_eff);
+    // MI325X: BF16 measured only (784.9 of 1,307.4 TFLOPS), so FP8 runs at the BF16 share
+    // of its own peak.
+    let mi325x = rates("mi325x");
+    close(mi325x.mfu_bf16, 0.6 * (784.9 / 1307.4) / MATMUL_REFERENCE);
+    close(mi325x.mfu_fp8, mi325x.mfu_bf16);
+    // MI300X keeps the efficiency fitted on its own calibration point; an RTX 4090 has
+    // no measurement and keeps the global one.
+    close(rates("mi300x").mfu_bf16, 0.324);
+    let rtx = rates("rtx-4090");
+    close(rtx.mfu_bf16, a.mfu);
+    close(rtx.mfu_fp8, a.mfu);
+
+    // The global knob still moves every chip, and no share of a peak passes 1.
+    let high = Assumptions {
+        mfu: 0.99,
+        ..Assumptions::default()
+    };
+    let a100 = ChipRates::for_chip(cat().chip("a100-80g").unwrap(), &high);
+    close(a100.mfu_bf16, 1.0);
+
+    // A user's peak keeps the measured share: doubling B200's BF16 peak doubles its
+    // sustained BF16 rate.
+    let chip = cat().chip("b200").unwrap();
+    let edited = chip.edited(ChipField::Bf16, 4500.0).unwrap();
+    let sustained = |c: &disagg_engine::catalogue::Chip| {
+        c.peak(ComputeRate::Bf16).tflops() * ChipRates::for_chip(c, &a).mfu(ComputeRate::Bf16)
+    };
+    close(sustained(&edited) / sustained(chip), 2.0);
 }

@@ -1,0 +1,70 @@
+//! Fits `assumptions::MATMUL_REFERENCE`, the measured matmul share of peak at which a
+//! chip sustains the global `mfu` unchanged, on the calibration points only, and prints
+//! the score of each candidate with both errors.
+//!
+//! A chip whose catalogue file holds a measured matmul rate runs its matmuls at
+//! `mfu * s / MATMUL_REFERENCE` of its peak, `s` the measured share (`audit/MODEL.md`
+//! section 1.1). Trying a reference `r` is the same as scaling every measured share by
+//! `MATMUL_REFERENCE / r`, which is what this does to a copy of the catalogue.
+//!
+//! Scored as `calibrate` scores the global constants: the mean absolute log error over
+//! every calibration point (and, printed beside it, over those other than TTFT).
+//!
+//! Run: `cargo run --release -p disagg-engine --example calibrate_matmul`.
+
+use disagg_engine::assumptions::{Assumptions, MATMUL_REFERENCE};
+use disagg_engine::validation::{run, BenchmarkTable, Metric, Role};
+use disagg_engine::Catalogue;
+
+#[path = "common/score.rs"]
+mod score;
+use score::mean_log_error;
+
+fn main() {
+    let full = BenchmarkTable::builtin().expect("benchmark table");
+    let only = |keep: &dyn Fn(&disagg_engine::validation::BenchmarkPoint) -> bool| BenchmarkTable {
+        point: full.point.iter().filter(|p| keep(p)).cloned().collect(),
+        unmapped: vec![],
+    };
+    let calibration = only(&|p| p.role == Role::Calibration);
+    let without_ttft =
+        only(&|p| p.role == Role::Calibration && !matches!(p.metric, Metric::TtftMs));
+    let a = Assumptions::default();
+    let mut best = (f64::INFINITY, MATMUL_REFERENCE);
+    for step in 0..=16 {
+        let reference = 0.68 + 0.01 * step as f64;
+        let mut cat = Catalogue::builtin().clone();
+        let scale = MATMUL_REFERENCE / reference;
+        for chip in &mut cat.chips {
+            let e = &mut chip.efficiency;
+            e.matmul_bf16 = e.matmul_bf16.map(|s| s * scale);
+            e.matmul_fp8 = e.matmul_fp8.map(|s| s * scale);
+        }
+        let score = mean_log_error(&cat, &calibration, &a);
+        let report = run(&cat, &full, &a);
+        println!(
+            "reference {reference:.2}: mean |ln error| {score:.4} (without TTFT {:.4}); calibration {}; hold-out {}",
+            mean_log_error(&cat, &without_ttft, &a),
+            summary(report.calibration),
+            summary(report.holdout),
+        );
+        if score < best.0 - 1e-12 {
+            best = (score, reference);
+        }
+    }
+    println!(
+        "best reference {:.2} (mean |ln error| {:.4}); in use {MATMUL_REFERENCE:.2}",
+        best.1, best.0
+    );
+}
+
+fn summary(s: Option<disagg_engine::validation::ErrorSummary>) -> String {
+    s.map_or("-".into(), |s| {
+        format!(
+            "{} points, median {:.1}%, p90 {:.1}%",
+            s.points,
+            s.median_ape * 100.0,
+            s.p90_ape * 100.0
+        )
+    })
+}
