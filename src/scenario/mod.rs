@@ -9,6 +9,7 @@ use disagg_engine::disagg::Axis;
 use disagg_engine::frontier::Objective;
 use disagg_engine::limits::{
     MAX_BATCH, MAX_DRAFT_TOKENS, MAX_LENGTH, MAX_OUTPUT_CV, MAX_REDUNDANT_EXPERTS, MAX_SWEEP_CHIPS,
+    REQUEST_RATE,
 };
 use disagg_engine::serving::FrameworkChoice;
 use disagg_engine::{Catalogue, DType, ModelPreset, Workload};
@@ -81,6 +82,10 @@ pub struct Scenario {
     /// Concurrent requests every point runs at (link key `batch`; `None`: batches are
     /// swept).
     pub batch: Option<u32>,
+    /// Open-loop arrivals, requests per second (link key `rate`; `None`: a closed loop).
+    /// The detail panel answers at this rate (`crate::open_loop`), and the frontiers keep
+    /// to the points that carry it.
+    pub rate: Option<f64>,
     /// `None`: the model's MTP layers, or the EAGLE head of `eagle_layers`.
     pub draft_model: Option<String>,
     /// Draft with an EAGLE head of this many decoder layers (link `draft=eagle`, or
@@ -139,6 +144,7 @@ impl Default for Scenario {
             ttft_ms: None,
             batch: None,
             tpot_ms: None,
+            rate: None,
             draft_model: Some("llama-3.2-1b".into()),
             eagle_layers: None,
             redundant_experts: 0,
@@ -214,9 +220,12 @@ impl Scenario {
 
     /// The lengths, their spread and the prefix-cache hit share as the engine's workload.
     pub fn workload(&self) -> Workload {
-        Workload::new(self.isl, self.osl)
-            .with_cached_share(self.prefix_hit_pct / 100.0)
-            .with_output_cv(self.output_cv)
+        Workload {
+            rate: self.rate,
+            ..Workload::new(self.isl, self.osl)
+                .with_cached_share(self.prefix_hit_pct / 100.0)
+                .with_output_cv(self.output_cv)
+        }
     }
 
     /// The query string (without `?`) that reproduces this scenario.
@@ -279,6 +288,9 @@ impl Scenario {
         }
         if let Some(b) = self.batch {
             q.push(format!("batch={b}"));
+        }
+        if let Some(r) = self.rate {
+            q.push(format!("rate={r}"));
         }
         if self.colour_by == ColourBy::Chip {
             q.push("colour=chip".into());
@@ -534,6 +546,18 @@ impl Scenario {
                     value,
                     1..=MAX_BATCH,
                     format!("a batch is a whole number of concurrent requests from 1 to {MAX_BATCH} (or empty to sweep batches)"),
+                )?)
+            }
+            "rate" if value.is_empty() => self.rate = None,
+            "rate" => {
+                self.rate = Some(parse_in(
+                    value,
+                    REQUEST_RATE,
+                    format!(
+                        "the request rate is a number of requests per second from {} to {} (or empty for a closed loop)",
+                        REQUEST_RATE.start(),
+                        REQUEST_RATE.end()
+                    ),
                 )?)
             }
             "target" if value.is_empty() || value == "auto" => self.target_tok_s_user = None,

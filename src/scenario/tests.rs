@@ -36,6 +36,7 @@ fn query_round_trips() {
         ttft_ms: Some(500.0),
         tpot_ms: Some(33.3),
         batch: Some(48),
+        rate: Some(12.75),
         draft_model: None,
         eagle_layers: Some(3),
         redundant_experts: 32,

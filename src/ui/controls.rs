@@ -6,6 +6,7 @@ use disagg_engine::catalogue::USER_MODEL_ID;
 use disagg_engine::disagg::Axis;
 use disagg_engine::limits::{
     MAX_BATCH, MAX_DRAFT_TOKENS, MAX_LENGTH, MAX_OUTPUT_CV, MAX_REDUNDANT_EXPERTS, MAX_SWEEP_CHIPS,
+    REQUEST_RATE,
 };
 use disagg_engine::serving::FrameworkChoice;
 use disagg_engine::{Catalogue, DType};
@@ -406,6 +407,16 @@ pub fn Controls() -> impl IntoView {
                     step="1"
                     placeholder="swept"
                     hint="every point runs this many requests at once; empty sweeps batches"
+                />
+                <NumberField
+                    key="rate"
+                    label="Request rate (req/s)"
+                    value=text(|s| s.rate.map(|r| r.to_string()).unwrap_or_default())
+                    min=REQUEST_RATE.start().to_string()
+                    max=REQUEST_RATE.end().to_string()
+                    step="any"
+                    placeholder="closed loop"
+                    hint="open loop: requests arrive at random at this rate; a point opens at the concurrency that keeps up, and only points that carry the rate stay on the frontiers"
                 />
             </fieldset>
             <fieldset>
