@@ -131,8 +131,16 @@ fn every_chain_recomputes_and_every_table_adds_up_on_every_axis() {
     let mut sglang = moe;
     sglang.assumptions.framework =
         disagg_engine::serving::FrameworkChoice::Given(disagg_engine::serving::Framework::Sglang);
+    // Static batches: every prompt prefilled first, generation uninterrupted.
+    let mut static_dense = dense;
+    static_dense.assumptions.scheduling = disagg_engine::serving::Scheduling::Static;
+    let mut static_moe = moe;
+    static_moe.assumptions.scheduling = disagg_engine::serving::Scheduling::Static;
     let mut checked = 0;
     for (s, axis) in [
+        (static_dense, Axis::Aggregated),
+        (static_dense, Axis::Speculative),
+        (static_moe, Axis::AttentionExpert),
         (dense, Axis::Aggregated),
         (dense, Axis::PrefillDecode),
         (spec_decode, Axis::PrefillDecode),
