@@ -249,6 +249,11 @@ fn settings(b: &Bundle, catalogue: &Catalogue) -> Result<Vec<(String, String, St
     );
     set("assumptions.framework", "fw", a.framework.id().to_string());
     set(
+        "assumptions.scheduling",
+        "sched",
+        a.scheduling.id().to_string(),
+    );
+    set(
         "assumptions.redundant_experts",
         "re",
         a.redundant_experts.to_string(),
@@ -436,6 +441,41 @@ mod tests {
         s.apply("rate", "", cat).unwrap();
         assert_eq!(s.rate, None);
         assert!(!s.to_query().contains("rate="));
+    }
+
+    /// Static batches travel in the link and the bundle, and the panel's point is the
+    /// CLI's for the downloaded bundle.
+    #[test]
+    fn static_batching_travels_in_the_link_and_the_bundle() {
+        use disagg_engine::serving::Scheduling;
+        let cat = Catalogue::builtin();
+        let mut s = Scenario {
+            model: "llama-3.1-8b".into(),
+            axis: Axis::Aggregated,
+            chips: vec!["h100-sxm".into()],
+            max_chips: 2,
+            ..Scenario::default()
+        };
+        s.apply("sched", "static", cat).unwrap();
+        assert!(s.to_query().contains("sched=static"));
+        let (link, _) = Scenario::from_query(&s.to_query(), cat);
+        assert_eq!(link.scheduling, Scheduling::Static);
+        let r = explore(&s, cat).unwrap();
+        let point = r.cloud[r.throughput.all[0]].spec.clone();
+        let text = bundle(&s, cat, Some(point.clone())).unwrap().to_json();
+        let read = Bundle::read(&text).unwrap();
+        assert_eq!(read.assumptions.scheduling, Scheduling::Static);
+        let i = read.inputs(cat).unwrap();
+        let cli = evaluate(&i.setup(), &i.deployment().unwrap()).unwrap();
+        let page = detail(&s, &point, cat).unwrap().point;
+        assert_eq!(page.figures, cli.figures);
+        // Static: the bare decode step between tokens.
+        let step = page.pools[0].step;
+        assert_eq!(page.figures.tpot, step);
+        let (back, _) = import(&text, &Scenario::default(), cat).unwrap();
+        assert_eq!(back.scheduling, Scheduling::Static);
+        let why = s.apply("sched", "dynamic", cat).unwrap_err();
+        assert!(why.contains("scheduling"), "{why}");
     }
 
     #[test]

@@ -11,7 +11,7 @@ use disagg_engine::limits::{
     MAX_BATCH, MAX_DRAFT_TOKENS, MAX_LENGTH, MAX_OUTPUT_CV, MAX_REDUNDANT_EXPERTS, MAX_SWEEP_CHIPS,
     REQUEST_RATE,
 };
-use disagg_engine::serving::FrameworkChoice;
+use disagg_engine::serving::{FrameworkChoice, Scheduling};
 use disagg_engine::{Catalogue, DType, ModelPreset, Workload};
 use std::collections::BTreeMap;
 use std::ops::RangeInclusive;
@@ -105,6 +105,9 @@ pub struct Scenario {
     /// The serving framework whose default batch limit and token budget apply (link
     /// key `fw`; `auto`, each chip family's usual one, is not written).
     pub framework: FrameworkChoice,
+    /// Continuous refill or static batches (link key `sched`; `continuous` is not
+    /// written).
+    pub scheduling: Scheduling,
     pub y_axis: YAxis,
     /// Link key `colour` (`price` or `chip`); `price` is not written.
     pub colour_by: ColourBy,
@@ -153,6 +156,7 @@ impl Default for Scenario {
             speculative_decode: false,
             aligned_prefill: false,
             framework: FrameworkChoice::Auto,
+            scheduling: Scheduling::Continuous,
             y_axis: YAxis::TokSPerChip,
             colour_by: ColourBy::Price,
             custom_config: None,
@@ -270,6 +274,9 @@ impl Scenario {
         }
         if self.redundant_experts > 0 {
             q.push(format!("re={}", self.redundant_experts));
+        }
+        if !self.scheduling.is_continuous() {
+            q.push(format!("sched={}", self.scheduling.id()));
         }
         if self.prefix_hit_pct > 0.0 {
             q.push(format!("hit={}", self.prefix_hit_pct));
@@ -597,6 +604,7 @@ impl Scenario {
                     switch(value).ok_or("adp is 1 (expert-group replicas prefill together) or 0")?
             }
             "fw" => self.framework = value.parse()?,
+            "sched" => self.scheduling = value.parse()?,
             "y" => {
                 self.y_axis = match value {
                     "chip" => YAxis::TokSPerChip,

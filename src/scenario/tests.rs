@@ -45,6 +45,7 @@ fn query_round_trips() {
         speculative_decode: true,
         aligned_prefill: true,
         framework: FrameworkChoice::Given(Framework::Vllm),
+        scheduling: disagg_engine::serving::Scheduling::Static,
         y_axis: YAxis::TokSPerUsdHour,
         colour_by: ColourBy::Chip,
         custom_config: None,

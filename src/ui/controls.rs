@@ -8,7 +8,7 @@ use disagg_engine::limits::{
     MAX_BATCH, MAX_DRAFT_TOKENS, MAX_LENGTH, MAX_OUTPUT_CV, MAX_REDUNDANT_EXPERTS, MAX_SWEEP_CHIPS,
     REQUEST_RATE,
 };
-use disagg_engine::serving::FrameworkChoice;
+use disagg_engine::serving::{FrameworkChoice, Scheduling};
 use disagg_engine::{Catalogue, DType};
 use leptos::prelude::*;
 
@@ -348,6 +348,30 @@ pub fn Controls() -> impl IntoView {
                     </select>
                     <span class="hint" id="in-fw-hint">
                         "its default batch limit and prefill token budget, where no assumption states them"
+                    </span>
+                </div>
+                <div class="field">
+                    <label for="in-sched">"Batch scheduling"</label>
+                    <select
+                        id="in-sched"
+                        aria-describedby="in-sched-hint"
+                        on:change=move |ev| page.set_field("sched", &event_target_value(&ev))
+                    >
+                        {Scheduling::ALL
+                            .map(|m| {
+                                view! {
+                                    <option value=m.id() prop:selected=move || s.with(|s| s.scheduling == m)>
+                                        {match m {
+                                            Scheduling::Continuous => "continuous (refill as requests finish)",
+                                            Scheduling::Static => "static (fixed batch, no refill)",
+                                        }}
+                                    </option>
+                                }
+                            })
+                            .collect_view()}
+                    </select>
+                    <span class="hint" id="in-sched-hint">
+                        "static: every prompt prefilled first, then the batch decodes to its end (llama-batched-bench, HF generate); needs an output-length spread of 0"
                     </span>
                 </div>
                 <Show when=move || moe.get()>

@@ -371,6 +371,7 @@ fn the_release_page_works_end_to_end() {
     );
     spec.close();
 
+    rate::a_rate_answers_in_the_open_loop(&driver, &base);
     chart::chips_apart_and_every_point_reachable(&driver, &base);
     export::export_matches_the_drawn_points(&driver, &base);
     phones::phones(&driver, &base);
@@ -387,7 +388,6 @@ fn the_release_page_works_end_to_end() {
     bundle::a_bundle_reproduces_the_page_in_the_cli(&driver, &base);
     own::own_chips_and_effects(&driver, &base);
     precision::experts_in_their_own_format(&driver, &base);
-    rate::a_rate_answers_in_the_open_loop(&driver, &base);
 
     // Every control has a label a screen reader and keyboard user can find.
     let unlabelled = page.js("return [...document.querySelectorAll('input, select')]

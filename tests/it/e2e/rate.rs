@@ -94,5 +94,17 @@ pub fn a_rate_answers_in_the_open_loop(driver: &Driver, base: &str) {
     assert!(all.contains("W = u × t_pf / (2 × (1 - u))"), "{all}");
     assert!(all.contains("σ = λ / X_B"), "{all}");
     open_figure(&page, "TTFT p50 / p90", "TTFT_90 = W_90 + t_pf");
+    // Static batches: chosen in their control, they travel in the link.
+    page.set_value("in-sched", "static");
+    settle(&page);
+    let href = page
+        .js("return location.href;")
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        href.contains("sched=static") && href.contains("rate=3"),
+        "{href}"
+    );
     page.close();
 }
