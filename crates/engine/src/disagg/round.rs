@@ -325,7 +325,11 @@ impl Round {
                     Source::rule("chunk budget / uncached prompt tokens, at most s"),
                 );
                 with_e(osl(Chain::new(
-                    "one round of a replica: its generation iterations and the prefill chunks of the prompts that replace its finished sequences",
+                    if self.scheduling.is_continuous() {
+                        "one round of a replica: its generation iterations and the prefill chunks of the prompts that replace its finished sequences"
+                    } else {
+                        "one static batch of a replica: the prefill chunks of all its prompts, then its generation iterations"
+                    },
                     "R",
                     "s",
                     "6.1",
