@@ -138,8 +138,8 @@ fn settings(b: &Bundle, catalogue: &Catalogue) -> Result<Vec<(String, String, St
         num(w.cached as f64 / w.isl as f64 * 100.0),
     );
     set("workload.output_cv", "ocv", num(w.output_cv));
-    if w.rate.is_some() {
-        return Err(cli_only("workload.rate"));
+    if let Some(r) = w.rate {
+        set("workload.rate", "rate", num(r));
     }
     if b.weights.bits.is_some() {
         return Err(cli_only("weights.bits"));
@@ -248,6 +248,11 @@ fn settings(b: &Bundle, catalogue: &Catalogue) -> Result<Vec<(String, String, St
         (a.aligned_group_prefill as u8).to_string(),
     );
     set("assumptions.framework", "fw", a.framework.id().to_string());
+    set(
+        "assumptions.scheduling",
+        "sched",
+        a.scheduling.id().to_string(),
+    );
     set(
         "assumptions.redundant_experts",
         "re",
@@ -387,6 +392,92 @@ mod tests {
         assert!(read.assumptions.aligned_group_prefill);
     }
 
+    /// A request rate travels in the link and the bundle, and the panel's answer at that
+    /// rate is the one the CLI gives for the downloaded bundle (`predict --bundle`).
+    #[test]
+    fn a_request_rate_travels_in_the_link_and_the_bundle() {
+        use disagg_engine::disagg::open_loop::at_rate;
+        use disagg_engine::units::RequestsPerSecond;
+        let cat = Catalogue::builtin();
+        let mut s = Scenario {
+            model: "llama-3.1-8b".into(),
+            axis: Axis::Aggregated,
+            chips: vec!["h100-sxm".into()],
+            max_chips: 4,
+            isl: 2000,
+            osl: 200,
+            ..Scenario::default()
+        };
+        s.apply("rate", "2.5", cat).unwrap();
+        let (link, notices) = Scenario::from_query(&s.to_query(), cat);
+        assert!(notices.is_empty(), "{notices:?}");
+        assert_eq!(link, s);
+        assert!(s.to_query().contains("rate=2.5"));
+        let r = explore(&s, cat).unwrap();
+        let i = r.throughput.all[0];
+        let point = r.cloud[i].spec.clone();
+        let text = bundle(&s, cat, Some(point.clone())).unwrap().to_json();
+        let read = Bundle::read(&text).unwrap();
+        assert_eq!(read.workload.rate, Some(2.5));
+        let (back, selected) = import(&text, &Scenario::default(), cat).unwrap();
+        assert_eq!((back.rate, selected), (Some(2.5), Some(point.clone())));
+        let inputs = read.inputs(cat).unwrap();
+        let cli = at_rate(
+            &inputs.setup(),
+            &inputs.deployment().unwrap(),
+            RequestsPerSecond::new(2.5),
+        )
+        .unwrap();
+        let page = detail(&s, &point, cat).unwrap().point;
+        assert_eq!(page.figures, cli.figures);
+        assert_eq!(page.ttft, cli.ttft);
+        // Delivered: 2.5 requests of 200 tokens a second.
+        assert!((page.figures.output_tok_s.value() - 500.0).abs() < 1e-9);
+        // Out of bounds, or not a number: refused, naming the field; empty clears it.
+        for bad in ["0", "-1", "nan", "inf", "1e8", "fast"] {
+            let why = s.clone().apply("rate", bad, cat).unwrap_err();
+            assert!(why.contains("request rate"), "{bad}: {why}");
+        }
+        s.apply("rate", "", cat).unwrap();
+        assert_eq!(s.rate, None);
+        assert!(!s.to_query().contains("rate="));
+    }
+
+    /// Static batches travel in the link and the bundle, and the panel's point is the
+    /// CLI's for the downloaded bundle.
+    #[test]
+    fn static_batching_travels_in_the_link_and_the_bundle() {
+        use disagg_engine::serving::Scheduling;
+        let cat = Catalogue::builtin();
+        let mut s = Scenario {
+            model: "llama-3.1-8b".into(),
+            axis: Axis::Aggregated,
+            chips: vec!["h100-sxm".into()],
+            max_chips: 2,
+            ..Scenario::default()
+        };
+        s.apply("sched", "static", cat).unwrap();
+        assert!(s.to_query().contains("sched=static"));
+        let (link, _) = Scenario::from_query(&s.to_query(), cat);
+        assert_eq!(link.scheduling, Scheduling::Static);
+        let r = explore(&s, cat).unwrap();
+        let point = r.cloud[r.throughput.all[0]].spec.clone();
+        let text = bundle(&s, cat, Some(point.clone())).unwrap().to_json();
+        let read = Bundle::read(&text).unwrap();
+        assert_eq!(read.assumptions.scheduling, Scheduling::Static);
+        let i = read.inputs(cat).unwrap();
+        let cli = evaluate(&i.setup(), &i.deployment().unwrap()).unwrap();
+        let page = detail(&s, &point, cat).unwrap().point;
+        assert_eq!(page.figures, cli.figures);
+        // Static: the bare decode step between tokens.
+        let step = page.pools[0].step;
+        assert_eq!(page.figures.tpot, step);
+        let (back, _) = import(&text, &Scenario::default(), cat).unwrap();
+        assert_eq!(back.scheduling, Scheduling::Static);
+        let why = s.apply("sched", "dynamic", cat).unwrap_err();
+        assert!(why.contains("scheduling"), "{why}");
+    }
+
     #[test]
     fn an_eagle_head_and_redundant_experts_travel_in_the_link_and_the_bundle() {
         let cat = Catalogue::builtin();
@@ -522,14 +613,6 @@ mod tests {
                     c
                 },
                 "assumptions.prefill_two_batch_overlap",
-            ),
-            (
-                {
-                    let mut c = b.clone();
-                    c.workload.rate = Some(2.0);
-                    c
-                },
-                "workload.rate",
             ),
             (
                 {

@@ -25,7 +25,11 @@ pub const FIGURE_CHAINS: [(&str, &str); 10] = [
 /// The chain a figure opens, if the engine explains it for this point (a chip without
 /// a price has no $/Mtok chain).
 pub fn chain_for<'a>(chains: &'a [Chain], figure: &str) -> Option<&'a Chain> {
-    let quantity = FIGURE_CHAINS.iter().find(|(f, _)| *f == figure)?.1;
+    let quantity = FIGURE_CHAINS
+        .iter()
+        .chain(&crate::open_loop::FIGURE_CHAINS)
+        .find(|(f, _)| *f == figure)?
+        .1;
     chains.iter().find(|c| c.quantity.starts_with(quantity))
 }
 

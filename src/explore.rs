@@ -5,12 +5,13 @@ use crate::bundle::{bundle, target};
 use crate::scenario::Scenario;
 use disagg_engine::bundle::{Bundle, Inputs};
 use disagg_engine::disagg::explain::{explain, Explained};
+use disagg_engine::disagg::open_loop_explain::explain_at_rate;
 use disagg_engine::disagg::{
     evaluate, expected_tokens, without_speculation, Axis, DeploymentPoint, DeploymentSpec, Figures,
     Setup,
 };
 use disagg_engine::sweep::{compare_axes, sweep, AxisBest, SweepRequest, SweepResult};
-use disagg_engine::units::TokensPerSecond;
+use disagg_engine::units::{RequestsPerSecond, TokensPerSecond};
 use disagg_engine::{Catalogue, ModelPreset};
 use std::borrow::Cow;
 
@@ -94,7 +95,13 @@ pub fn detail(
     let b = bundle(s, catalogue, None)?;
     let i = inputs(&b, catalogue)?;
     let deployment = i.resolve(spec).map_err(|e| e.to_string())?;
-    explain(&i.setup(), &deployment).map_err(|e| e.to_string())
+    // With a request rate, the deployment under those arrivals (the spec's batch is
+    // replaced by the concurrency they hold): the CLI's `predict --rate --explain`.
+    match s.rate {
+        Some(r) => explain_at_rate(&i.setup(), &deployment, RequestsPerSecond::new(r)),
+        None => explain(&i.setup(), &deployment),
+    }
+    .map_err(|e| e.to_string())
 }
 
 /// The same deployment without speculation at the same batch, where the point

@@ -23,6 +23,7 @@ pub mod export;
 pub mod format;
 pub mod jobs;
 pub mod model_summary;
+pub mod open_loop;
 pub mod perf;
 pub mod points;
 pub mod reality;

@@ -16,6 +16,7 @@ impl Scenario {
             aligned_group_prefill: self.aligned_prefill,
             framework: self.framework,
             redundant_experts: self.redundant_experts,
+            scheduling: self.scheduling,
             ..Assumptions::default()
         };
         for (name, v) in &self.assumptions {

@@ -9,8 +9,9 @@ use disagg_engine::disagg::Axis;
 use disagg_engine::frontier::Objective;
 use disagg_engine::limits::{
     MAX_BATCH, MAX_DRAFT_TOKENS, MAX_LENGTH, MAX_OUTPUT_CV, MAX_REDUNDANT_EXPERTS, MAX_SWEEP_CHIPS,
+    REQUEST_RATE,
 };
-use disagg_engine::serving::FrameworkChoice;
+use disagg_engine::serving::{FrameworkChoice, Scheduling};
 use disagg_engine::{Catalogue, DType, ModelPreset, Workload};
 use std::collections::BTreeMap;
 use std::ops::RangeInclusive;
@@ -81,6 +82,10 @@ pub struct Scenario {
     /// Concurrent requests every point runs at (link key `batch`; `None`: batches are
     /// swept).
     pub batch: Option<u32>,
+    /// Open-loop arrivals, requests per second (link key `rate`; `None`: a closed loop).
+    /// The detail panel answers at this rate (`crate::open_loop`), and the frontiers keep
+    /// to the points that carry it.
+    pub rate: Option<f64>,
     /// `None`: the model's MTP layers, or the EAGLE head of `eagle_layers`.
     pub draft_model: Option<String>,
     /// Draft with an EAGLE head of this many decoder layers (link `draft=eagle`, or
@@ -100,6 +105,9 @@ pub struct Scenario {
     /// The serving framework whose default batch limit and token budget apply (link
     /// key `fw`; `auto`, each chip family's usual one, is not written).
     pub framework: FrameworkChoice,
+    /// Continuous refill or static batches (link key `sched`; `continuous` is not
+    /// written).
+    pub scheduling: Scheduling,
     pub y_axis: YAxis,
     /// Link key `colour` (`price` or `chip`); `price` is not written.
     pub colour_by: ColourBy,
@@ -139,6 +147,7 @@ impl Default for Scenario {
             ttft_ms: None,
             batch: None,
             tpot_ms: None,
+            rate: None,
             draft_model: Some("llama-3.2-1b".into()),
             eagle_layers: None,
             redundant_experts: 0,
@@ -147,6 +156,7 @@ impl Default for Scenario {
             speculative_decode: false,
             aligned_prefill: false,
             framework: FrameworkChoice::Auto,
+            scheduling: Scheduling::Continuous,
             y_axis: YAxis::TokSPerChip,
             colour_by: ColourBy::Price,
             custom_config: None,
@@ -214,9 +224,12 @@ impl Scenario {
 
     /// The lengths, their spread and the prefix-cache hit share as the engine's workload.
     pub fn workload(&self) -> Workload {
-        Workload::new(self.isl, self.osl)
-            .with_cached_share(self.prefix_hit_pct / 100.0)
-            .with_output_cv(self.output_cv)
+        Workload {
+            rate: self.rate,
+            ..Workload::new(self.isl, self.osl)
+                .with_cached_share(self.prefix_hit_pct / 100.0)
+                .with_output_cv(self.output_cv)
+        }
     }
 
     /// The query string (without `?`) that reproduces this scenario.
@@ -262,6 +275,9 @@ impl Scenario {
         if self.redundant_experts > 0 {
             q.push(format!("re={}", self.redundant_experts));
         }
+        if !self.scheduling.is_continuous() {
+            q.push(format!("sched={}", self.scheduling.id()));
+        }
         if self.prefix_hit_pct > 0.0 {
             q.push(format!("hit={}", self.prefix_hit_pct));
         }
@@ -279,6 +295,9 @@ impl Scenario {
         }
         if let Some(b) = self.batch {
             q.push(format!("batch={b}"));
+        }
+        if let Some(r) = self.rate {
+            q.push(format!("rate={r}"));
         }
         if self.colour_by == ColourBy::Chip {
             q.push("colour=chip".into());
@@ -536,6 +555,18 @@ impl Scenario {
                     format!("a batch is a whole number of concurrent requests from 1 to {MAX_BATCH} (or empty to sweep batches)"),
                 )?)
             }
+            "rate" if value.is_empty() => self.rate = None,
+            "rate" => {
+                self.rate = Some(parse_in(
+                    value,
+                    REQUEST_RATE,
+                    format!(
+                        "the request rate is a number of requests per second from {} to {} (or empty for a closed loop)",
+                        REQUEST_RATE.start(),
+                        REQUEST_RATE.end()
+                    ),
+                )?)
+            }
             "target" if value.is_empty() || value == "auto" => self.target_tok_s_user = None,
             "target" => {
                 self.target_tok_s_user = Some(
@@ -573,6 +604,7 @@ impl Scenario {
                     switch(value).ok_or("adp is 1 (expert-group replicas prefill together) or 0")?
             }
             "fw" => self.framework = value.parse()?,
+            "sched" => self.scheduling = value.parse()?,
             "y" => {
                 self.y_axis = match value {
                     "chip" => YAxis::TokSPerChip,

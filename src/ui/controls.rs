@@ -6,8 +6,9 @@ use disagg_engine::catalogue::USER_MODEL_ID;
 use disagg_engine::disagg::Axis;
 use disagg_engine::limits::{
     MAX_BATCH, MAX_DRAFT_TOKENS, MAX_LENGTH, MAX_OUTPUT_CV, MAX_REDUNDANT_EXPERTS, MAX_SWEEP_CHIPS,
+    REQUEST_RATE,
 };
-use disagg_engine::serving::FrameworkChoice;
+use disagg_engine::serving::{FrameworkChoice, Scheduling};
 use disagg_engine::{Catalogue, DType};
 use leptos::prelude::*;
 
@@ -349,6 +350,30 @@ pub fn Controls() -> impl IntoView {
                         "its default batch limit and prefill token budget, where no assumption states them"
                     </span>
                 </div>
+                <div class="field">
+                    <label for="in-sched">"Batch scheduling"</label>
+                    <select
+                        id="in-sched"
+                        aria-describedby="in-sched-hint"
+                        on:change=move |ev| page.set_field("sched", &event_target_value(&ev))
+                    >
+                        {Scheduling::ALL
+                            .map(|m| {
+                                view! {
+                                    <option value=m.id() prop:selected=move || s.with(|s| s.scheduling == m)>
+                                        {match m {
+                                            Scheduling::Continuous => "continuous (refill as requests finish)",
+                                            Scheduling::Static => "static (fixed batch, no refill)",
+                                        }}
+                                    </option>
+                                }
+                            })
+                            .collect_view()}
+                    </select>
+                    <span class="hint" id="in-sched-hint">
+                        "static: every prompt prefilled first, then the batch decodes to its end (llama-batched-bench, HF generate); needs an output-length spread of 0"
+                    </span>
+                </div>
                 <Show when=move || moe.get()>
                     <CheckField
                         key="adp"
@@ -406,6 +431,16 @@ pub fn Controls() -> impl IntoView {
                     step="1"
                     placeholder="swept"
                     hint="every point runs this many requests at once; empty sweeps batches"
+                />
+                <NumberField
+                    key="rate"
+                    label="Request rate (req/s)"
+                    value=text(|s| s.rate.map(|r| r.to_string()).unwrap_or_default())
+                    min=REQUEST_RATE.start().to_string()
+                    max=REQUEST_RATE.end().to_string()
+                    step="any"
+                    placeholder="closed loop"
+                    hint="open loop: requests arrive at random at this rate; a point opens at the concurrency that keeps up, and only points that carry the rate stay on the frontiers"
                 />
             </fieldset>
             <fieldset>

@@ -65,6 +65,7 @@ fn pools(d: &DeploymentPoint) -> impl IntoView {
 /// in the panel below the list (`open`), and each with an error band has it below.
 fn summary(
     e: &Explained,
+    rate: Option<f64>,
     bands: &BTreeMap<&'static str, String>,
     open: RwSignal<Option<&'static str>>,
 ) -> impl IntoView {
@@ -114,6 +115,10 @@ fn summary(
     }
     rows.push(("TTFT p50 / p90", format::ttft_spread(&d.ttft)));
     rows.push(("TTFT, where it goes", format::ttft_parts(&d.ttft.parts)));
+    // At a rate the batch is the concurrency the arrivals hold: the rate's rows first.
+    if let Some(r) = rate {
+        rows.splice(0..1, crate::open_loop::rows(e, r));
+    }
     rows.into_iter()
         .enumerate()
         .map(|(n, (k, v))| {
@@ -165,6 +170,7 @@ pub fn Detail() -> impl IntoView {
                 speculation_summary(&e.scenario),
                 gain,
                 point,
+                e.scenario.rate,
             ))
         })
     });
@@ -191,7 +197,7 @@ pub fn Detail() -> impl IntoView {
         open.set(None);
     });
     let body = move || {
-        let (label, speculation, gain, result) = evaluated.get()?;
+        let (label, speculation, gain, result, rate) = evaluated.get()?;
         Some(match result {
             Ok(e) => {
                 let chains = e.chains.clone();
@@ -216,9 +222,10 @@ pub fn Detail() -> impl IntoView {
                 <h2 id="detail-title">{label}</h2>
                 {speculation.map(|text| view! { <p class="speculation">{text}</p> })}
                 {gain.map(|text| view! { <p class="speculation" id="speculation-gain">{text}</p> })}
+                {rate.map(|r| view! { <p class="open-loop" id="open-loop-answer">{crate::open_loop::answer(&e, r)}</p> })}
                 <p class="measured-error" id="measured-error">{measured}</p>
                 <p class="hint">"Click a figure to see how it is computed: its formula, every input with its source, and the model's section."</p>
-                <dl class="figures">{summary(&e, &bands, open)}</dl>
+                <dl class="figures">{summary(&e, rate, &bands, open)}</dl>
                 <div id="chain-panel" aria-live="polite">{chain_panel}</div>
                 <div class="table-scroll" tabindex="0" role="region" aria-label="Pools"><table class="pools">
                     <caption class="visually-hidden">"The deployment's pools"</caption>

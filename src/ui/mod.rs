@@ -16,6 +16,7 @@ mod notices;
 mod own_chips;
 mod own_model;
 mod points_table;
+mod rate;
 mod share;
 mod validation;
 
@@ -32,6 +33,7 @@ pub use notices::Notices;
 pub use own_chips::OwnChips;
 pub use own_model::{ModelSummary, OwnModel};
 pub use points_table::PointsTable;
+pub use rate::RateNote;
 pub use share::Share;
 pub use validation::{ValidationView, ViewSwitch};
 
@@ -333,6 +335,7 @@ pub fn App() -> impl IntoView {
             <section class="results" id="results" tabindex="-1" aria-label="Results" aria-busy=move || page.sweeping.get().to_string()>
                 <Share/>
                 <Callout/>
+                <RateNote/>
                 <ChartView/>
                 <Status/>
                 <Export/>

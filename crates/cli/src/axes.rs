@@ -7,6 +7,7 @@ use crate::{print_problems, PredictArgs};
 use disagg_engine::bundle::Bundle;
 use disagg_engine::disagg::explain::explain;
 use disagg_engine::disagg::open_loop::at_rate;
+use disagg_engine::disagg::open_loop_explain::explain_at_rate;
 use disagg_engine::disagg::plan::{plan, PoolChoice};
 use disagg_engine::disagg::report::PointReport;
 use disagg_engine::disagg::ttft::TtftParts;
@@ -266,22 +267,13 @@ pub fn run_predict(args: &PredictArgs) -> Result<(), String> {
     let cat = Catalogue::builtin();
     let table = BenchmarkTable::builtin().map_err(|e| e.to_string())?;
     let validated = validation::run(cat, &table, &Assumptions::default());
-    if setup.workload.rate.is_some() && args.explain {
-        return Err(
-            "--explain opens closed-loop figures; it cannot be given with --rate yet".into(),
-        );
-    }
-    if let (Some(r), true) = (setup.workload.rate, args.json) {
-        let point =
-            at_rate(&setup, &deployment, RequestsPerSecond::new(r)).map_err(|e| e.to_string())?;
-        let report = PointReport::new(name, setup.precision(), b.kv_dtype, &point, &[])
-            .ok_or("the evaluated deployment has no generating pool")?
-            .with_error_bands(validation::headline_bands(&validated, cat, &point));
-        out!("{}", to_json(&report)?);
-        return Ok(());
-    }
     if args.json || args.explain {
-        let e = explain(&setup, &deployment).map_err(|e| e.to_string())?;
+        // An open loop opens its own chains: how the concurrency was found and the queue.
+        let e = match setup.workload.rate {
+            Some(r) => explain_at_rate(&setup, &deployment, RequestsPerSecond::new(r)),
+            None => explain(&setup, &deployment),
+        }
+        .map_err(|e| e.to_string())?;
         if args.json {
             let report = PointReport::new(name, setup.precision(), b.kv_dtype, &e.point, &e.chains)
                 .ok_or("the evaluated deployment has no generating pool")?

@@ -97,6 +97,11 @@ pub(crate) struct AssumptionArgs {
     /// every layout with ep > 1, as DeepSeek's EPLB adds 32 to 256 experts.
     #[arg(long, value_name = "N")]
     redundant_experts: Option<u32>,
+    /// How a pool that prefills and generates schedules its batch: continuous (refill
+    /// as sequences finish, the default) or static (prefill every prompt, then decode
+    /// until the batch ends, no refill: llama-batched-bench, HF generate).
+    #[arg(long, value_name = "continuous|static")]
+    scheduling: Option<String>,
 }
 
 impl AssumptionArgs {
@@ -126,6 +131,9 @@ impl AssumptionArgs {
         }
         if let Some(f) = &self.framework {
             a.framework = f.parse().map_err(|e| format!("--framework: {e}"))?;
+        }
+        if let Some(s) = &self.scheduling {
+            a.scheduling = s.parse().map_err(|e| format!("--scheduling: {e}"))?;
         }
         if let Some(n) = self.redundant_experts {
             if n > disagg_engine::limits::MAX_REDUNDANT_EXPERTS {
@@ -218,7 +226,7 @@ pub(crate) struct PredictArgs {
 }
 
 /// The flags a bundle holds (clap ids), refused alongside `predict --bundle`.
-const PREDICT_BUNDLED: [&str; 51] = [
+const PREDICT_BUNDLED: [&str; 52] = [
     "model",
     "chip",
     "chips",
@@ -270,6 +278,7 @@ const PREDICT_BUNDLED: [&str; 51] = [
     "lm_head_dtype",
     "redundant_experts",
     "eagle_layers",
+    "scheduling",
 ];
 
 /// Writes one line of output; see [`out!`].

@@ -88,7 +88,7 @@ pub struct SweepArgs {
 }
 
 /// The flags a bundle holds (clap ids), refused alongside `sweep --bundle`.
-pub(crate) const SWEEP_BUNDLED: [&str; 31] = [
+pub(crate) const SWEEP_BUNDLED: [&str; 32] = [
     "model",
     "axis",
     "chips",
@@ -120,6 +120,7 @@ pub(crate) const SWEEP_BUNDLED: [&str; 31] = [
     "lm_head_dtype",
     "redundant_experts",
     "eagle_layers",
+    "scheduling",
 ];
 
 /// The bundle `sweep`'s flags describe.

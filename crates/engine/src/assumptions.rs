@@ -6,7 +6,7 @@ use crate::catalogue::Chip;
 use crate::dtype::ComputeRate;
 use crate::error::{EngineError, Result};
 use crate::limits::{MAX_REDUNDANT_EXPERTS, MIN_EFFICIENCY};
-use crate::serving::{Defaults, Framework, FrameworkChoice, Pinned};
+use crate::serving::{Defaults, Framework, FrameworkChoice, Pinned, Scheduling};
 use crate::units::Seconds;
 use serde::{Deserialize, Serialize};
 
@@ -61,6 +61,10 @@ pub struct Assumptions {
     /// The serving framework whose default batch limit and token budget apply where
     /// the user states none (`serving.rs`); `auto` chooses by each pool's chip.
     pub framework: FrameworkChoice,
+    /// How a pool that prefills and generates schedules its batch: continuous refill
+    /// (the default) or a static batch (`serving::Scheduling`, MODEL.md 6.1.1).
+    #[serde(default, skip_serializing_if = "Scheduling::is_continuous")]
+    pub scheduling: Scheduling,
     /// The assumptions the user stated: a framework's defaults never replace them.
     #[serde(skip_serializing_if = "Pinned::is_empty")]
     pub pinned: Pinned,
@@ -93,6 +97,7 @@ impl Default for Assumptions {
             expert_skew: 1.18,
             prefill_two_batch_overlap: false,
             framework: FrameworkChoice::Auto,
+            scheduling: Scheduling::Continuous,
             pinned: Pinned::NONE,
             redundant_experts: 0,
         }

@@ -225,6 +225,46 @@ impl From<FrameworkChoice> for String {
     }
 }
 
+/// How a pool schedules its batch. `Continuous`: a finished sequence's place is
+/// refilled at once with a new prompt, whose prefill chunks ride between generation
+/// steps (every framework `serving.rs` profiles). `Static`: the batch's prompts are all
+/// prefilled first, then it decodes until its longest output ends, with no refill (a
+/// fixed batch: llama.cpp's `llama-batched-bench`, Hugging Face `generate` on a batch).
+/// `audit/MODEL.md` 6.1.1, `audit/AUDIT.md` "Static batching".
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Scheduling {
+    #[default]
+    Continuous,
+    Static,
+}
+
+impl Scheduling {
+    pub const ALL: [Scheduling; 2] = [Scheduling::Continuous, Scheduling::Static];
+
+    /// The id flags, links and files spell.
+    pub fn id(self) -> &'static str {
+        match self {
+            Scheduling::Continuous => "continuous",
+            Scheduling::Static => "static",
+        }
+    }
+
+    pub fn is_continuous(&self) -> bool {
+        *self == Scheduling::Continuous
+    }
+}
+
+impl std::str::FromStr for Scheduling {
+    type Err = String;
+    fn from_str(id: &str) -> Result<Scheduling, String> {
+        Scheduling::ALL
+            .into_iter()
+            .find(|s| s.id() == id.trim())
+            .ok_or_else(|| format!("scheduling {id:?} is not one of continuous, static"))
+    }
+}
+
 /// Which assumptions the user stated, so that a framework's default does not
 /// replace them: a set of [`crate::assumptions::KNOBS`] indices, written as their names.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]

@@ -96,6 +96,12 @@ impl Workload {
         Ok(())
     }
 
+    /// The output rate an open loop asks for: `rate × OSL` tokens per second.
+    pub fn demand(&self) -> Option<crate::units::TokensPerSecond> {
+        self.rate
+            .map(|r| crate::units::RequestsPerSecond::new(r).tokens(self.osl as f64))
+    }
+
     /// Prompt plus mean output: the context of the mean request.
     pub fn request_context(&self) -> f64 {
         self.isl as f64 + self.osl as f64

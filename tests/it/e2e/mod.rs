@@ -24,6 +24,7 @@ mod export;
 mod own;
 mod phones;
 mod precision;
+mod rate;
 mod validation_sort;
 mod validation_view;
 mod worker;
@@ -370,6 +371,7 @@ fn the_release_page_works_end_to_end() {
     );
     spec.close();
 
+    rate::a_rate_answers_in_the_open_loop(&driver, &base);
     chart::chips_apart_and_every_point_reachable(&driver, &base);
     export::export_matches_the_drawn_points(&driver, &base);
     phones::phones(&driver, &base);

@@ -48,10 +48,34 @@ fn a_rate_beyond_capacity_or_out_of_range_is_refused_by_name() {
     }
     let o = predict(&["--rate", "2", "--batch", "8"]);
     assert!(!o.status.success());
+}
+
+/// `--explain` with `--rate` opens the open loop: the concurrency found, the share of
+/// its capacity the rate uses, the Pollaczek-Khinchine wait and Kingman's tail, each
+/// with its inputs; `--json` carries the same chains.
+#[test]
+fn explain_with_a_rate_shows_the_concurrency_and_the_queue() {
     let o = predict(&["--rate", "2", "--explain"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    for needle in [
+        "open loop: 2 requests per second",
+        "B = B_short + 1",
+        "σ = λ / X_B",
+        "u = min(u_B × σ, 0.999)",
+        "W = u × t_pf / (2 × (1 - u))",
+        "TTFT = W + t_pf + t_xfer + t_1",
+        "W_90 = max(0, W / u × ln(u / 0.1))",
+        "λ = 2 req/s",
+    ] {
+        assert!(text.contains(needle), "{needle}\n{text}");
+    }
+    let o = predict(&["--rate", "2", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let chains = v["explain"].as_array().unwrap();
+    let ttft = chains.iter().find(|c| c["quantity"] == "TTFT").unwrap();
+    assert_eq!(ttft["formula"], "W + t_pf + t_xfer + t_1");
     assert!(
-        !o.status.success() && stderr(&o).contains("--rate"),
-        "{}",
-        stderr(&o)
+        (ttft["value"].as_f64().unwrap() - v["ttft"]["mean_s"].as_f64().unwrap()).abs() < 1e-12
     );
 }

@@ -404,6 +404,8 @@ impl<'a> Inputs<'a> {
             slo: Slo {
                 ttft: s.ttft_ms.map(Seconds::from_ms),
                 tpot: s.tpot_ms.map(Seconds::from_ms),
+                // An open loop's points must carry its rate (MODEL.md 8).
+                rate: self.bundle.workload.demand(),
             },
             batch: s.batch,
         }

@@ -50,6 +50,7 @@ pub fn side<'a>(
         seqs,
         osl: w.osl as f64,
         prefill: Some(RoundPrefill::of(prefill.total, prompts, seqs, par, &group)),
+        scheduling: a.scheduling,
     };
     Ok(ColocatedSide {
         placed,

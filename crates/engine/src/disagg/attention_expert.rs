@@ -344,6 +344,7 @@ fn timings(
                 par,
                 &group,
             )),
+            scheduling: setup.assumptions.scheduling,
         },
         exchange: t_comm,
         limiter,

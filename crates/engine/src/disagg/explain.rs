@@ -53,7 +53,9 @@ pub struct Explained {
     pub point: DeploymentPoint,
     /// TTFT, TPOT, tok/s per user, output and input tok/s per chip, output and input
     /// $/Mtok (where every chip has a price), J/token (where every chip has a TDP),
-    /// memory per chip and max batch, in that order.
+    /// memory per chip and max batch, in that order; an open-loop point
+    /// (`open_loop_explain::explain_at_rate`) then adds p50 and p90 TTFT and the
+    /// concurrency its arrivals hold.
     pub chains: Vec<Chain>,
 }
 

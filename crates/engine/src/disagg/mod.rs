@@ -22,6 +22,7 @@ mod deployment;
 pub mod explain;
 pub mod layouts;
 pub mod open_loop;
+pub mod open_loop_explain;
 mod place;
 pub mod plan;
 mod point;

@@ -25,6 +25,37 @@ pub fn at_rate(
     deployment: &Deployment,
     rate: RequestsPerSecond,
 ) -> Result<DeploymentPoint> {
+    let held = concurrency(setup, deployment, rate)?;
+    Ok(deliver(held.closed.clone(), rate, &held))
+}
+
+/// The concurrency arrivals at a rate build up: the smallest whose closed loop keeps up.
+#[derive(Clone, Debug)]
+pub(crate) struct Held {
+    /// Concurrent requests: the smallest `b` with `X(b) >= rate`.
+    pub batch: u32,
+    /// The largest concurrency the search could try (memory's and the engine's limits).
+    pub most: u32,
+    /// The closed loop at `batch`.
+    pub closed: DeploymentPoint,
+    /// Its request rate `X(batch)`.
+    pub serves: RequestsPerSecond,
+}
+
+/// The request rate a point serves: output tok/s over OSL.
+pub(crate) fn served(setup: &Setup, p: &DeploymentPoint) -> RequestsPerSecond {
+    p.figures
+        .output_tok_s
+        .per_request(setup.workload.osl as f64)
+}
+
+/// Finds the concurrency `rate` holds, or refuses a rate out of bounds or beyond the
+/// deployment's capacity.
+pub(crate) fn concurrency(
+    setup: &Setup,
+    deployment: &Deployment,
+    rate: RequestsPerSecond,
+) -> Result<Held> {
     if !(rate.0.is_finite() && REQUEST_RATE.contains(&rate.0)) {
         return Err(EngineError::InvalidInput(format!(
             "request rate {} must lie between {} and {} requests per second",
@@ -33,9 +64,8 @@ pub fn at_rate(
             REQUEST_RATE.end()
         )));
     }
-    let osl = setup.workload.osl as f64;
     let at = |batch: u32| evaluate(setup, &deployment.with_batch(batch));
-    let served = |p: &DeploymentPoint| p.figures.output_tok_s.per_request(osl);
+    let served = |p: &DeploymentPoint| self::served(setup, p);
     // The most the deployment holds: memory's and the engine's limits together.
     let probe = at(1)?;
     let most = probe.max_batch().clamp(1, crate::limits::MAX_BATCH as u64) as u32;
@@ -60,29 +90,44 @@ pub fn at_rate(
             lo = mid + 1;
         }
     }
-    let mut point = at(hi)?;
-    let share = rate / served(&point);
+    let closed = at(hi)?;
+    Ok(Held {
+        batch: hi,
+        most,
+        serves: served(&closed),
+        closed,
+    })
+}
+
+/// The closed loop `point` at the held concurrency, delivering `rate`: token rates
+/// scaled by `rate / X(b)`, TTFT the M/D/1 wait in front of the prefill steps.
+pub(crate) fn deliver(
+    mut point: DeploymentPoint,
+    rate: RequestsPerSecond,
+    held: &Held,
+) -> DeploymentPoint {
+    let share = rate / held.serves;
     point.figures = point.figures.delivering(share);
     for pool in &mut point.pools {
         pool.utilisation *= share;
         pool.input_tok_s_per_chip = pool.input_tok_s_per_chip * share;
         pool.output_tok_s_per_chip = pool.output_tok_s_per_chip * share;
     }
-    let utilisation = prefill_utilisation(&point) * share;
+    let utilisation = prefill_utilisation(&held.closed) * share;
     point.ttft = open_loop_ttft(&point.ttft, utilisation);
     point.figures.ttft = point.ttft.mean();
     point.warnings.push(format!(
         "open loop: {} requests per second arrive at random; about {} are in flight (Little's law), and the prefill steps are busy {:.0}% of the time",
         rate.0,
-        hi,
+        held.batch,
         100.0 * utilisation
     ));
-    Ok(point)
+    point
 }
 
 /// Share of time the prefill steps keep busy at the point's own rate: the prefill
 /// pool's utilisation, or the generating pool's prefill share of its round.
-fn prefill_utilisation(p: &DeploymentPoint) -> f64 {
+pub(crate) fn prefill_utilisation(p: &DeploymentPoint) -> f64 {
     match p.axis {
         Axis::PrefillDecode => p.pool(PoolRole::Prefill).map_or(0.0, |x| x.utilisation),
         _ => p.figures.prefill_share,

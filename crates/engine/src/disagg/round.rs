@@ -24,6 +24,7 @@
 use super::ttft::{Ttft, TtftParts, Wait};
 use crate::explain::{diff, max, min, num, product, quotient, sum, var, Chain, Source};
 use crate::parallel::Parallelism;
+use crate::serving::Scheduling;
 use crate::units::{RequestsPerSecond, Seconds, TokensPerSecond};
 
 /// The prefill steps of one generation round as a replica's expert group lives them.
@@ -131,6 +132,10 @@ pub struct Round {
     pub osl: f64,
     /// `None` where prefill runs on other chips (a prefill/decode decode pool).
     pub prefill: Option<RoundPrefill>,
+    /// Continuous refill, or a static batch: every prompt prefilled before the first
+    /// token, then generation uninterrupted (MODEL.md 6.1.1). The round's length, and
+    /// so the token rates, are the same; TTFT and TPOT are not.
+    pub scheduling: Scheduling,
 }
 
 impl Round {
@@ -153,11 +158,15 @@ impl Round {
     /// step that prefilled the request's own prompt, over its output tokens. The
     /// prefills of the other prompts of the round interrupt its generation and count;
     /// its own came before its first token. One sequence alone thus sees the bare
-    /// iteration, whatever its prompt.
+    /// iteration, whatever its prompt. A static batch (MODEL.md 6.1.1) prefills every
+    /// prompt before any first token, so no prefill interrupts its generation: the bare
+    /// iteration at any batch.
     pub fn tpot(&self) -> Seconds {
         match &self.prefill {
-            Some(p) => (self.duration() - p.own_step()) / self.osl,
-            None => self.iteration / self.tokens_per_iteration,
+            Some(p) if self.scheduling.is_continuous() => {
+                (self.duration() - p.own_step()) / self.osl
+            }
+            _ => self.iteration / self.tokens_per_iteration,
         }
     }
 
@@ -180,6 +189,7 @@ impl Round {
     /// Time to first token inside the engine (queueing aside).
     pub fn ttft(&self) -> Seconds {
         match &self.prefill {
+            Some(p) if self.scheduling == Scheduling::Static => self.iteration + p.per_round(),
             Some(p) => {
                 self.iteration + p.per_request() * ((self.seqs + 1.0) / 2.0).max(p.prompts_per_step)
             }
@@ -191,6 +201,19 @@ impl Round {
     /// behind the other prompts of the replica's cohort.
     pub fn ttft_model(&self) -> Ttft {
         match &self.prefill {
+            // A static batch: every request waits for the batch's other prefill steps.
+            Some(p) if self.scheduling == Scheduling::Static => {
+                let wait = (p.per_round() - p.step).max(Seconds::ZERO);
+                Ttft {
+                    parts: TtftParts {
+                        prefill_wait: wait,
+                        prefill: p.step.min(p.per_round()),
+                        first_step: self.iteration,
+                        ..TtftParts::default()
+                    },
+                    wait: Wait::Fixed { wait },
+                }
+            }
             Some(p) => Ttft {
                 parts: TtftParts {
                     prefill_wait: (self.ttft() - self.iteration - p.step).max(Seconds::ZERO),
@@ -302,7 +325,11 @@ impl Round {
                     Source::rule("chunk budget / uncached prompt tokens, at most s"),
                 );
                 with_e(osl(Chain::new(
-                    "one round of a replica: its generation iterations and the prefill chunks of the prompts that replace its finished sequences",
+                    if self.scheduling.is_continuous() {
+                        "one round of a replica: its generation iterations and the prefill chunks of the prompts that replace its finished sequences"
+                    } else {
+                        "one static batch of a replica: the prefill chunks of all its prompts, then its generation iterations"
+                    },
                     "R",
                     "s",
                     "6.1",
@@ -324,8 +351,9 @@ impl Round {
             )))
             .derived("one generation iteration", iteration.clone()),
         };
+        let continuous = self.scheduling.is_continuous();
         let tpot = match (&self.prefill, &prefill_step) {
-            (Some(p), Some(step)) => osl(Chain::new(
+            (Some(p), Some(step)) if continuous => osl(Chain::new(
                 "TPOT, the time per output token after the first",
                 "TPOT",
                 "s",
@@ -399,6 +427,34 @@ impl Round {
         .with_isl(isl as f64)
         .derived("the round", round);
         let ttft = match (&self.prefill, prefill_step) {
+            // A static batch: all its prefill steps, then the first iteration.
+            (Some(p), Some(step)) if !continuous => Chain::new(
+                "TTFT inside the engine (a static batch: every prompt prefilled first)",
+                "TTFT_engine",
+                "s",
+                "6.1.1",
+                sum([
+                    var("t_it"),
+                    quotient(product([var("t_pf"), var("n_pf")]), var("o")),
+                ]),
+                self.ttft().value(),
+            )
+            .derived("the first iteration", iteration)
+            .derived("one prefill step", step)
+            .input(
+                "n_pf",
+                "prefill steps of the batch's prompts",
+                p.steps,
+                "steps",
+                Source::rule("one prefill step per chunk: s / p"),
+            )
+            .input(
+                "o",
+                "prefill chunks in flight at once",
+                p.overlap,
+                "chunks",
+                Source::rule("max(1, min(PP, s / p))"),
+            ),
             (Some(p), Some(step)) => Chain::new(
                 "TTFT inside the engine",
                 "TTFT_engine",
@@ -491,6 +547,7 @@ mod tests {
             seqs: 8.0,
             osl: 100.0,
             prefill: Some(prefill(0.040, 2.0, 4.0)),
+            scheduling: Scheduling::Continuous,
         };
         assert!((r.duration().0 - 1.160).abs() < 1e-12);
         // TPOT leaves out the step that prefilled the request's own prompt:
@@ -503,6 +560,48 @@ mod tests {
     }
 
     #[test]
+    fn a_static_batch_prefills_every_prompt_then_generates_uninterrupted() {
+        // The round above as a static batch: 8 prompts in 4 steps of 40 ms, then 100
+        // steps of 10 ms with no refill. The same 1160 ms and the same token rate,
+        // B OSL / (prefill(B) + OSL t_it); every first token after all 160 ms of
+        // prefill and the first step; TPOT the bare step.
+        let r = Round {
+            iteration: Seconds(0.010),
+            tokens_per_iteration: 1.0,
+            seqs: 8.0,
+            osl: 100.0,
+            prefill: Some(prefill(0.040, 2.0, 4.0)),
+            scheduling: Scheduling::Static,
+        };
+        assert!((r.duration().0 - 1.160).abs() < 1e-12);
+        assert!((r.output_tok_s(8).0 - 8.0 * 100.0 / (0.160 + 100.0 * 0.010)).abs() < 1e-9);
+        assert!((r.ttft().0 - (0.160 + 0.010)).abs() < 1e-12);
+        assert!((r.tpot().0 - 0.010).abs() < 1e-15);
+        // A request's latency is the round: TTFT + (OSL - 1) TPOT.
+        assert!((r.ttft().0 + 99.0 * r.tpot().0 - r.duration().0).abs() < 1e-12);
+        // Every request waits the same: p50 = p90 = mean, its parts adding up.
+        let t = r.ttft_model();
+        assert!((t.mean().0 - r.ttft().0).abs() < 1e-12);
+        assert_eq!(t.quantile(0.5), t.mean());
+        assert_eq!(t.quantile(0.9), t.mean());
+        assert!((t.parts.prefill_wait.0 - 0.120).abs() < 1e-12);
+        // Against continuous refill: a later first token, a faster one after it.
+        let c = Round {
+            scheduling: Scheduling::Continuous,
+            ..r
+        };
+        assert!(r.ttft() > c.ttft() && r.tpot() < c.tpot());
+        assert_eq!(r.output_tok_s(8), c.output_tok_s(8));
+        // Speculation: a cycle yields E tokens, TPOT the cycle over E.
+        let spec = Round {
+            tokens_per_iteration: 2.5,
+            iteration: Seconds(0.025),
+            ..r
+        };
+        assert!((spec.tpot().0 - 0.010).abs() < 1e-15);
+    }
+
+    #[test]
     fn one_sequence_alone_sees_the_bare_iteration_whatever_its_prompt() {
         // Batch 1: the round is its own prefill then its iterations; none of the
         // prefill is between its tokens.
@@ -512,6 +611,7 @@ mod tests {
             seqs: 1.0,
             osl: 200.0,
             prefill: Some(prefill(2.5, 1.0, 1.0)),
+            scheduling: Scheduling::Continuous,
         };
         assert!((r.tpot().0 - 0.010).abs() < 1e-15);
         assert!((r.duration().0 - (2.0 + 2.5)).abs() < 1e-12);
@@ -526,6 +626,7 @@ mod tests {
             seqs: 1.0,
             osl: 100.0,
             prefill: None,
+            scheduling: Scheduling::Continuous,
         };
         assert!((r.duration().0 - 40.0 * 0.030).abs() < 1e-12);
         assert_eq!(r.ttft(), Seconds(0.030));

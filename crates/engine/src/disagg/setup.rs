@@ -171,6 +171,16 @@ impl<'a> Setup<'a> {
     pub fn validate(&self) -> Result<()> {
         self.workload.validate()?;
         self.assumptions.validate()?;
+        // A static batch runs until its longest output ends; with spread lengths that
+        // is an order statistic the model does not hold, so it is refused, not guessed.
+        if self.assumptions.scheduling == crate::serving::Scheduling::Static
+            && self.workload.output_cv > 0.0
+        {
+            return Err(EngineError::InvalidInput(format!(
+                "scheduling static is modelled for fixed output lengths (a static batch runs until its longest output ends): set the output-length spread to 0, not {}",
+                self.workload.output_cv
+            )));
+        }
         if let Some(bits) = self.weights.bits_override {
             if !(bits.is_finite() && BITS_PER_WEIGHT.contains(&bits)) {
                 return Err(EngineError::InvalidInput(format!(

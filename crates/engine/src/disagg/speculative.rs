@@ -336,6 +336,7 @@ fn round(
             step: prefill.step + d.prefill_per_request * prefill.prompts_per_step,
             ..prefill
         }),
+        scheduling: setup.assumptions.scheduling,
     }
 }
 

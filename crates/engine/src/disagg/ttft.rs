@@ -72,6 +72,9 @@ pub enum Wait {
     /// an exponential time of mean `mean / utilisation` (Kingman's approximation of a
     /// single queue's wait; exact for M/M/1).
     Poisson { mean: Seconds, utilisation: f64 },
+    /// Every request waits the same `wait`: a static batch prefills all its prompts
+    /// before any first token (MODEL.md 6.1.1).
+    Fixed { wait: Seconds },
 }
 
 impl Wait {
@@ -97,6 +100,7 @@ impl Wait {
                     step * ((q - (1.0 - u)) / u)
                 }
             }
+            Wait::Fixed { wait } => wait,
             Wait::Poisson { mean, utilisation } => {
                 let u = utilisation.clamp(0.0, 1.0);
                 if u <= 0.0 || q <= 1.0 - u || q >= 1.0 {

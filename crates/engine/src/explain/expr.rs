@@ -17,6 +17,8 @@ pub enum Expr {
     Min(Vec<Expr>),
     Floor(Box<Expr>),
     Power(Box<Expr>, Box<Expr>),
+    /// The natural logarithm (the open loop's exponential wait tail).
+    Ln(Box<Expr>),
 }
 
 /// An input by its symbol.
@@ -60,6 +62,10 @@ pub fn power(base: Expr, exponent: Expr) -> Expr {
     Expr::Power(Box::new(base), Box::new(exponent))
 }
 
+pub fn ln(e: Expr) -> Expr {
+    Expr::Ln(Box::new(e))
+}
+
 impl Expr {
     /// The value with each symbol read from `input`; `None` names no symbol it lacks,
     /// so a chain whose formula mentions an input it does not list fails to evaluate.
@@ -76,6 +82,7 @@ impl Expr {
             Expr::Min(es) => all(es)?.into_iter().fold(f64::INFINITY, f64::min),
             Expr::Floor(e) => e.eval(input)?.floor(),
             Expr::Power(a, b) => a.eval(input)?.powf(b.eval(input)?),
+            Expr::Ln(e) => e.eval(input)?.ln(),
         })
     }
 
@@ -101,7 +108,7 @@ impl Expr {
                 a.collect(out);
                 b.collect(out);
             }
-            Expr::Floor(e) => e.collect(out),
+            Expr::Floor(e) | Expr::Ln(e) => e.collect(out),
         }
     }
 
@@ -161,6 +168,7 @@ impl fmt::Display for Expr {
                 f.write_str(")")
             }
             Expr::Floor(e) => write!(f, "floor({e})"),
+            Expr::Ln(e) => write!(f, "ln({e})"),
             Expr::Power(a, b) => {
                 a.write_operand(f, 3)?;
                 f.write_str("^")?;
@@ -195,5 +203,9 @@ mod tests {
         let m = floor(max([var("a"), min([var("b"), num(0.5)])]));
         assert_eq!(m.to_string(), "floor(max(a, min(b, 0.5)))");
         assert_eq!(m.eval(&vals), Some(5.0));
+        let l = product([var("a"), ln(quotient(var("b"), num(0.1)))]);
+        assert_eq!(l.to_string(), "a × ln(b / 0.1)");
+        assert_eq!(l.eval(&vals), Some(5.0 * 10f64.ln()));
+        assert_eq!(l.symbols(), ["a", "b"]);
     }
 }

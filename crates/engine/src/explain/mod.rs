@@ -13,7 +13,7 @@
 
 mod expr;
 
-pub use expr::{diff, floor, max, min, num, power, product, quotient, sum, var, Expr};
+pub use expr::{diff, floor, ln, max, min, num, power, product, quotient, sum, var, Expr};
 
 use crate::assumptions::{knob, Origin};
 use crate::catalogue::{Chip, Grade};

@@ -271,8 +271,14 @@ pub fn sweep(req: &SweepRequest) -> Result<SweepResult> {
         );
     } else if req.slo.is_set() && col.misses.met == 0 {
         notes.push(format!(
-            "no deployment meets the SLO: of {} that fit, {} miss the TTFT limit and {} the TPOT limit",
-            col.feasible, col.misses.ttft, col.misses.tpot
+            "no deployment meets the SLO: of {} that fit, {} miss the TTFT limit and {} the TPOT limit{}",
+            col.feasible,
+            col.misses.ttft,
+            col.misses.tpot,
+            match col.misses.rate {
+                0 => String::new(),
+                n => format!(", {n} cannot carry the request rate"),
+            }
         ));
     }
     Ok(frontiers::finish(req, col, notes))

@@ -1,13 +1,13 @@
-//! Service-level objectives a sweep's deployments must meet: limits on TTFT and TPOT.
-//! Points that miss them stay in the cloud, marked, and the frontiers and the callout
-//! are drawn from the points that meet them.
+//! Service-level objectives a sweep's deployments must meet: limits on TTFT and TPOT,
+//! and an open loop's request rate to carry. Points that miss them stay in the cloud,
+//! marked, and the frontiers and the callout are drawn from the points that meet them.
 
 use super::callout::{fmt_num, fmt_value, pct};
 use super::SweepPoint;
 use crate::disagg::Figures;
 use crate::error::{EngineError, Result};
 use crate::frontier::Objective;
-use crate::units::Seconds;
+use crate::units::{Seconds, TokensPerSecond};
 use serde::{Deserialize, Serialize};
 
 /// Limits on time to first token and time per output token; `None` is no limit.
@@ -17,6 +17,15 @@ pub struct Slo {
     pub ttft: Option<Seconds>,
     #[serde(rename = "tpot_s")]
     pub tpot: Option<Seconds>,
+    /// An open loop's demand (`Workload::rate` requests per second times OSL): a point
+    /// carries the rate when its own closed-loop output rate reaches it, so the same
+    /// deployment keeps up with those arrivals at that concurrency or a smaller one.
+    #[serde(
+        default,
+        rename = "rate_output_tok_s",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub rate: Option<TokensPerSecond>,
 }
 
 /// Why a feasible point misses the SLO, counted over a sweep.
@@ -26,14 +35,17 @@ pub struct SloMisses {
     pub ttft: u64,
     /// Points whose TPOT is over the limit.
     pub tpot: u64,
-    /// Points that meet both.
+    /// Points whose output rate falls short of the open loop's demand.
+    #[serde(default)]
+    pub rate: u64,
+    /// Points that meet every limit.
     pub met: u64,
 }
 
 impl Slo {
     /// Whether any limit is set.
     pub fn is_set(&self) -> bool {
-        self.ttft.is_some() || self.tpot.is_some()
+        self.ttft.is_some() || self.tpot.is_some() || self.rate.is_some()
     }
 
     /// Refuses a limit that is not a positive, finite time.
@@ -48,7 +60,17 @@ impl Slo {
                 }
             }
         }
+        if let Some(r) = self.rate.filter(|r| !(r.0.is_finite() && r.0 > 0.0)) {
+            return Err(EngineError::InvalidInput(format!(
+                "the request rate's output demand must be a positive token rate, not {:?} tok/s",
+                r.0
+            )));
+        }
         Ok(())
+    }
+
+    pub fn rate_met(&self, f: &Figures) -> bool {
+        self.rate.is_none_or(|r| f.output_tok_s >= r)
     }
 
     pub fn ttft_met(&self, f: &Figures) -> bool {
@@ -60,7 +82,7 @@ impl Slo {
     }
 
     pub fn met_by(&self, f: &Figures) -> bool {
-        self.ttft_met(f) && self.tpot_met(f)
+        self.ttft_met(f) && self.tpot_met(f) && self.rate_met(f)
     }
 }
 
@@ -69,6 +91,7 @@ impl SloMisses {
     pub fn count(&mut self, slo: &Slo, f: &Figures) {
         self.ttft += !slo.ttft_met(f) as u64;
         self.tpot += !slo.tpot_met(f) as u64;
+        self.rate += !slo.rate_met(f) as u64;
         self.met += slo.met_by(f) as u64;
     }
 }
@@ -183,8 +206,13 @@ fn why_others_fail(misses: &SloMisses, feasible: u64, out_of_memory: u64) -> Str
     } else {
         String::new()
     };
+    let rate = if misses.rate > 0 {
+        format!(", {} cannot carry the request rate", misses.rate)
+    } else {
+        String::new()
+    };
     format!(
-        "Of {feasible} deployments that fit, {} meet the SLO, {} miss the TTFT limit and {} the TPOT limit{memory}.",
+        "Of {feasible} deployments that fit, {} meet the SLO, {} miss the TTFT limit and {} the TPOT limit{rate}{memory}.",
         misses.met, misses.ttft, misses.tpot
     )
 }

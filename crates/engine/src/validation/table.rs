@@ -302,6 +302,11 @@ pub struct BenchmarkPoint {
     /// point is read at the concurrency that rate builds up; `batch` must be absent.
     #[serde(default)]
     pub rate: Option<f64>,
+    /// How the harness schedules its batch, where the source says it runs a fixed batch
+    /// (`static`: llama.cpp's `llama-bench` and `llama-batched-bench`, MODEL.md 6.1.1);
+    /// absent means the global assumption (continuous refill).
+    #[serde(default)]
+    pub scheduling: Option<crate::serving::Scheduling>,
 }
 
 /// A metric and the value it must reach; the model's batch is searched for it.
@@ -357,6 +362,7 @@ impl BenchmarkPoint {
             prefill_two_batch_overlap: self
                 .prefill_two_batch_overlap
                 .unwrap_or(base.prefill_two_batch_overlap),
+            scheduling: self.scheduling.unwrap_or(base.scheduling),
             ..*base
         };
         if let Some(v) = self.max_seqs_per_replica {

@@ -75,6 +75,7 @@ fn an_slo_keeps_the_frontiers_to_the_points_that_meet_it() {
     let slo = Slo {
         ttft: Some(Seconds::from_ms(500.0)),
         tpot: Some(Seconds::from_ms(30.0)),
+        rate: None,
     };
     let bound = sweep(&request(slo)).unwrap();
     // Without an SLO every point meets it.
@@ -112,12 +113,14 @@ fn an_slo_keeps_the_frontiers_to_the_points_that_meet_it() {
     let loose = sweep(&request(Slo {
         ttft: Some(Seconds::new(1e6)),
         tpot: Some(Seconds::new(1e6)),
+        rate: None,
     }))
     .unwrap();
     assert_eq!(loose.throughput, free.throughput);
     let impossible = sweep(&request(Slo {
         ttft: None,
         tpot: Some(Seconds::from_us(1.0)),
+        rate: None,
     }))
     .unwrap();
     assert!(impossible.throughput.all.is_empty());
@@ -129,6 +132,7 @@ fn an_slo_keeps_the_frontiers_to_the_points_that_meet_it() {
     assert!(sweep(&request(Slo {
         ttft: Some(Seconds::new(-1.0)),
         tpot: None,
+        rate: None,
     }))
     .is_err());
 }
@@ -155,6 +159,7 @@ fn an_slo_answer_names_the_best_compliant_deployments_and_runners_up() {
     let slo = Slo {
         ttft: Some(Seconds::from_ms(500.0)),
         tpot: Some(Seconds::from_ms(30.0)),
+        rate: None,
     };
     let r = sweep(&request(slo)).unwrap();
     let answer = r.slo_answer.as_ref().expect("an SLO gives an answer");
@@ -202,6 +207,7 @@ fn an_slo_answer_names_the_best_compliant_deployments_and_runners_up() {
     let none = sweep(&request(Slo {
         ttft: Some(Seconds::from_us(1.0)),
         tpot: None,
+        rate: None,
     }))
     .unwrap();
     let answer = none.slo_answer.unwrap();
@@ -500,4 +506,69 @@ fn when_nothing_fits_the_closest_miss_is_named_per_chip() {
     // With room to fit, no such note.
     let fits = run(s, Axis::PrefillDecode, &["h100-sxm", "mi300x"], 32);
     assert!(fits.notes.iter().all(|n| !n.contains("does not fit")));
+}
+
+/// A request rate is part of the SLO: the frontiers and the verdict keep to points whose
+/// own output rate carries `rate × OSL`, and the others are counted apart.
+#[test]
+fn a_request_rate_keeps_the_frontiers_to_the_points_that_carry_it() {
+    use disagg_engine::sweep::Slo;
+    use disagg_engine::units::TokensPerSecond;
+    let s = setup("llama-3.1-8b", 2000, 200);
+    let request = |slo: Slo| SweepRequest {
+        setup: s,
+        axis: Axis::Aggregated,
+        chips: vec![chip("h100-sxm")],
+        max_chips: 8,
+        target_tok_s_user: None,
+        slo,
+        batch: None,
+    };
+    let free = sweep(&request(Slo::default())).unwrap();
+    // A demand half the best point's output rate: some carry it, some do not.
+    let best = free
+        .cloud
+        .iter()
+        .map(|p| p.figures.output_tok_s.value())
+        .fold(0.0, f64::max);
+    let slo = Slo {
+        rate: Some(TokensPerSecond::new(best / 2.0)),
+        ..Slo::default()
+    };
+    let bound = sweep(&request(slo)).unwrap();
+    assert!(bound.cloud.iter().any(|p| !p.meets_slo));
+    for p in &bound.cloud {
+        assert_eq!(
+            p.meets_slo,
+            p.figures.output_tok_s.value() >= best / 2.0,
+            "{}",
+            p.label
+        );
+    }
+    for p in bound.points(&bound.throughput.all) {
+        assert!(p.meets_slo, "{}", p.label);
+    }
+    let m = bound.slo_misses;
+    assert!(m.rate > 0 && m.met > 0 && m.ttft == 0 && m.tpot == 0);
+    assert_eq!(m.rate + m.met, bound.feasible);
+    let answer = bound.slo_answer.unwrap();
+    assert!(
+        answer
+            .why_others_fail
+            .contains("cannot carry the request rate"),
+        "{}",
+        answer.why_others_fail
+    );
+    // More than any deployment within the budget serves: nothing carries it, and the
+    // note says so.
+    let none = sweep(&request(Slo {
+        rate: Some(TokensPerSecond::new(1e12)),
+        ..Slo::default()
+    }))
+    .unwrap();
+    assert!(none.throughput.all.is_empty());
+    assert!(none
+        .notes
+        .iter()
+        .any(|n| n.contains("cannot carry the request rate")));
 }

@@ -131,8 +131,16 @@ fn every_chain_recomputes_and_every_table_adds_up_on_every_axis() {
     let mut sglang = moe;
     sglang.assumptions.framework =
         disagg_engine::serving::FrameworkChoice::Given(disagg_engine::serving::Framework::Sglang);
+    // Static batches: every prompt prefilled first, generation uninterrupted.
+    let mut static_dense = dense;
+    static_dense.assumptions.scheduling = disagg_engine::serving::Scheduling::Static;
+    let mut static_moe = moe;
+    static_moe.assumptions.scheduling = disagg_engine::serving::Scheduling::Static;
     let mut checked = 0;
     for (s, axis) in [
+        (static_dense, Axis::Aggregated),
+        (static_dense, Axis::Speculative),
+        (static_moe, Axis::AttentionExpert),
         (dense, Axis::Aggregated),
         (dense, Axis::PrefillDecode),
         (spec_decode, Axis::PrefillDecode),
@@ -287,4 +295,120 @@ fn host_costs_name_where_the_pool_took_them() {
     let (v, src) = source_of(&s, "t_step");
     assert!((v - 300e-6).abs() < 1e-12, "{v}");
     assert!(matches!(src, Source::Assumption { .. }), "{src:?}");
+}
+
+/// An open-loop point's chains recompute like any other, its top chains are the
+/// figures `at_rate` gives, and the chains of the queue say what MODEL.md 6.1 says:
+/// the concurrency is one more than the largest that falls short of the rate, and the
+/// percentiles are Kingman's tail over the Pollaczek-Khinchine mean.
+#[test]
+fn an_open_loop_point_opens_its_concurrency_and_its_queue() {
+    use disagg_engine::disagg::open_loop::at_rate;
+    use disagg_engine::disagg::open_loop_explain::explain_at_rate;
+    use disagg_engine::units::RequestsPerSecond;
+    let dense = setup("llama-3.1-8b", 2000, 200);
+    let moe = setup("qwen3-30b-a3b", 2048, 256);
+    let h100 = cat().chip("h100-sxm").unwrap();
+    let pool = |tp: u32| PoolConfig {
+        chip: h100,
+        parallelism: Parallelism {
+            tp,
+            pp: 1,
+            dp: 1,
+            ep: 1,
+        },
+    };
+    let deployments = [
+        (
+            dense,
+            Deployment::Aggregated {
+                pool: pool(1),
+                batch: 1,
+            },
+        ),
+        (
+            dense,
+            Deployment::PrefillDecode {
+                prefill: pool(1),
+                decode: pool(2),
+                batch: 1,
+            },
+        ),
+        (
+            moe,
+            Deployment::Aggregated {
+                pool: pool(2),
+                batch: 1,
+            },
+        ),
+    ];
+    let mut seen_waits = 0;
+    for (s, d) in deployments {
+        // The capacity, then rates from a trickle to near it.
+        let most = disagg_engine::disagg::evaluate(&s, &d).unwrap().max_batch() as u32;
+        let capacity = disagg_engine::disagg::evaluate(&s, &d.with_batch(most.min(4096)))
+            .unwrap()
+            .figures
+            .output_tok_s
+            .value()
+            / s.workload.osl as f64;
+        for share in [0.001, 0.3, 0.8, 0.97] {
+            let rate = RequestsPerSecond::new(capacity * share);
+            let what = format!(
+                "{} at {:.3} req/s",
+                d.generating_pool().chip.name,
+                rate.value()
+            );
+            let e = match explain_at_rate(&s, &d, rate) {
+                Ok(e) => e,
+                // Beyond what memory holds at this length: refused, naming the capacity.
+                Err(err) => {
+                    assert!(err.to_string().contains("serves at most"), "{what}: {err}");
+                    continue;
+                }
+            };
+            check(&e, &what);
+            // The same point the plain open loop gives, to the bit.
+            let plain = at_rate(&s, &d, rate).unwrap();
+            assert_eq!(e.point.figures, plain.figures, "{what}");
+            assert_eq!(e.point.ttft, plain.ttft, "{what}");
+            for (q, name) in [(0.5, "p50 TTFT"), (0.9, "p90 TTFT")] {
+                let c = chain(&e, name).unwrap();
+                assert!(close(c.value, e.point.ttft.quantile(q).value()), "{what}");
+            }
+            // The concurrency chain: B = B_short + 1, the running concurrency, and the
+            // rate at B reaches the arrivals while the one at B - 1 does not.
+            let held = chain(&e, "concurrent requests the arrivals hold").unwrap();
+            assert_eq!(held.value, e.point.figures.batch as f64, "{what}");
+            let b = held.value as u32;
+            let x = |b: u32| {
+                disagg_engine::disagg::evaluate(&s, &d.with_batch(b))
+                    .unwrap()
+                    .figures
+                    .output_tok_s
+                    .value()
+                    / s.workload.osl as f64
+            };
+            assert!(x(b) >= rate.value(), "{what}");
+            assert!(b == 1 || x(b - 1) < rate.value(), "{what}");
+            // The mean wait is Pollaczek-Khinchine's at the utilisation its chain shows.
+            let ttft = chain(&e, "TTFT").unwrap();
+            let wait = ttft
+                .walk()
+                .into_iter()
+                .find(|c| c.symbol == "W")
+                .unwrap()
+                .clone();
+            let u = wait.inputs.iter().find(|i| i.name == "u").unwrap().value;
+            let t_pf = wait.inputs.iter().find(|i| i.name == "t_pf").unwrap().value;
+            assert!(close(wait.value, u * t_pf / (2.0 * (1.0 - u))), "{what}");
+            assert!((0.0..1.0).contains(&u), "{what}: {u}");
+            if wait.value > 0.0 {
+                seen_waits += 1;
+            }
+            let text = disagg_engine::explain::render_all(&e.chains);
+            assert!(text.contains("ln(u / 0.1)"), "{what}\n{text}");
+        }
+    }
+    assert!(seen_waits >= 6, "{seen_waits}");
 }

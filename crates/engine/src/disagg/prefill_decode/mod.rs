@@ -117,6 +117,8 @@ pub fn decode_side<'a>(
         seqs,
         osl: setup.workload.osl as f64,
         prefill: None,
+        // No prefill in this pool's round: static and continuous batches agree.
+        scheduling: Default::default(),
     };
     let time = TimeBreakdown::of(&cost);
     Ok(DecodeSide {
@@ -146,6 +148,8 @@ fn speculative_decode_side<'a>(
         seqs: placed.seqs,
         osl: setup.workload.osl as f64,
         prefill: None,
+        // No prefill in this pool's round: static and continuous batches agree.
+        scheduling: Default::default(),
     };
     let time = TimeBreakdown::of(&verify);
     Ok(DecodeSide {

@@ -1,0 +1,110 @@
+//! A request rate, end to end: typed into its field it travels in the link, the page
+//! says what an open loop is and how many deployments carry the rate, a bad value is
+//! refused under the field, and a point's details answer at the rate (rate delivered,
+//! concurrency held, TTFT and its spread), their figures opening the open loop's chains.
+
+use super::driver::{Driver, Session};
+use std::time::Duration;
+
+fn settle(page: &Session) {
+    std::thread::sleep(Duration::from_millis(300));
+    page.wait_for(
+        "the sweep to finish",
+        "return document.getElementById('status').dataset.sweeping === 'false' ? true : null;",
+    );
+}
+
+/// Clicks the detail panel's figure named `name` and waits for its chain, whose
+/// formula starts with `formula`.
+fn open_figure(page: &Session, name: &str, formula: &str) -> String {
+    page.js(&format!(
+        "const b = [...document.querySelectorAll('#detail .figure-value')]
+             .find(b => b.parentElement.previousElementSibling.textContent === {name:?});
+         b.click(); return true;"
+    ));
+    page.wait_for(
+        name,
+        &format!(
+            "const f = document.querySelector('#chain-panel .chain .formula');
+             return f && f.textContent.startsWith({formula:?}) ? true : null;"
+        ),
+    );
+    page.text("#chain-panel .chain .formula")
+}
+
+pub fn a_rate_answers_in_the_open_loop(driver: &Driver, base: &str) {
+    let page = driver.session();
+    page.open(&format!(
+        "{base}/?v=1&model=llama-3.1-8b&axis=agg&chips=h100-sxm&budget=8&isl=2000&osl=200"
+    ));
+    page.wait_ready();
+    settle(&page);
+    assert_eq!(
+        page.js("return document.getElementById('rate-note') === null;"),
+        serde_json::json!(true),
+        "a closed loop has no open-loop note"
+    );
+    // Out of bounds: refused under the field, naming it; the link keeps no rate.
+    page.set_value("in-rate", "-4");
+    let error = page.text("#in-rate-error");
+    assert!(error.contains("request rate"), "{error}");
+    // Three requests a second of 200 output tokens.
+    page.set_value("in-rate", "3");
+    settle(&page);
+    assert_eq!(page.text("#in-rate-error"), "");
+    let href = page
+        .js("return location.href;")
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(href.contains("rate=3"), "{href}");
+    let note = page.text("#rate-note");
+    assert!(
+        note.contains("Open loop: requests arrive at random"),
+        "{note}"
+    );
+    assert!(note.contains("With 3.00 requests per second"), "{note}");
+    page.click("#frontier-table button");
+    page.wait_for(
+        "the open-loop answer",
+        "return document.getElementById('open-loop-answer') ? true : null;",
+    );
+    let answer = page.text("#open-loop-answer");
+    assert!(
+        answer.starts_with("At 3.00 requests per second")
+            && answer.contains("requests in flight")
+            && answer.contains("delivers 600 output tok/s")
+            && answer.contains("p90"),
+        "{answer}"
+    );
+    let figures = page.text("#detail .figures");
+    assert!(
+        figures.contains("request rate delivered")
+            && figures.contains("3.00 req/s (600 output tok/s)"),
+        "{figures}"
+    );
+    for bad in ["NaN", "inf"] {
+        assert!(!figures.contains(bad) && !answer.contains(bad), "{bad}");
+    }
+    // The concurrency opens how it was found; TTFT the M/D/1 queue.
+    open_figure(&page, "concurrency held (open loop)", "B = B_short + 1");
+    open_figure(&page, "TTFT", "TTFT = W + t_pf + t_xfer + t_1");
+    page.js("document.querySelectorAll('#chain-panel details.sub-chain').forEach(d => d.open = true); return true;");
+    let all = page.text("#chain-panel");
+    assert!(all.contains("W = u × t_pf / (2 × (1 - u))"), "{all}");
+    assert!(all.contains("σ = λ / X_B"), "{all}");
+    open_figure(&page, "TTFT p50 / p90", "TTFT_90 = W_90 + t_pf");
+    // Static batches: chosen in their control, they travel in the link.
+    page.set_value("in-sched", "static");
+    settle(&page);
+    let href = page
+        .js("return location.href;")
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        href.contains("sched=static") && href.contains("rate=3"),
+        "{href}"
+    );
+    page.close();
+}
