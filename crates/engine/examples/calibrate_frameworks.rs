@@ -1,5 +1,5 @@
-//! Fits each serving framework's host costs (per engine step and per sequence per
-//! step) to that framework's own calibration points, never a hold-out point, and
+//! Fits each serving framework's host costs (per engine step, per sequence per step,
+//! and per kernel) to that framework's own calibration points, never a hold-out point, and
 //! prints the fit beside the global assumptions' score.
 //!
 //! Scored by the mean absolute log error over the framework's calibration points other
@@ -27,6 +27,9 @@ const MIN_GAIN: f64 = 0.10;
 
 const STEP_US: [f64; 8] = [25.0, 50.0, 100.0, 200.0, 400.0, 800.0, 1600.0, 3200.0];
 const SEQ_US: [f64; 8] = [0.0, 2.5, 5.0, 10.0, 20.0, 40.0, 80.0, 160.0];
+/// Per-kernel costs tried: from a CUDA-graph launch's few microseconds to twice the
+/// global 6 us.
+const KERNEL_US: [f64; 7] = [1.0, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0];
 
 fn main() {
     let cat = Catalogue::builtin();
@@ -55,19 +58,27 @@ fn main() {
             point: points.clone(),
             unmapped: vec![],
         };
-        let score = |step: f64, seq: f64| {
+        let score = |step: f64, seq: f64, kernel: f64| {
             let a = base
                 .pin("step_overhead", step * 1e-6)
-                .pin("seq_overhead", seq * 1e-6);
+                .pin("seq_overhead", seq * 1e-6)
+                .pin("kernel_overhead", kernel * 1e-6);
             mean_log_error(cat, &table, &a)
         };
         let now = mean_log_error(cat, &table, &base);
-        let mut best = (now, base.step_overhead.us(), base.seq_overhead.us());
+        let mut best = (
+            now,
+            base.step_overhead.us(),
+            base.seq_overhead.us(),
+            base.kernel_overhead.us(),
+        );
         for step in STEP_US {
             for seq in SEQ_US {
-                let s = score(step, seq);
-                if s < best.0 - 1e-12 {
-                    best = (s, step, seq);
+                for kernel in KERNEL_US {
+                    let s = score(step, seq, kernel);
+                    if s < best.0 - 1e-12 {
+                        best = (s, step, seq, kernel);
+                    }
                 }
             }
         }
@@ -77,13 +88,14 @@ fn main() {
             "keep the global host costs"
         };
         println!(
-            "{}: {} points ({}): mean |ln error| {now:.3} with the global host costs -> {:.3} with step {:.0} us, per sequence {:.1} us: {verdict}",
+            "{}: {} points ({}): mean |ln error| {now:.3} with the global host costs -> {:.3} with step {:.0} us, per sequence {:.1} us, per kernel {:.1} us: {verdict}",
             framework.id(),
             points.len(),
             ids.join(" "),
             best.0,
             best.1,
-            best.2
+            best.2,
+            best.3
         );
     }
 }

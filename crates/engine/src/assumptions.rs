@@ -139,6 +139,7 @@ impl Assumptions {
             let value = match self.origin_given(chip, index, framework) {
                 Origin::Stated => None,
                 Origin::Framework(_) => framework.and_then(|(_, d)| d.get(index)),
+                Origin::Chip if index == KERNEL => chip.efficiency.kernel_overhead.map(|s| s.0),
                 Origin::Chip => chip.efficiency.step_overhead.map(|s| s.0),
             };
             if let Some(v) = value {
@@ -171,6 +172,9 @@ impl Assumptions {
             return Origin::Stated;
         }
         if index == STEP && chip.efficiency.step_overhead.is_some() {
+            return Origin::Chip;
+        }
+        if index == KERNEL && chip.efficiency.kernel_overhead.is_some() {
             return Origin::Chip;
         }
         match framework {
@@ -379,17 +383,19 @@ pub const CHUNK: usize = knob_index("prefill_chunk_tokens");
 pub const STEP: usize = knob_index("step_overhead");
 pub const SEQ: usize = knob_index("seq_overhead");
 pub const RESERVE: usize = knob_index("runtime_reserve");
+pub const KERNEL: usize = knob_index("kernel_overhead");
 
 /// How a pool's knob is written.
 type Setter = fn(&mut Assumptions, f64);
 
 /// Those knobs with how each is written.
-const POOL_KNOBS: [(usize, Setter); 5] = [
+const POOL_KNOBS: [(usize, Setter); 6] = [
     (MAX_SEQS, |a, v| a.max_seqs_per_replica = v),
     (CHUNK, |a, v| a.prefill_chunk_tokens = v),
     (STEP, |a, v| a.step_overhead = Seconds(v)),
     (SEQ, |a, v| a.seq_overhead = Seconds(v)),
     (RESERVE, |a, v| a.runtime_reserve = v),
+    (KERNEL, |a, v| a.kernel_overhead = Seconds(v)),
 ];
 
 /// Where a pool's value of a knob comes from ([`Assumptions::origin`]).

@@ -114,7 +114,8 @@ fn placed_with<'a>(
         parallelism: pool.parallelism,
         weights: setup.precision(),
         kv: setup.kv,
-        rates: crate::assumptions::ChipRates::for_chip(pool.chip, &setup.assumptions),
+        // The pool's own assumptions: its framework may set the per-kernel cost.
+        rates: crate::assumptions::ChipRates::for_chip(pool.chip, &assumptions),
         assumptions,
         cold_weight_fraction: cold,
     }

@@ -109,10 +109,7 @@ pub fn step_chain(p: &Placement, cost: &StepCost, symbol_of_step: &str, quantity
 /// `t_ovh = n_k x t_k + t_step + s x t_seq`.
 fn overhead_chain(p: &Placement, cost: &StepCost) -> Chain {
     let a = &p.assumptions;
-    let per_kernel = match p.chip.efficiency.kernel_overhead {
-        Some(_) => Source::chip(p.chip, "kernel_overhead"),
-        None => Source::assumption("kernel_overhead"),
-    };
+    let per_kernel = Source::pool_knob(a, p.chip, "kernel_overhead");
     let [step, per_seq] = host_work();
     Chain::new(
         "kernel launches and host work",

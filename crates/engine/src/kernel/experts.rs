@@ -64,6 +64,17 @@ pub fn expert_load_imbalance(picks: f64, ranks: u32, skew: f64) -> f64 {
     (skew.max(1.0) * sampling).min(r)
 }
 
+/// Routed picks one chip's expert matmuls take in a step: the expert group's `tokens`
+/// times `top_k`, over the `ep` expert-parallel ranks that split the experts, times the
+/// busiest rank's `imbalance` ([`expert_load_imbalance`]). The chips of an expert-TP
+/// slice (`tp > ep`) each take all of their rank's picks, for their share of each
+/// expert's width, so `ep`, not the group's chips, divides. Each pick's activations
+/// enter and leave its expert once, so this is what the chip's activation traffic
+/// scales with.
+pub fn routed_picks_per_chip(tokens: f64, top_k: f64, ep: u32, imbalance: f64) -> f64 {
+    tokens * top_k / ep.max(1) as f64 * imbalance
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -84,6 +95,18 @@ mod tests {
         assert_eq!(expert_load_imbalance(0.0, 8, 1.18), 1.0);
         assert_eq!(expert_load_imbalance(1.0, 4, 4.0), 4.0);
         assert_eq!(expert_load_imbalance(f64::NAN, 8, 1.18), 1.0);
+    }
+
+    #[test]
+    fn each_rank_takes_its_share_of_the_picks() {
+        // 2,878 tokens x top-8 over EP8 (TP8 attention: every chip holds them all):
+        // 23,024 picks, 2,878 per rank before imbalance.
+        assert!((routed_picks_per_chip(2878.0, 8.0, 8, 1.0) - 2878.0).abs() < 1e-9);
+        // The busiest rank's factor multiplies.
+        assert!((routed_picks_per_chip(2878.0, 8.0, 8, 1.25) - 3597.5).abs() < 1e-9);
+        // Without expert parallelism one chip (or every expert-TP slice) takes them all.
+        assert_eq!(routed_picks_per_chip(4.0, 8.0, 1, 1.0), 32.0);
+        assert_eq!(routed_picks_per_chip(4.0, 8.0, 0, 1.0), 32.0);
     }
 
     #[test]

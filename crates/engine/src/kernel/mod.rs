@@ -19,7 +19,9 @@ pub use attention::{attended_context, mla_core_flops, MlaDims};
 pub use breakdown::{Bottleneck, TimeBreakdown};
 pub use chain::step_chain;
 pub use collectives::{expert_all_to_all, group_all_reduce, ring_all_reduce, AllToAllWidths};
-pub use experts::{busiest_shard_experts, expert_load_imbalance, experts_touched};
+pub use experts::{
+    busiest_shard_experts, expert_load_imbalance, experts_touched, routed_picks_per_chip,
+};
 pub use operators::{operator_table, Bound, OperatorRow, OperatorTable};
 
 use crate::assumptions::{Assumptions, ChipRates};
@@ -571,12 +573,16 @@ fn traced_step_cost<S: RowSink>(
                 let imbalance = expert_load_imbalance(group_tokens * k, par.ep, a.expert_skew);
                 let flops = 2.0 * group_tokens * k * expert_params / group as f64 * imbalance
                     + router_flops;
+                // Each pick's activations go in and out of its expert once, on the
+                // expert-parallel rank holding it: a chip sees its rank's share of the
+                // group's picks (every one of them, for its slice, under expert TP).
+                let picks = routed_picks_per_chip(group_tokens, k, par.ep, imbalance);
                 acc.add(matmul(
                     OpKind::RoutedExperts,
                     count,
                     Flops(flops),
                     (Bytes(wbytes), expert_flops),
-                    Bytes(h * e * wb) + act_io * k,
+                    Bytes(h * e * wb) + Bytes(2.0 * picks * h * ab),
                     KERNELS_ROUTED,
                 ));
                 if side == Side::Whole && par.replicas_per_expert_group() > 1 {

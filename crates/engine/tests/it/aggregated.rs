@@ -16,8 +16,11 @@ fn dense_batch_one_decode_matches_bandwidth_over_weights() {
         128,
         Batch::Fixed(1),
     );
-    s.assumptions.kernel_overhead = Seconds::ZERO;
-    s.assumptions.step_overhead = Seconds::ZERO;
+    // Pinned, so that no framework's default replaces them.
+    s.assumptions = s
+        .assumptions
+        .pin("kernel_overhead", 0.0)
+        .pin("step_overhead", 0.0);
     let p = predict(&s).unwrap();
     // Weights read per token: everything but the input embedding, of which a token
     // reads one row.

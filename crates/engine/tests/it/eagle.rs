@@ -81,7 +81,7 @@ fn an_eagle_cycle_is_k_head_steps_and_one_verify_step_from_the_kernel() {
         parallelism: par,
         weights: s.precision(),
         kv: s.kv,
-        rates: ChipRates::for_chip(chip, &s.assumptions),
+        rates: ChipRates::for_chip(chip, &s.assumptions.on_chip(chip)),
         assumptions: s.assumptions.on_chip(chip),
         cold_weight_fraction: 0.0,
     };
