@@ -109,6 +109,26 @@ impl Wait {
     }
 }
 
+/// The mean wait in front of prefill steps of `step` that are busy a share
+/// `utilisation` of the time, for requests arriving at random: an M/D/1 queue,
+/// `u step / (2 (1 - u))` (Pollaczek-Khinchine with a fixed service time), `u` held
+/// below 0.999 so the figure stays finite. The one formula for that wait: a closed
+/// loop's (its many users' arrivals are near Poisson, `audit/MODEL.md` 6.1) and an
+/// open loop's (`open_loop.rs`).
+pub fn prefill_queue(utilisation: f64, step: Seconds) -> Seconds {
+    let u = utilisation.clamp(0.0, 0.999);
+    step * (u / (2.0 * (1.0 - u)))
+}
+
+/// The share of time a request of a closed loop of `population` requests finds the
+/// prefill steps busy, when they are busy `utilisation` of the time: by the arrival
+/// theorem of closed queueing networks an arriving request sees the steady state of
+/// the loop without itself, `u (n - 1) / n`. One user alone never waits for a prompt.
+pub fn seen_on_arrival(utilisation: f64, population: f64) -> f64 {
+    let n = population.max(1.0);
+    (utilisation * (n - 1.0) / n).clamp(0.0, 1.0)
+}
+
 /// One deployment's TTFT: its mean parts and its spread.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(into = "TtftReport", from = "TtftReport")]
@@ -214,6 +234,17 @@ mod tests {
             .sum::<f64>()
             / n as f64;
         assert!((mean - 0.4 * 0.1 / 2.0).abs() < 1e-6, "{mean}");
+    }
+
+    #[test]
+    fn the_prefill_queue_follows_pollaczek_khinchine_and_the_arrival_theorem() {
+        // u = 0.5, 200 ms steps: 0.5 * 0.2 / (2 * 0.5) = 100 ms.
+        assert!((prefill_queue(0.5, Seconds(0.2)).0 - 0.1).abs() < 1e-15);
+        assert_eq!(prefill_queue(0.0, Seconds(0.2)), Seconds::ZERO);
+        assert!(prefill_queue(1.0, Seconds(0.2)).0.is_finite());
+        // One user alone never finds another prompt in flight; of four, three others.
+        assert_eq!(seen_on_arrival(0.6, 1.0), 0.0);
+        assert!((seen_on_arrival(0.6, 4.0) - 0.45).abs() < 1e-15);
     }
 
     #[test]
