@@ -170,7 +170,7 @@ pub fn prefill_side<'a>(
     let setup = &overlapped;
     let isl = setup.workload.isl as f64;
     let wanted = setup.workload.prompts_per_chunk(
-        setup.assumptions.on_chip(pool.chip).prefill_chunk_tokens,
+        setup.assumptions.prefill_chunk_per_replica(pool.chip, par),
         f64::INFINITY,
     );
     // Size memory for the prompts of one step; fewer if that is all that fits.
