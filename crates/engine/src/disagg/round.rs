@@ -590,6 +590,35 @@ mod tests {
         assert!((r.tpot().0 - 0.010).abs() < 1e-15);
         assert!((r.duration().0 - (2.0 + 2.5)).abs() < 1e-12);
         assert!((r.request_rate(1).0 - 1.0 / 4.5).abs() < 1e-12);
+        // Alone it never finds another prompt in flight (the arrival theorem): its
+        // TTFT is its own prefill and first iteration, although the round is 56%
+        // prefill.
+        assert_eq!(r.prefill_wait(), Seconds::ZERO);
+        assert!((r.ttft().0 - 2.51).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_prompts_wait_never_exceeds_the_other_prompts_prefill() {
+        // A round that is nearly all prefill (u_a = 0.75): M/D/1 would wait 1.5 s,
+        // but the round holds only one other 1 s chunk (4 prompts, 2 to a step), and
+        // (s - 1) t_pf / p = 1.5 s: the round's room, R - (OSL - 1) t_it - t_it - t_pf
+        // = 1 s, binds.
+        let r = Round {
+            iteration: Seconds(0.001),
+            tokens_per_iteration: 1.0,
+            seqs: 4.0,
+            osl: 2.0,
+            prefill: Some(prefill(1.0, 2.0, 2.0)),
+        };
+        assert!(r.arrival_utilisation() > 0.7);
+        let cap = (1.0f64 / 2.0 * 3.0).min(r.duration().0 - 0.001 - 0.001 - 1.0);
+        assert!(
+            (r.prefill_wait().0 - cap).abs() < 1e-12,
+            "{:?}",
+            r.prefill_wait()
+        );
+        // Latency, TTFT and TPOT still agree.
+        assert!((r.ttft().0 + r.tpot().0 - r.duration().0).abs() < 1e-12);
     }
 
     #[test]

@@ -347,18 +347,21 @@ impl ClosedLoop {
         } else {
             // x - decode_rate(x) rises with x: bisect for its zero below the cap.
             let (mut lo, mut hi) = (0.0, cap);
-            for _ in 0..200 {
-                let mid = 0.5 * (lo + hi);
-                if mid <= lo || mid >= hi {
+            // To a part in 1e12 (about 40 halvings): far inside what any figure shows.
+            for _ in 0..64 {
+                if hi - lo <= 1e-12 * hi {
                     break;
                 }
+                let mid = 0.5 * (lo + hi);
                 if mid < decode_rate(mid) {
                     lo = mid;
                 } else {
                     hi = mid;
                 }
             }
-            lo
+            // The upper end: there the cycle's parts already fill `C / X`, so no
+            // rounding leaves a sliver of queue.
+            hi
         };
         ClosedLoop {
             rate: RequestsPerSecond(rate),
