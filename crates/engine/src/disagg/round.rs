@@ -11,11 +11,12 @@
 //! number of iterations that carry a prefill chunk (more than the replica's own
 //! chunks when attention-DP replicas of an expert group wait for each other's
 //! prefills, see [`GroupPrefill`]); `stages` pipeline stages overlap their chunks.
-//! The inter-token time a user sees is `R / OSL`. TTFT follows the closed loop that
-//! benchmarks run: with fixed lengths a replica's sequences finish and restart
-//! together, so a new request waits on average behind half of the replica's prefills,
-//! `t_prefill_per_request * max((s + 1) / 2, prompts per chunk)`, plus the iteration in
-//! flight.
+//! TTFT follows the steady closed loop that benchmarks run: the replica's sequences
+//! finish at staggered times, so a new prompt waits only for the prefill steps ahead of
+//! it, an M/D/1 queue at the share of time they are busy as the other `s - 1` leave
+//! them (the arrival theorem), then its own step and the iteration that yields its
+//! first token. A request holds its place for a round, so its latency is `R` and its
+//! TPOT `(R - TTFT) / (OSL - 1)`: latency, TTFT and TPOT obey Little's law exactly.
 //!
 //! A fixed concurrency above the engine's batch limit does not all run: the engine
 //! runs `n` sequences and the other `C - n` requests wait in its queue. By Little's
