@@ -149,6 +149,23 @@ impl Assumptions {
         a
     }
 
+    /// The prefill token budget one replica of layout `par` on `chip` takes per step.
+    /// SGLang's `--chunked-prefill-size` is the server's: with DP attention (replicas
+    /// sharing an expert group, `ep > tp`) it divides it by the attention-DP size
+    /// (`server_args.py`, `_handle_data_parallelism`: "The chunked prefill size is
+    /// adjusted ... to avoid MoE kernel issues"), so each replica takes its share. A
+    /// budget the user states is taken as per replica, as the knob says.
+    pub fn prefill_chunk_per_replica(&self, chip: &Chip, par: crate::parallel::Parallelism) -> f64 {
+        let a = self.on_chip(chip);
+        let group = par.replicas_per_expert_group();
+        match self.origin(chip, CHUNK) {
+            Origin::Framework(Framework::Sglang) if group > 1 => {
+                (a.prefill_chunk_tokens / group as f64).max(1.0)
+            }
+            _ => a.prefill_chunk_tokens,
+        }
+    }
+
     /// Where a pool of `chip` takes the knob at `index` of [`KNOBS`] from: what the user
     /// stated (or the global default) wins; then a chip whose runtime is not a GPU
     /// serving engine and states its own step cost; then the pool's serving framework's
@@ -460,6 +477,39 @@ impl ChipRates {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sglang_shares_its_prefill_budget_over_attention_data_parallel_replicas() {
+        use crate::parallel::Parallelism;
+        let h200 = crate::Catalogue::builtin().chip("h200").unwrap();
+        let sglang = Assumptions {
+            framework: FrameworkChoice::Given(Framework::Sglang),
+            ..Assumptions::default()
+        };
+        let dp_attention = Parallelism {
+            tp: 1,
+            pp: 1,
+            dp: 8,
+            ep: 8,
+        };
+        let tp8 = Parallelism {
+            tp: 8,
+            pp: 1,
+            dp: 1,
+            ep: 8,
+        };
+        // SGLang's 8,192 on an H200, shared by the eight replicas of one expert group.
+        assert_eq!(sglang.prefill_chunk_per_replica(h200, dp_attention), 1024.0);
+        assert_eq!(sglang.prefill_chunk_per_replica(h200, tp8), 8192.0);
+        // A budget the user states is per replica; other frameworks do not divide.
+        let stated = sglang.pin("prefill_chunk_tokens", 4096.0);
+        assert_eq!(stated.prefill_chunk_per_replica(h200, dp_attention), 4096.0);
+        let trtllm = Assumptions {
+            framework: FrameworkChoice::Given(Framework::TrtLlm),
+            ..Assumptions::default()
+        };
+        assert_eq!(trtllm.prefill_chunk_per_replica(h200, dp_attention), 8192.0);
+    }
 
     #[test]
     fn every_numeric_assumption_has_a_knob_that_reads_and_writes_it() {

@@ -27,7 +27,7 @@ fn explain_prints_every_headline_chain_and_each_pools_operator_table() {
     assert!(o.status.success(), "{}", stderr(&o));
     let text = stdout(&o);
     for line in [
-        "TTFT = max(t_pre × (1 + u / 2) + t_x + TPOT, B / r - TPOT × OSL)",
+        "TTFT = max(W_q + t_pre + t_x + TPOT, B / r - TPOT × (OSL - 1))",
         "TPOT = t_d",
         "x_user = 1 / TPOT",
         "x_out = X_out / N",

@@ -33,7 +33,10 @@ pub fn side<'a>(
     let seqs = par.seqs_per_replica(running);
     let placed = place(setup, setup.model, pool, w.max_context(), seqs, Bytes::ZERO)?;
     let decode = step_cost(&placed.placement, w.decode_shape(par, seqs));
-    let prompts = w.prompts_per_chunk(a.prefill_chunk_tokens, seqs);
+    let prompts = w.prompts_per_chunk(
+        setup.assumptions.prefill_chunk_per_replica(pool.chip, par),
+        seqs,
+    );
     let group = GroupPrefill::of_round(
         seqs / prompts,
         w.osl as f64,

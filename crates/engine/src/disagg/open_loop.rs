@@ -13,7 +13,7 @@
 //! wait `W = u t_pf / (2 (1 - u))` on average (Pollaczek-Khinchine with a fixed
 //! service time), spread by Kingman's exponential tail (`Wait::Poisson`).
 
-use super::ttft::{Ttft, TtftParts, Wait};
+use super::ttft::{prefill_queue, Ttft, TtftParts, Wait};
 use super::{evaluate, Axis, Deployment, DeploymentPoint, PoolRole, Setup};
 use crate::error::{EngineError, Result};
 use crate::limits::REQUEST_RATE;
@@ -140,8 +140,7 @@ pub(crate) fn prefill_utilisation(p: &DeploymentPoint) -> f64 {
 /// and first step. Nothing queues in front of the engine: it keeps up.
 pub fn open_loop_ttft(closed: &Ttft, utilisation: f64) -> Ttft {
     let u = utilisation.clamp(0.0, 0.999);
-    let step = closed.parts.prefill;
-    let mean = step * (u / (2.0 * (1.0 - u)));
+    let mean = prefill_queue(u, closed.parts.prefill);
     Ttft {
         parts: TtftParts {
             queue: Seconds::ZERO,

@@ -11,17 +11,18 @@
 //! number of iterations that carry a prefill chunk (more than the replica's own
 //! chunks when attention-DP replicas of an expert group wait for each other's
 //! prefills, see [`GroupPrefill`]); `stages` pipeline stages overlap their chunks.
-//! The inter-token time a user sees is `R / OSL`. TTFT follows the closed loop that
-//! benchmarks run: with fixed lengths a replica's sequences finish and restart
-//! together, so a new request waits on average behind half of the replica's prefills,
-//! `t_prefill_per_request * max((s + 1) / 2, prompts per chunk)`, plus the iteration in
-//! flight.
+//! TTFT follows the steady closed loop that benchmarks run: the replica's sequences
+//! finish at staggered times, so a new prompt waits only for the prefill steps ahead of
+//! it, an M/D/1 queue at the share of time they are busy as the other `s - 1` leave
+//! them (the arrival theorem), then its own step and the iteration that yields its
+//! first token. A request holds its place for a round, so its latency is `R` and its
+//! TPOT `(R - TTFT) / (OSL - 1)`: latency, TTFT and TPOT obey Little's law exactly.
 //!
 //! A fixed concurrency above the engine's batch limit does not all run: the engine
 //! runs `n` sequences and the other `C - n` requests wait in its queue. By Little's
 //! law on that queue a request waits `(C - n) / X` at request rate `X` ([`queue_wait`]).
 
-use super::ttft::{Ttft, TtftParts, Wait};
+use super::ttft::{prefill_queue, seen_on_arrival, Ttft, TtftParts, Wait};
 use crate::explain::{diff, max, min, num, product, quotient, sum, var, Chain, Source};
 use crate::parallel::Parallelism;
 use crate::serving::Scheduling;
@@ -154,17 +155,21 @@ impl Round {
     }
 
     /// Mean time between a user's tokens after the first, as serving benchmarks
-    /// define TPOT (`(latency - TTFT) / (output tokens - 1)`): the round less the
-    /// step that prefilled the request's own prompt, over its output tokens. The
-    /// prefills of the other prompts of the round interrupt its generation and count;
-    /// its own came before its first token. One sequence alone thus sees the bare
-    /// iteration, whatever its prompt. A static batch (MODEL.md 6.1.1) prefills every
-    /// prompt before any first token, so no prefill interrupts its generation: the bare
+    /// define TPOT (`(latency - TTFT) / (output tokens - 1)`). A request holds its
+    /// place for a round (Little's law: `running / request rate = R`), so its latency
+    /// inside the engine is `R` and `TPOT = (R - TTFT) / (OSL - 1)`: whatever of the
+    /// round is not before its first token lies between its tokens, so latency, TTFT
+    /// and TPOT agree exactly. The prefills of the other prompts interrupt its
+    /// generation and count; its own came before its first token. One sequence alone
+    /// thus sees the bare iteration, whatever its prompt. Without prefill (a
+    /// prefill/decode decode pool) or with one output token it is the iteration over
+    /// the tokens it yields. A static batch (MODEL.md 6.1.1) prefills every prompt
+    /// before any first token, so no prefill interrupts its generation: the bare
     /// iteration at any batch.
     pub fn tpot(&self) -> Seconds {
         match &self.prefill {
-            Some(p) if self.scheduling.is_continuous() => {
-                (self.duration() - p.own_step()) / self.osl
+            Some(_) if self.scheduling.is_continuous() && self.osl > 1.0 => {
+                ((self.duration() - self.ttft()) / (self.osl - 1.0)).max(Seconds::ZERO)
             }
             _ => self.iteration / self.tokens_per_iteration,
         }
@@ -186,19 +191,52 @@ impl Round {
         RequestsPerSecond(running as f64 / self.duration().0)
     }
 
-    /// Time to first token inside the engine (queueing aside).
+    /// Share of time a new request finds the replica's prefill steps busy: the
+    /// round's prefill share as the other `s - 1` sequences leave it
+    /// ([`seen_on_arrival`]).
+    pub fn arrival_utilisation(&self) -> f64 {
+        seen_on_arrival(self.prefill_share(), self.seqs)
+    }
+
+    /// The mean wait of a new prompt for the prefill steps ahead of it. In the steady
+    /// closed loop the replica's sequences finish at staggered times (lengths vary,
+    /// and even fixed ones drift apart by the chunk that prefilled them), so prompts
+    /// arrive one by one and each waits in an M/D/1 queue at the share of time the
+    /// prefill steps are busy as it finds them ([`prefill_queue`] at
+    /// [`Round::arrival_utilisation`]). It never exceeds the prefills of all the
+    /// replica's other prompts, `(s - 1) t_pf / p`, nor leaves the rest of the round
+    /// less than the bare iterations, `R - (OSL - 1) t_it / E - t_it - t_pf`.
+    pub fn prefill_wait(&self) -> Seconds {
+        match &self.prefill {
+            Some(p) if self.scheduling == Scheduling::Static => {
+                (p.per_round() - p.step).max(Seconds::ZERO)
+            }
+            Some(p) => {
+                let queue = prefill_queue(self.arrival_utilisation(), p.step);
+                let others = p.per_request() * (self.seqs - 1.0).max(0.0);
+                let room = self.duration()
+                    - self.iteration * ((self.osl - 1.0).max(0.0) / self.tokens_per_iteration)
+                    - self.iteration
+                    - p.step;
+                queue.min(others).min(room).max(Seconds::ZERO)
+            }
+            None => Seconds::ZERO,
+        }
+    }
+
+    /// Time to first token inside the engine (queueing aside): the wait for the
+    /// prefill steps ahead ([`Round::prefill_wait`]), the step that prefills the
+    /// prompt and the iteration that yields the first token.
     pub fn ttft(&self) -> Seconds {
         match &self.prefill {
             Some(p) if self.scheduling == Scheduling::Static => self.iteration + p.per_round(),
-            Some(p) => {
-                self.iteration + p.per_request() * ((self.seqs + 1.0) / 2.0).max(p.prompts_per_step)
-            }
+            Some(p) => self.prefill_wait() + p.step + self.iteration,
             None => self.iteration,
         }
     }
 
     /// The TTFT of [`Round::ttft`] split into its parts, with the spread of the wait
-    /// behind the other prompts of the replica's cohort.
+    /// for the prefill steps ahead (Kingman's exponential tail of the queue).
     pub fn ttft_model(&self) -> Ttft {
         match &self.prefill {
             // A static batch: every request waits for the batch's other prefill steps.
@@ -216,15 +254,14 @@ impl Round {
             }
             Some(p) => Ttft {
                 parts: TtftParts {
-                    prefill_wait: (self.ttft() - self.iteration - p.step).max(Seconds::ZERO),
+                    prefill_wait: self.prefill_wait(),
                     prefill: p.step,
                     first_step: self.iteration,
                     ..TtftParts::default()
                 },
-                wait: Wait::Cohort {
-                    step: p.step,
-                    prompts: p.prompts_per_step,
-                    seqs: self.seqs,
+                wait: Wait::Poisson {
+                    mean: self.prefill_wait(),
+                    utilisation: self.arrival_utilisation(),
                 },
             },
             None => Ttft {
@@ -352,32 +389,27 @@ impl Round {
             .derived("one generation iteration", iteration.clone()),
         };
         let continuous = self.scheduling.is_continuous();
-        let tpot = match (&self.prefill, &prefill_step) {
-            (Some(p), Some(step)) if continuous => osl(Chain::new(
-                "TPOT, the time per output token after the first",
-                "TPOT",
+        let ttft = match (&self.prefill, &prefill_step) {
+            // A static batch: all its prefill steps, then the first iteration.
+            (Some(p), Some(step)) if !continuous => Chain::new(
+                "TTFT inside the engine (a static batch: every prompt prefilled first)",
+                "TTFT_engine",
                 "s",
-                "6.1",
-                quotient(
-                    diff(
-                        var("R"),
-                        quotient(
-                            product([var("t_pf"), min([num(1.0), var("n_pf")])]),
-                            var("o"),
-                        ),
-                    ),
-                    var("OSL"),
-                ),
-                self.tpot().value(),
-            ))
-            .derived("the round", round.clone())
+                "6.1.1",
+                sum([
+                    var("t_it"),
+                    quotient(product([var("t_pf"), var("n_pf")]), var("o")),
+                ]),
+                self.ttft().value(),
+            )
+            .derived("the first iteration", iteration.clone())
             .derived("one prefill step", step.clone())
             .input(
                 "n_pf",
-                "steps per round that carry a prefill chunk",
+                "prefill steps of the batch's prompts",
                 p.steps,
                 "steps",
-                Source::rule("the request's own prompt is one of them, before its first token"),
+                Source::rule("one prefill step per chunk: s / p"),
             )
             .input(
                 "o",
@@ -386,6 +418,113 @@ impl Round {
                 "chunks",
                 Source::rule("max(1, min(PP, s / p))"),
             ),
+            (Some(p), Some(step)) => {
+                let u = Chain::new(
+                    "share of time a new request finds the prefill steps busy",
+                    "u_a",
+                    "1",
+                    "6.1",
+                    quotient(product([var("u"), diff(var("s"), num(1.0))]), var("s")),
+                    self.arrival_utilisation(),
+                )
+                .input(
+                    "u",
+                    "share of the round spent prefilling",
+                    self.prefill_share(),
+                    "1",
+                    Source::rule("t_pf n_pf / o over R"),
+                )
+                .input(
+                    "s",
+                    "sequences per replica",
+                    self.seqs,
+                    "sequences",
+                    Source::deployment("batch over replicas"),
+                );
+                let room = self.duration()
+                    - self.iteration * ((self.osl - 1.0).max(0.0) / self.tokens_per_iteration)
+                    - self.iteration
+                    - p.step;
+                let wait = Chain::new(
+                    "wait for the prefill steps ahead: an M/D/1 queue at the share the request finds busy, at most every other prompt of the replica",
+                    "W_q",
+                    "s",
+                    "6.1",
+                    max([
+                        num(0.0),
+                        min([
+                            quotient(
+                                product([var("u_a"), var("t_pf")]),
+                                product([num(2.0), diff(num(1.0), min([var("u_a"), num(0.999)]))]),
+                            ),
+                            product([diff(var("s"), num(1.0)), quotient(var("t_pf"), var("p"))]),
+                            var("room"),
+                        ]),
+                    ]),
+                    self.prefill_wait().value(),
+                )
+                .derived("share of time a new request finds the prefill steps busy", u)
+                .derived("one prefill step", step.clone())
+                .input(
+                    "s",
+                    "sequences per replica",
+                    self.seqs,
+                    "sequences",
+                    Source::deployment("batch over replicas"),
+                )
+                .input(
+                    "p",
+                    "prompts per prefill step",
+                    p.prompts_per_step,
+                    "prompts",
+                    Source::rule("chunk budget / uncached prompt tokens, at most s"),
+                )
+                .input(
+                    "room",
+                    "the round less the bare iterations and the own prefill step",
+                    room.value(),
+                    "s",
+                    Source::rule("R - (OSL - 1) t_it / E - t_it - t_pf"),
+                );
+                Chain::new(
+                    "TTFT inside the engine",
+                    "TTFT_engine",
+                    "s",
+                    "6.1",
+                    sum([var("W_q"), var("t_pf"), var("t_it")]),
+                    self.ttft().value(),
+                )
+                .derived("wait for the prefill steps ahead", wait)
+                .derived("one prefill step", step.clone())
+                .derived(
+                    "the iteration that yields the first token",
+                    iteration.clone(),
+                )
+            }
+            _ => Chain::new(
+                "TTFT inside the engine",
+                "TTFT_engine",
+                "s",
+                "6.1",
+                var("t_it"),
+                self.ttft().value(),
+            )
+            .derived("the iteration in flight", iteration.clone()),
+        };
+        let tpot = match (&self.prefill, &prefill_step) {
+            (Some(_), Some(_)) if continuous && self.osl > 1.0 => osl(Chain::new(
+                "TPOT, the time per output token after the first: the round (a request's latency inside the engine, by Little's law) less its TTFT, over the tokens after the first",
+                "TPOT",
+                "s",
+                "6.1",
+                max([
+                    num(0.0),
+                    quotient(diff(var("R"), var("TTFT_engine")), diff(var("OSL"), num(1.0))),
+                ]),
+                self.tpot().value(),
+            ))
+            .derived("the round", round.clone())
+            .derived("TTFT inside the engine", ttft.clone()),
             _ if speculates => with_e(Chain::new(
                 "TPOT",
                 "TPOT",
@@ -426,75 +565,6 @@ impl Round {
         ))
         .with_isl(isl as f64)
         .derived("the round", round);
-        let ttft = match (&self.prefill, prefill_step) {
-            // A static batch: all its prefill steps, then the first iteration.
-            (Some(p), Some(step)) if !continuous => Chain::new(
-                "TTFT inside the engine (a static batch: every prompt prefilled first)",
-                "TTFT_engine",
-                "s",
-                "6.1.1",
-                sum([
-                    var("t_it"),
-                    quotient(product([var("t_pf"), var("n_pf")]), var("o")),
-                ]),
-                self.ttft().value(),
-            )
-            .derived("the first iteration", iteration)
-            .derived("one prefill step", step)
-            .input(
-                "n_pf",
-                "prefill steps of the batch's prompts",
-                p.steps,
-                "steps",
-                Source::rule("one prefill step per chunk: s / p"),
-            )
-            .input(
-                "o",
-                "prefill chunks in flight at once",
-                p.overlap,
-                "chunks",
-                Source::rule("max(1, min(PP, s / p))"),
-            ),
-            (Some(p), Some(step)) => Chain::new(
-                "TTFT inside the engine",
-                "TTFT_engine",
-                "s",
-                "6.1",
-                sum([
-                    var("t_it"),
-                    product([
-                        quotient(var("t_pf"), var("p")),
-                        max([quotient(sum([var("s"), num(1.0)]), num(2.0)), var("p")]),
-                    ]),
-                ]),
-                self.ttft().value(),
-            )
-            .derived("the iteration in flight", iteration)
-            .derived("one prefill step", step)
-            .input(
-                "p",
-                "prompts per prefill step",
-                p.prompts_per_step,
-                "prompts",
-                Source::rule("chunk budget / uncached prompt tokens, at most s"),
-            )
-            .input(
-                "s",
-                "sequences per replica",
-                self.seqs,
-                "sequences",
-                Source::deployment("batch over replicas"),
-            ),
-            _ => Chain::new(
-                "TTFT inside the engine",
-                "TTFT_engine",
-                "s",
-                "6.1",
-                var("t_it"),
-                self.ttft().value(),
-            )
-            .derived("the iteration in flight", iteration),
-        };
         RoundChains {
             ttft,
             tpot,
@@ -550,12 +620,18 @@ mod tests {
             scheduling: Scheduling::Continuous,
         };
         assert!((r.duration().0 - 1.160).abs() < 1e-12);
-        // TPOT leaves out the step that prefilled the request's own prompt:
-        // (1160 - 40) / 100 ms.
-        assert!((r.tpot().0 - 0.0112).abs() < 1e-12);
         assert!((r.output_tok_s(8).0 - 800.0 / 1.160).abs() < 1e-9);
-        // TTFT: the step in flight plus 20 ms per prompt over (8 + 1) / 2 prompts.
-        assert!((r.ttft().0 - (0.010 + 0.020 * 4.5)).abs() < 1e-12);
+        // A new prompt finds the prefill steps busy u (s - 1) / s of the time and
+        // waits u_a t_pf / (2 (1 - u_a)) for them (M/D/1), then its own step and the
+        // iteration that yields its first token.
+        let u_a = 0.160 / 1.160 * 7.0 / 8.0;
+        let wait = u_a * 0.040 / (2.0 * (1.0 - u_a));
+        assert!((r.prefill_wait().0 - wait).abs() < 1e-15);
+        assert!((r.ttft().0 - (wait + 0.040 + 0.010)).abs() < 1e-12);
+        // TPOT is the rest of the round (the latency) over the 99 tokens after the
+        // first, so latency = TTFT + (OSL - 1) TPOT exactly.
+        assert!((r.tpot().0 - (1.160 - r.ttft().0) / 99.0).abs() < 1e-15);
+        assert!((r.ttft().0 + 99.0 * r.tpot().0 - r.duration().0).abs() < 1e-12);
         assert!((r.prefill_share() - 0.160 / 1.160).abs() < 1e-12);
     }
 
@@ -616,6 +692,36 @@ mod tests {
         assert!((r.tpot().0 - 0.010).abs() < 1e-15);
         assert!((r.duration().0 - (2.0 + 2.5)).abs() < 1e-12);
         assert!((r.request_rate(1).0 - 1.0 / 4.5).abs() < 1e-12);
+        // Alone it never finds another prompt in flight (the arrival theorem): its
+        // TTFT is its own prefill and first iteration, although the round is 56%
+        // prefill.
+        assert_eq!(r.prefill_wait(), Seconds::ZERO);
+        assert!((r.ttft().0 - 2.51).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_prompts_wait_never_exceeds_the_other_prompts_prefill() {
+        // A round that is nearly all prefill (u_a = 0.75): M/D/1 would wait 1.5 s,
+        // but the round holds only one other 1 s chunk (4 prompts, 2 to a step), and
+        // (s - 1) t_pf / p = 1.5 s: the round's room, R - (OSL - 1) t_it - t_it - t_pf
+        // = 1 s, binds.
+        let r = Round {
+            iteration: Seconds(0.001),
+            tokens_per_iteration: 1.0,
+            seqs: 4.0,
+            osl: 2.0,
+            prefill: Some(prefill(1.0, 2.0, 2.0)),
+            scheduling: Scheduling::Continuous,
+        };
+        assert!(r.arrival_utilisation() > 0.7);
+        let cap = (1.0f64 / 2.0 * 3.0).min(r.duration().0 - 0.001 - 0.001 - 1.0);
+        assert!(
+            (r.prefill_wait().0 - cap).abs() < 1e-12,
+            "{:?}",
+            r.prefill_wait()
+        );
+        // Latency, TTFT and TPOT still agree.
+        assert!((r.ttft().0 + r.tpot().0 - r.duration().0).abs() < 1e-12);
     }
 
     #[test]

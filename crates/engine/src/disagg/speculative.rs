@@ -241,7 +241,12 @@ pub fn target_side<'a>(
     let a = &setup.assumptions.on_chip(target.chip);
     let par = target.parallelism;
     let seqs = placed.seqs;
-    let prompts = w.prompts_per_chunk(a.prefill_chunk_tokens, seqs);
+    let prompts = w.prompts_per_chunk(
+        setup
+            .assumptions
+            .prefill_chunk_per_replica(target.chip, par),
+        seqs,
+    );
     // Replicas of one expert group wait for each other's prefills, as in the
     // aggregated round, over the round's `OSL / E` cycles.
     let group = GroupPrefill::of_round(

@@ -1,7 +1,9 @@
 //! TTFT as serving benchmarks report it: the mean over requests, split into where the
 //! time goes, and its spread (p50, p90). Each axis states its parts and how the wait
-//! behind other prompts varies from request to request ([`Wait`]); the queue in front
-//! of the engine is added where the deployment is evaluated (`queue_wait`).
+//! for the prefill steps ahead varies from request to request ([`Wait`]); the queue in
+//! front of the engine is added where the deployment is evaluated (`queue_wait`). The
+//! wait itself, in closed and open loops alike, is [`prefill_queue`] at the utilisation
+//! a request finds ([`seen_on_arrival`]; `audit/MODEL.md` 6.1).
 //!
 //! Percentiles hold the queue and transfer at their means: only the wait behind other
 //! prompts, the term that differs most between requests, is spread.
@@ -54,19 +56,15 @@ pub enum Wait {
     /// Nobody waits behind another prompt.
     #[default]
     None,
-    /// The closed loop of a pool that generates and prefills: a replica's `seqs`
-    /// prompts arrive together and are prefilled `prompts` to a step of `step`, so the
-    /// `k`-th waits `step / prompts * max(k, prompts) - step`, `k` uniform on
-    /// `1..=seqs` (mean: `(seqs + 1) / 2` in place of `k`).
+    /// A cohort that arrives together, as a benchmark's first wave does: `seqs`
+    /// prompts prefilled `prompts` to a step of `step`, so the `k`-th waits
+    /// `step / prompts * max(k, prompts) - step`, `k` uniform on `1..=seqs` (mean:
+    /// `(seqs + 1) / 2` in place of `k`). The steady loop's wait is [`Wait::Poisson`].
     Cohort {
         step: Seconds,
         prompts: f64,
         seqs: f64,
     },
-    /// A prefill pool busy a share `utilisation` of the time with steps of `step`: a
-    /// request finds a step in flight with that probability and waits for the rest of
-    /// it, uniform over the step (mean `utilisation * step / 2`).
-    Busy { step: Seconds, utilisation: f64 },
     /// Random (Poisson) arrivals in front of a server busy a share `utilisation` of the
     /// time, waiting `mean` on average: a share `utilisation` of requests waits, for
     /// an exponential time of mean `mean / utilisation` (Kingman's approximation of a
@@ -92,14 +90,6 @@ impl Wait {
                 let per_prompt = step / prompts.max(1.0);
                 (per_prompt * k.max(prompts) - step).max(Seconds::ZERO)
             }
-            Wait::Busy { step, utilisation } => {
-                let u = utilisation.clamp(0.0, 1.0);
-                if u <= 0.0 || q <= 1.0 - u {
-                    Seconds::ZERO
-                } else {
-                    step * ((q - (1.0 - u)) / u)
-                }
-            }
             Wait::Fixed { wait } => wait,
             Wait::Poisson { mean, utilisation } => {
                 let u = utilisation.clamp(0.0, 1.0);
@@ -111,6 +101,26 @@ impl Wait {
             }
         }
     }
+}
+
+/// The mean wait in front of prefill steps of `step` that are busy a share
+/// `utilisation` of the time, for requests arriving at random: an M/D/1 queue,
+/// `u step / (2 (1 - u))` (Pollaczek-Khinchine with a fixed service time), `u` held
+/// below 0.999 so the figure stays finite. The one formula for that wait: a closed
+/// loop's (its many users' arrivals are near Poisson, `audit/MODEL.md` 6.1) and an
+/// open loop's (`open_loop.rs`).
+pub fn prefill_queue(utilisation: f64, step: Seconds) -> Seconds {
+    let u = utilisation.clamp(0.0, 0.999);
+    step * (u / (2.0 * (1.0 - u)))
+}
+
+/// The share of time a request of a closed loop of `population` requests finds the
+/// prefill steps busy, when they are busy `utilisation` of the time: by the arrival
+/// theorem of closed queueing networks an arriving request sees the steady state of
+/// the loop without itself, `u (n - 1) / n`. One user alone never waits for a prompt.
+pub fn seen_on_arrival(utilisation: f64, population: f64) -> f64 {
+    let n = population.max(1.0);
+    (utilisation * (n - 1.0) / n).clamp(0.0, 1.0)
 }
 
 /// One deployment's TTFT: its mean parts and its spread.
@@ -203,21 +213,14 @@ mod tests {
     }
 
     #[test]
-    fn a_busy_pools_wait_is_the_rest_of_the_step_in_flight() {
-        let w = Wait::Busy {
-            step: Seconds(0.1),
-            utilisation: 0.4,
-        };
-        // 60% of requests find the pool idle.
-        assert_eq!(w.quantile(0.5), Seconds::ZERO);
-        assert!((w.quantile(0.9).0 - 0.1 * (0.3 / 0.4)).abs() < 1e-15);
-        // The mean of that distribution is u * step / 2: integrate the quantiles.
-        let n = 100_000;
-        let mean: f64 = (0..n)
-            .map(|i| w.quantile((i as f64 + 0.5) / n as f64).0)
-            .sum::<f64>()
-            / n as f64;
-        assert!((mean - 0.4 * 0.1 / 2.0).abs() < 1e-6, "{mean}");
+    fn the_prefill_queue_follows_pollaczek_khinchine_and_the_arrival_theorem() {
+        // u = 0.5, 200 ms steps: 0.5 * 0.2 / (2 * 0.5) = 100 ms.
+        assert!((prefill_queue(0.5, Seconds(0.2)).0 - 0.1).abs() < 1e-15);
+        assert_eq!(prefill_queue(0.0, Seconds(0.2)), Seconds::ZERO);
+        assert!(prefill_queue(1.0, Seconds(0.2)).0.is_finite());
+        // One user alone never finds another prompt in flight; of four, three others.
+        assert_eq!(seen_on_arrival(0.6, 1.0), 0.0);
+        assert!((seen_on_arrival(0.6, 4.0) - 0.45).abs() < 1e-15);
     }
 
     #[test]
@@ -230,13 +233,15 @@ mod tests {
                 transfer: Seconds(0.01),
                 first_step: Seconds(0.02),
             },
-            wait: Wait::Busy {
-                step: Seconds(0.1),
-                utilisation: 1.0,
+            wait: Wait::Poisson {
+                mean: Seconds(0.05),
+                utilisation: 0.5,
             },
         };
         assert!((t.mean().0 - 1.18).abs() < 1e-12);
-        assert!((t.quantile(0.9).0 - (1.0 + 0.09 + 0.1 + 0.01 + 0.02)).abs() < 1e-12);
+        // p90: half the requests wait, an exponential time of mean 100 ms.
+        let p90 = 0.1 * (0.5f64 / 0.1).ln();
+        assert!((t.quantile(0.9).0 - (1.0 + p90 + 0.1 + 0.01 + 0.02)).abs() < 1e-12);
         let r = t.queued(Seconds(2.0)).report();
         assert!((r.mean_s - 3.18).abs() < 1e-12 && r.p50_s <= r.p90_s);
     }

@@ -10,6 +10,7 @@ mod eagle;
 mod explain;
 mod headline;
 mod kernel;
+mod little;
 mod precision;
 mod prefill_ep;
 mod sram;

@@ -38,13 +38,22 @@ pub(crate) fn explain(
     };
     let t_pre = step_chain(pp, &p.cost, "t_pre", "prefill step");
     let osl_input = |c: Chain| c.with_osl(osl);
+    let flow = ClosedLoop::of(&p, &d, &t, batch, osl);
     let r_dec = osl_input(Chain::new(
-        "requests per second the decode pool finishes",
+        "requests per second the decode pool finishes in the closed loop: its batch over a request's cycle (decode, prefill wait and step, KV transfer)",
         "r_dec",
         "requests/s",
         "6.3",
-        quotient(var("B"), product([var("TPOT"), var("OSL")])),
-        d.request_rate.value(),
+        quotient(
+            var("B"),
+            sum([
+                product([var("TPOT"), var("OSL")]),
+                var("t_pre"),
+                var("t_x"),
+                var("W_q"),
+            ]),
+        ),
+        flow.decode_rate(&p, &d, &t, batch, osl).value(),
     ))
     .input(
         "B",
@@ -53,7 +62,22 @@ pub(crate) fn explain(
         "requests",
         Source::workload("batch"),
     )
-    .derived("time per output token", tpot.clone());
+    .derived("time per output token", tpot.clone())
+    .derived("prefill step", t_pre.clone())
+    .input(
+        "t_x",
+        "KV transfer TTFT waits for",
+        t.exposed.value(),
+        "s",
+        Source::rule("the exposed transfer (its chain under TTFT)"),
+    )
+    .input(
+        "W_q",
+        "wait for the prefill steps ahead",
+        flow.wait.value(),
+        "s",
+        Source::rule("M/D/1 at u_a = (r / r_pre)(B - 1) / B, solved together with r (MODEL.md §6.3)"),
+    );
     let r_pre = Chain::new(
         "requests per second the prefill pool finishes",
         "r_pre",
@@ -128,7 +152,7 @@ pub(crate) fn explain(
     .input("bw", "per-chip link bandwidth between the pools", link.bandwidth.value(), "B/s", Source::rule("scale-up inside one domain of one chip kind, else the slower scale-out link, or the user's --link-gbps"))
     .input("eff", "share of link bandwidth reached", setup.assumptions.link_eff, "1", Source::assumption("link_eff"))
     .derived("KV cache of one request", kv);
-    let rate = d.request_rate.min(p.request_rate).min(t.request_rate);
+    let rate = flow.rate;
     let r = Chain::new(
         "request rate the deployment sustains (its slowest part)",
         "r",
@@ -193,23 +217,50 @@ pub(crate) fn explain(
     )
     .derived("request rate", r.clone())
     .derived("prefill pool's rate", r_pre);
+    let wait = Chain::new(
+        "wait for the prefill steps ahead: an M/D/1 queue at the share of time a request finds them busy",
+        "W_q",
+        "s",
+        "6.3",
+        quotient(
+            product([var("u_a"), var("t_pre")]),
+            product([num(2.0), diff(num(1.0), min([var("u_a"), num(0.999)]))]),
+        ),
+        flow.wait.value(),
+    )
+    .derived(
+        "share of time a request finds the prefill steps busy",
+        Chain::new(
+            "share of time a request finds the prefill steps busy: the utilisation the other B - 1 requests leave (the arrival theorem of closed loops)",
+            "u_a",
+            "1",
+            "6.3",
+            quotient(
+                product([var("u"), diff(var("B"), num(1.0))]),
+                var("B"),
+            ),
+            flow.seen_utilisation,
+        )
+        .derived("prefill pool utilisation", utilisation)
+        .input("B", "concurrent requests", batch as f64, "requests", Source::workload("batch")),
+    )
+    .derived("prefill step", t_pre.clone());
     let first_token = osl_input(Chain::new(
-        "TTFT inside the engine: one prefill step and half a step's wait at its utilisation, the KV transfer, the first decode step; or the closed loop's queue when that is longer",
+        "TTFT inside the engine: the wait for the prefill steps ahead, one prefill step, the KV transfer, the first decode step; or, where the prefill pool or the link sets the rate, Little's law's B / r - (OSL - 1) TPOT",
         "TTFT_engine",
         "s",
         "6.3",
         max([
-            sum([
-                product([var("t_pre"), sum([num(1.0), quotient(var("u"), num(2.0))])]),
-                var("t_x"),
-                var("TPOT"),
-            ]),
-            diff(quotient(var("B"), var("r")), product([var("TPOT"), var("OSL")])),
+            sum([var("W_q"), var("t_pre"), var("t_x"), var("TPOT")]),
+            diff(
+                quotient(var("B"), var("r")),
+                product([var("TPOT"), diff(var("OSL"), num(1.0))]),
+            ),
         ]),
-        ttft(&p, &d, &t, rate, batch, osl).mean().value(),
+        flow.ttft(&p, &d, &t, batch, osl).mean().value(),
     ))
+    .derived("wait for the prefill steps ahead", wait)
     .derived("prefill step", t_pre)
-    .derived("prefill pool utilisation", utilisation)
     .derived("KV transfer", transfer)
     .derived("time per output token", tpot.clone())
     .input("B", "concurrent requests", batch as f64, "requests", Source::workload("batch"))

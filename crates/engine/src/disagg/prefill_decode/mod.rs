@@ -8,12 +8,15 @@
 //! - prefill: `replicas * prompts_per_step * stages / t_prefill_step`;
 //! - link: `lanes * bandwidth * link_eff / kv_bytes_per_request`.
 //!
-//! The deployment runs at the smallest of the three, which names the limiter; output
-//! tok/s is that rate times OSL and per-chip figures divide by both pools. TTFT is one
-//! prefill step, plus on average half a step of waiting scaled by the prefill pool's
-//! utilisation, plus the exposed KV transfer, plus the first decode step; or, when a
-//! pool other than decode caps the rate, the closed-loop queue of Little's law
-//! (`batch / rate - OSL * TPOT`) if that is longer. With
+//! In the closed loop benchmarks run, a request spends its prefill, its wait for it
+//! and the KV transfer away from the decode pool, so the decode pool's rate is its
+//! batch over the whole cycle, and the deployment runs at the fixed point of that and
+//! the other two ([`ClosedLoop`]), which names the limiter; output tok/s is that rate
+//! times OSL and per-chip figures divide by both pools. TTFT is the wait for the
+//! prefill steps ahead (an M/D/1 queue at the utilisation a request finds), one
+//! prefill step, the exposed KV transfer and the first decode step; when the prefill
+//! pool or the link caps the rate, the rest of Little's law's `B / X - (OSL - 1) TPOT`
+//! queues in front of them, so latency, TTFT and TPOT agree with the rate exactly. With
 //! layer-wise streaming a layer's KV leaves while later layers still compute, so only
 //! the last layer's share (or what outlasts the prefill) is exposed.
 //!
@@ -24,7 +27,7 @@
 
 use super::explain::AxisChains;
 use super::round::Round;
-use super::ttft::{Ttft, TtftParts, Wait};
+use super::ttft::{prefill_queue, seen_on_arrival, Ttft, TtftParts, Wait};
 use super::{
     inter_pool_link, layout_error, link_time, place, pool_label, speculative, Core,
     DeploymentPoint, Figures, Limiter, Placed, PoolConfig, PoolReport, PoolRole, Reject, Setup,
@@ -171,7 +174,7 @@ pub fn prefill_side<'a>(
     let setup = &overlapped;
     let isl = setup.workload.isl as f64;
     let wanted = setup.workload.prompts_per_chunk(
-        setup.assumptions.on_chip(pool.chip).prefill_chunk_tokens,
+        setup.assumptions.prefill_chunk_per_replica(pool.chip, par),
         f64::INFINITY,
     );
     // Size memory for the prompts of one step; fewer if that is all that fits.
@@ -273,13 +276,14 @@ pub fn combine(
     d: &DecodeSide,
     t: &KvTransfer,
 ) -> Figures {
-    let (rate, limiter) = request_rate(p, d, t);
     let osl = setup.workload.osl as f64;
+    let flow = ClosedLoop::of(p, d, t, batch, osl);
+    let (rate, limiter) = (flow.rate, flow.limiter);
     Figures::new(
         Core {
             batch,
             running: batch,
-            ttft: ttft(p, d, t, rate, batch, osl).mean(),
+            ttft: flow.ttft(p, d, t, batch, osl).mean(),
             tpot: d.step,
             output_tok_s: rate.tokens(osl),
             input_tok_s: rate.tokens(setup.workload.isl as f64),
@@ -295,57 +299,122 @@ pub fn combine(
     )
 }
 
-/// The request rate the deployment runs at, the smallest of its three, and which it is.
-fn request_rate(p: &PrefillSide, d: &DecodeSide, t: &KvTransfer) -> (RequestsPerSecond, Limiter) {
-    [
-        (d.request_rate, Limiter::DecodePool),
-        (p.request_rate, Limiter::PrefillPool),
-        (t.request_rate, Limiter::InterPoolLink),
-    ]
-    .into_iter()
-    .fold(
-        (RequestsPerSecond(f64::MAX), Limiter::DecodePool),
-        |best, (r, l)| {
-            if r < best.0 {
-                (r, l)
-            } else {
-                best
-            }
-        },
-    )
+/// The closed loop's steady state: `B` requests each alternate between the prefill
+/// side (its queue, its step, the KV transfer) and `OSL` decode steps. The decode pool
+/// alone would finish `B / (OSL TPOT)` per second, but a request spends `t_pf + t_x +
+/// W` of its cycle away from it, so by Little's law the loop runs at
+///
+/// ```text
+/// X = min(B / (OSL TPOT + t_pf + t_x + W(X)), r_pre, r_link)
+/// ```
+///
+/// with `W(X)` the M/D/1 wait in front of the prefill steps at the utilisation a
+/// request finds, `u_a = (X / r_pre) (B - 1) / B` ([`prefill_queue`],
+/// [`seen_on_arrival`]). The right side falls as `X` grows, so the fixed point is
+/// found by bisection; when the prefill pool or the link cannot keep up even then,
+/// the loop runs at their rate and the requests the decode pool does not hold queue
+/// in front of them (`audit/MODEL.md` 6.3).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ClosedLoop {
+    /// Requests per second the loop completes.
+    pub rate: RequestsPerSecond,
+    /// The pool or link that sets it.
+    pub limiter: Limiter,
+    /// Mean wait for the prefill steps ahead.
+    pub wait: Seconds,
+    /// Share of time a request finds the prefill steps busy.
+    pub seen_utilisation: f64,
 }
 
-/// TTFT at the deployment's request `rate`: the prefill step, the rest of the step in
-/// flight when the request arrives (at the prefill pool's utilisation), the exposed
-/// transfer and the first decode step; or the closed loop's, whichever is longer, the
-/// difference then waiting in front of the engine.
-fn ttft(
-    p: &PrefillSide,
-    d: &DecodeSide,
-    t: &KvTransfer,
-    rate: RequestsPerSecond,
-    batch: u32,
-    osl: f64,
-) -> Ttft {
-    let prefill_utilisation = (rate / p.request_rate).min(1.0);
-    let open_loop = Ttft {
-        parts: TtftParts {
-            prefill_wait: p.step * (prefill_utilisation / 2.0),
-            prefill: p.step,
-            transfer: t.exposed,
-            first_step: d.step,
-            ..TtftParts::default()
-        },
-        wait: Wait::Busy {
-            step: p.step,
-            utilisation: prefill_utilisation,
-        },
-    };
-    // Closed loop (Little's law): `batch` requests in flight at `rate` each spend
-    // `batch / rate` in the system, of which `OSL * TPOT` decoding; the rest is TTFT.
-    // It exceeds the open-loop figure when a pool other than decode limits the rate.
-    let closed_loop = Seconds(batch as f64 / rate.0) - d.step * osl;
-    open_loop.queued((closed_loop - open_loop.mean()).max(Seconds::ZERO))
+impl ClosedLoop {
+    pub fn of(p: &PrefillSide, d: &DecodeSide, t: &KvTransfer, batch: u32, osl: f64) -> Self {
+        let b = batch as f64;
+        let seen = |x: f64| seen_on_arrival(x / p.request_rate.0, b);
+        let wait = |x: f64| prefill_queue(seen(x), p.step);
+        let away = p.step + t.exposed + d.step * osl;
+        let decode_rate = |x: f64| b / (away + wait(x)).0;
+        let (cap, limiter) = if t.request_rate < p.request_rate {
+            (t.request_rate.0, Limiter::InterPoolLink)
+        } else {
+            (p.request_rate.0, Limiter::PrefillPool)
+        };
+        // The pool that sets the rate: the decode pool if it is slower than the
+        // others even with no queue in front of prefill; otherwise the queue forms in
+        // front of the prefill pool or the link, which then limits.
+        let limiter = if b / away.0 < cap {
+            Limiter::DecodePool
+        } else {
+            limiter
+        };
+        let rate = if decode_rate(cap) >= cap {
+            cap
+        } else {
+            // x - decode_rate(x) rises with x: bisect for its zero below the cap.
+            let (mut lo, mut hi) = (0.0, cap);
+            // To a part in 1e12 (about 40 halvings): far inside what any figure shows.
+            for _ in 0..64 {
+                if hi - lo <= 1e-12 * hi {
+                    break;
+                }
+                let mid = 0.5 * (lo + hi);
+                if mid < decode_rate(mid) {
+                    lo = mid;
+                } else {
+                    hi = mid;
+                }
+            }
+            // The upper end: there the cycle's parts already fill `C / X`, so no
+            // rounding leaves a sliver of queue.
+            hi
+        };
+        ClosedLoop {
+            rate: RequestsPerSecond(rate),
+            limiter,
+            wait: wait(rate),
+            seen_utilisation: seen(rate),
+        }
+    }
+
+    /// The decode pool's rate in the loop: its batch over a request's whole cycle.
+    pub fn decode_rate(
+        &self,
+        p: &PrefillSide,
+        d: &DecodeSide,
+        t: &KvTransfer,
+        batch: u32,
+        osl: f64,
+    ) -> RequestsPerSecond {
+        RequestsPerSecond(batch as f64 / (p.step + t.exposed + d.step * osl + self.wait).0)
+    }
+
+    /// TTFT at the loop's rate: the wait for the prefill steps ahead, the prefill
+    /// step, the exposed transfer and the first decode step, plus, where the prefill
+    /// pool or the link sets the rate, the queue Little's law leaves:
+    /// `B / X - (OSL - 1) TPOT` is every request's TTFT, exactly.
+    pub fn ttft(
+        &self,
+        p: &PrefillSide,
+        d: &DecodeSide,
+        t: &KvTransfer,
+        batch: u32,
+        osl: f64,
+    ) -> Ttft {
+        let engine = Ttft {
+            parts: TtftParts {
+                prefill_wait: self.wait,
+                prefill: p.step,
+                transfer: t.exposed,
+                first_step: d.step,
+                ..TtftParts::default()
+            },
+            wait: Wait::Poisson {
+                mean: self.wait,
+                utilisation: self.seen_utilisation,
+            },
+        };
+        let little = Seconds(batch as f64 / self.rate.0) - d.step * (osl - 1.0).max(0.0);
+        engine.queued((little - engine.mean()).max(Seconds::ZERO))
+    }
 }
 
 pub fn evaluate(
@@ -360,7 +429,9 @@ pub fn evaluate(
         .map_err(|_| layout_error(setup, setup.model, PoolRole::Decode, decode))?;
     let t = kv_transfer(setup, prefill, decode, p.step);
     let figures = combine(setup, prefill, decode, batch, &p, &d, &t);
-    let rate = figures.output_tok_s.per_request(setup.workload.osl as f64);
+    let osl = setup.workload.osl as f64;
+    let flow = ClosedLoop::of(&p, &d, &t, batch, osl);
+    let rate = figures.output_tok_s.per_request(osl);
     let reasons: Vec<String> = [
         p.placed.reason(PoolRole::Prefill),
         d.placed.reason(PoolRole::Decode),
@@ -434,14 +505,7 @@ pub fn evaluate(
         figures,
         pools,
         transfer_time: t.time,
-        ttft: ttft(
-            &p,
-            &d,
-            &t,
-            request_rate(&p, &d, &t).0,
-            batch,
-            setup.workload.osl as f64,
-        ),
+        ttft: flow.ttft(&p, &d, &t, batch, osl),
         fits: reasons.is_empty(),
         reason: (!reasons.is_empty()).then(|| reasons.join("; ")),
         warnings,
