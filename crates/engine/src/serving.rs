@@ -94,6 +94,13 @@ impl Framework {
                 step_overhead: Some(Seconds::from_us(100.0)),
                 seq_overhead: Some(Seconds::from_us(40.0)),
                 runtime_reserve: None,
+                // Fitted on the same points (within the efficiency ceilings of
+                // `examples/calibrate_frameworks.rs`): mean |ln error| 0.072 -> 0.064.
+                // Fitted only: every one of them is DeepSeek-R1 (MLA, FP8 experts).
+                kernels: KernelFactors {
+                    compute: Some(0.80),
+                    bandwidth: Some(1.10),
+                },
             },
             // n_ubatch 512: the physical batch one step computes. It allocates the
             // weights, its context's KV cache and compute buffers sized by n_ubatch (the
@@ -134,6 +141,29 @@ pub struct Defaults {
     pub seq_overhead: Option<Seconds>,
     /// Share of memory the framework holds back from weights, KV cache and workspace.
     pub runtime_reserve: Option<f64>,
+    /// How its kernels run against the chip's efficiencies.
+    pub kernels: KernelFactors,
+}
+
+/// A framework's kernel efficiency by operator class and regime, as factors on the
+/// efficiencies the chip's calibration gives (`audit/MODEL.md` section 3.2): `compute`
+/// on the MFU of every matmul and the attention core, which a step feels where it is
+/// compute bound (prefill, large batches); `bandwidth` on the bandwidth efficiency of
+/// weight, KV and activation streaming, felt where it is memory bound (decode). `None`
+/// keeps the chip's: a factor is set only where the framework's own calibration points
+/// earn it (`examples/calibrate_frameworks.rs`).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct KernelFactors {
+    pub compute: Option<f64>,
+    pub bandwidth: Option<f64>,
+}
+
+impl KernelFactors {
+    /// The chip's efficiencies as they stand.
+    pub const CHIPS: KernelFactors = KernelFactors {
+        compute: None,
+        bandwidth: None,
+    };
 }
 
 impl Defaults {
@@ -147,6 +177,17 @@ impl Defaults {
             STEP => self.step_overhead.map(|s| s.0),
             SEQ => self.seq_overhead.map(|s| s.0),
             RESERVE => self.runtime_reserve,
+            _ => None,
+        }
+    }
+
+    /// The factor the framework puts on the chip's value of the knob at `index` of
+    /// [`crate::assumptions::KNOBS`] (`mfu`, `bw_eff`); `None` keeps the chip's.
+    pub fn factor(&self, index: usize) -> Option<f64> {
+        use crate::assumptions::{BW_EFF, MFU};
+        match index {
+            MFU => self.kernels.compute,
+            BW_EFF => self.kernels.bandwidth,
             _ => None,
         }
     }

@@ -46,15 +46,16 @@ pub fn step_chain(p: &Placement, cost: &StepCost, symbol_of_step: &str, quantity
         sum(terms),
         cost.total.value(),
     );
+    let factors = kernel_factors(p);
     for k in &busy_ops {
         // Name the format whose bytes and rate the operator's roofline takes.
         let rule = match p.weight_format(*k) {
             Some(w) => format!(
-                "{ROOFLINE}; weights in {} ({} bits each)",
+                "{ROOFLINE}; weights in {} ({} bits each){factors}",
                 w.dtype.name(),
                 w.bytes_per_weight() * 8.0
             ),
-            None => ROOFLINE.to_string(),
+            None => format!("{ROOFLINE}{factors}"),
         };
         chain = chain.input(
             symbol(*k),
@@ -104,6 +105,26 @@ pub fn step_chain(p: &Placement, cost: &StepCost, symbol_of_step: &str, quantity
         chain = chain.derived("communication left exposed after overlap", exposed);
     }
     chain.derived("kernel launches and host work", overhead_chain(p, cost))
+}
+
+/// The serving framework's kernel factors the roofline's rates carry, named with the
+/// framework they come from (MODEL.md section 3.2); empty where there are none.
+fn kernel_factors(p: &Placement) -> String {
+    use crate::assumptions::{BW_EFF, MFU};
+    let named: Vec<String> = [(MFU, "MFU"), (BW_EFF, "bw_eff")]
+        .into_iter()
+        .filter_map(|(index, what)| {
+            let (f, m) = p.assumptions.kernel_factor(p.chip, index)?;
+            Some(format!("{what} x {m} for {}'s kernels", f.name()))
+        })
+        .collect();
+    if named.is_empty() {
+        return String::new();
+    }
+    format!(
+        "; the chip's {} (AUDIT, \"Serving frameworks\")",
+        named.join(", ")
+    )
 }
 
 /// `t_ovh = n_k x t_k + t_step + s x t_seq`.

@@ -288,3 +288,50 @@ fn host_costs_name_where_the_pool_took_them() {
     assert!((v - 300e-6).abs() < 1e-12, "{v}");
     assert!(matches!(src, Source::Assumption { .. }), "{src:?}");
 }
+
+/// A serving framework's kernel factors are named, with the framework, in the roofline
+/// of each operator they scale; pinned knobs take them out of the chain.
+#[test]
+fn kernel_factors_name_their_framework_in_the_step_chain() {
+    use disagg_engine::explain::Source;
+    use disagg_engine::serving::{Framework, FrameworkChoice};
+    let mut s = setup("llama-3.1-8b", 1000, 100);
+    s.assumptions.framework = FrameworkChoice::Given(Framework::Sglang);
+    let d = Deployment::Aggregated {
+        pool: PoolConfig {
+            chip: cat().chip("h100-sxm").unwrap(),
+            parallelism: Parallelism::single(),
+        },
+        batch: 8,
+    };
+    let ffn_rule = |s: &Setup| {
+        let e = explain(s, &d).unwrap();
+        check(&e, "t_ffn");
+        let input = e
+            .chains
+            .iter()
+            .flat_map(|c| c.walk())
+            .flat_map(|c| c.inputs.iter())
+            .find(|i| i.name == "t_ffn")
+            .unwrap();
+        match &input.source {
+            Source::Rule { rule } => rule.clone(),
+            other => panic!("{other:?}"),
+        }
+    };
+    let rule = ffn_rule(&s);
+    assert!(
+        rule.contains("MFU x 0.8 for SGLang's kernels")
+            && rule.contains("bw_eff x 1.1 for SGLang's kernels"),
+        "{rule}"
+    );
+    let a = s.assumptions;
+    s.assumptions = a.pin("mfu", a.mfu);
+    let rule = ffn_rule(&s);
+    assert!(
+        !rule.contains("MFU x") && rule.contains("bw_eff x 1.1"),
+        "{rule}"
+    );
+    s.assumptions = s.assumptions.pin("bw_eff", a.bw_eff);
+    assert!(!ffn_rule(&s).contains("kernels"));
+}
