@@ -106,12 +106,33 @@ fn a_pool_takes_its_frameworks_factors_unless_the_user_pinned_the_knob() {
             );
         }
     }
-    // SGLang holds factors (AUDIT, "Serving frameworks"), so the check above bit.
+    // SGLang holds factors (AUDIT, "Serving frameworks"), so the check above bit; the
+    // knobs' origin and source name it, until the user pins them.
+    use disagg_engine::assumptions::{Origin, BW_EFF, MFU};
+    use disagg_engine::explain::Source;
     let h200 = cat().chip("h200").unwrap();
     assert_ne!(
         Framework::Sglang.defaults(h200).kernels,
         KernelFactors::CHIPS
     );
+    let sglang = Assumptions {
+        framework: FrameworkChoice::Given(Framework::Sglang),
+        ..Assumptions::default()
+    };
+    for (index, name) in [(MFU, "mfu"), (BW_EFF, "bw_eff")] {
+        assert_eq!(
+            sglang.origin(h200, index),
+            Origin::Framework(Framework::Sglang)
+        );
+        let source = Source::pool_knob(&sglang, h200, name).describe();
+        assert!(source.contains("SGLang's kernel factor"), "{source}");
+        let pinned = sglang.pin(name, 0.5);
+        assert_eq!(pinned.origin(h200, index), Origin::Stated);
+        assert!(matches!(
+            Source::pool_knob(&pinned, h200, name),
+            Source::Assumption { .. }
+        ));
+    }
 }
 
 /// With every framework's factors turned off (the knobs pinned at their global values,
