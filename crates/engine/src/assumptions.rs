@@ -180,7 +180,17 @@ impl Assumptions {
     /// [`KNOBS`]) and the framework it comes from: its serving framework's kernel
     /// factor, unless the user stated that knob.
     pub fn kernel_factor(&self, chip: &Chip, index: usize) -> Option<(Framework, f64)> {
-        let framework = self.framework_on(chip);
+        self.kernel_factor_under(chip, index, self.framework_on(chip))
+    }
+
+    /// [`Assumptions::kernel_factor`] with the pool's framework and its defaults given:
+    /// what a profile would do before `serving.rs` holds it.
+    pub fn kernel_factor_under(
+        &self,
+        chip: &Chip,
+        index: usize,
+        framework: Option<(Framework, Defaults)>,
+    ) -> Option<(Framework, f64)> {
         match self.origin_given(chip, index, framework) {
             Origin::Framework(f) => framework.and_then(|(_, d)| d.factor(index)).map(|m| (f, m)),
             _ => None,
@@ -436,6 +446,15 @@ impl ChipRates {
     /// global ones, times its serving framework's kernel factors where it has them and
     /// the user pinned neither `mfu` nor `bw_eff` ([`Assumptions::kernel_factor`]).
     pub fn for_chip(chip: &Chip, a: &Assumptions) -> ChipRates {
+        ChipRates::under(chip, a, a.framework_on(chip))
+    }
+
+    /// [`ChipRates::for_chip`] with the pool's framework and its defaults given.
+    pub fn under(
+        chip: &Chip,
+        a: &Assumptions,
+        framework: Option<(Framework, Defaults)>,
+    ) -> ChipRates {
         let e = chip.efficiency;
         let mfu = e.mfu.unwrap_or(a.mfu);
         ChipRates {
@@ -446,8 +465,10 @@ impl ChipRates {
             kernel_overhead: e.kernel_overhead.unwrap_or(a.kernel_overhead),
         }
         .scaled(KernelFactors {
-            compute: a.kernel_factor(chip, MFU).map(|(_, m)| m),
-            bandwidth: a.kernel_factor(chip, BW_EFF).map(|(_, m)| m),
+            compute: a.kernel_factor_under(chip, MFU, framework).map(|(_, m)| m),
+            bandwidth: a
+                .kernel_factor_under(chip, BW_EFF, framework)
+                .map(|(_, m)| m),
         })
     }
 

@@ -94,13 +94,10 @@ impl Framework {
                 step_overhead: Some(Seconds::from_us(100.0)),
                 seq_overhead: Some(Seconds::from_us(40.0)),
                 runtime_reserve: None,
-                // Fitted on the same points (within the efficiency ceilings of
-                // `examples/calibrate_frameworks.rs`): mean |ln error| 0.072 -> 0.064.
-                // Fitted only: every one of them is DeepSeek-R1 (MLA, FP8 experts).
-                kernels: KernelFactors {
-                    compute: Some(0.80),
-                    bandwidth: Some(1.10),
-                },
+                // Kernel factors fitted on the same points do not earn a place: bandwidth
+                // x1.10 alone lowers the score 0.0717 -> 0.0652 (9.1%), compute x0.80
+                // beside it only to 0.0644 (AUDIT, "Serving frameworks").
+                kernels: KernelFactors::CHIPS,
             },
             // n_ubatch 512: the physical batch one step computes. It allocates the
             // weights, its context's KV cache and compute buffers sized by n_ubatch (the

@@ -4,6 +4,7 @@
 
 use super::{OpKind, Placement, StepCost};
 use crate::explain::{diff, host_work, min, product, sum, var, Chain, Source};
+use crate::serving::Framework;
 
 /// The symbol of an operator kind's time in a step's formula.
 fn symbol(kind: OpKind) -> &'static str {
@@ -111,10 +112,19 @@ pub fn step_chain(p: &Placement, cost: &StepCost, symbol_of_step: &str, quantity
 /// framework they come from (MODEL.md section 3.2); empty where there are none.
 fn kernel_factors(p: &Placement) -> String {
     use crate::assumptions::{BW_EFF, MFU};
-    let named: Vec<String> = [(MFU, "MFU"), (BW_EFF, "bw_eff")]
+    let a = &p.assumptions;
+    name_factors([
+        ("MFU", a.kernel_factor(p.chip, MFU)),
+        ("bw_eff", a.kernel_factor(p.chip, BW_EFF)),
+    ])
+}
+
+/// The words for [`kernel_factors`]: each rate's factor and its framework, if any.
+fn name_factors(factors: [(&str, Option<(Framework, f64)>); 2]) -> String {
+    let named: Vec<String> = factors
         .into_iter()
-        .filter_map(|(index, what)| {
-            let (f, m) = p.assumptions.kernel_factor(p.chip, index)?;
+        .filter_map(|(what, factor)| {
+            let (f, m) = factor?;
             Some(format!("{what} x {m} for {}'s kernels", f.name()))
         })
         .collect();
@@ -158,4 +168,26 @@ fn overhead_chain(p: &Placement, cost: &StepCost) -> Chain {
         per_kernel,
     )
     .with_host_work(a, p.chip, cost.shape.seqs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_kernel_factor_is_named_with_its_framework_and_none_says_nothing() {
+        let both = name_factors([
+            ("MFU", Some((Framework::LlamaCpp, 0.85))),
+            ("bw_eff", Some((Framework::Vllm, 1.1))),
+        ]);
+        assert!(
+            both.contains("MFU x 0.85 for llama.cpp's kernels")
+                && both.contains("bw_eff x 1.1 for vLLM's kernels")
+                && both.contains("Serving frameworks"),
+            "{both}"
+        );
+        let one = name_factors([("MFU", None), ("bw_eff", Some((Framework::Sglang, 1.1)))]);
+        assert!(!one.contains("MFU") && one.contains("SGLang"), "{one}");
+        assert_eq!(name_factors([("MFU", None), ("bw_eff", None)]), "");
+    }
 }

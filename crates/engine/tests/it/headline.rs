@@ -8,7 +8,7 @@ use disagg_engine::{Assumptions, Catalogue};
 
 /// `(points, median |error|, p90 |error|)` as `disagg validate` prints them.
 const CALIBRATION: (usize, f64, f64) = (55, 0.101, 0.832);
-const HOLDOUT: (usize, f64, f64) = (409, 0.206, 0.862);
+const HOLDOUT: (usize, f64, f64) = (409, 0.212, 0.862);
 /// Half a unit of the last printed digit (a tenth of a percent).
 const PRINTED: f64 = 0.0005;
 
