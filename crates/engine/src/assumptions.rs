@@ -6,7 +6,7 @@ use crate::catalogue::Chip;
 use crate::dtype::ComputeRate;
 use crate::error::{EngineError, Result};
 use crate::limits::{MAX_REDUNDANT_EXPERTS, MIN_EFFICIENCY};
-use crate::serving::{Defaults, Framework, FrameworkChoice, Pinned, Scheduling};
+use crate::serving::{Defaults, Framework, FrameworkChoice, KernelFactors, Pinned, Scheduling};
 use crate::units::Seconds;
 use serde::{Deserialize, Serialize};
 
@@ -195,8 +195,31 @@ impl Assumptions {
             return Origin::Chip;
         }
         match framework {
-            Some((f, d)) if d.get(index).is_some() => Origin::Framework(f),
+            Some((f, d)) if d.get(index).is_some() || d.factor(index).is_some() => {
+                Origin::Framework(f)
+            }
             _ => Origin::Stated,
+        }
+    }
+
+    /// The factor a pool of `chip` puts on the chip's `mfu` or `bw_eff` (`index` of
+    /// [`KNOBS`]) and the framework it comes from: its serving framework's kernel
+    /// factor, unless the user stated that knob.
+    pub fn kernel_factor(&self, chip: &Chip, index: usize) -> Option<(Framework, f64)> {
+        self.kernel_factor_under(chip, index, self.framework_on(chip))
+    }
+
+    /// [`Assumptions::kernel_factor`] with the pool's framework and its defaults given:
+    /// what a profile would do before `serving.rs` holds it.
+    pub fn kernel_factor_under(
+        &self,
+        chip: &Chip,
+        index: usize,
+        framework: Option<(Framework, Defaults)>,
+    ) -> Option<(Framework, f64)> {
+        match self.origin_given(chip, index, framework) {
+            Origin::Framework(f) => framework.and_then(|(_, d)| d.factor(index)).map(|m| (f, m)),
+            _ => None,
         }
     }
 
@@ -401,6 +424,10 @@ pub const STEP: usize = knob_index("step_overhead");
 pub const SEQ: usize = knob_index("seq_overhead");
 pub const RESERVE: usize = knob_index("runtime_reserve");
 pub const KERNEL: usize = knob_index("kernel_overhead");
+/// The knobs a serving framework scales by a factor rather than sets
+/// ([`crate::serving::KernelFactors`]).
+pub const MFU: usize = knob_index("mfu");
+pub const BW_EFF: usize = knob_index("bw_eff");
 
 /// How a pool's knob is written.
 type Setter = fn(&mut Assumptions, f64);
@@ -450,7 +477,19 @@ pub struct ChipRates {
 }
 
 impl ChipRates {
+    /// The one place a pool's efficiencies are resolved: the chip's own, else the
+    /// global ones, times its serving framework's kernel factors where it has them and
+    /// the user pinned neither `mfu` nor `bw_eff` ([`Assumptions::kernel_factor`]).
     pub fn for_chip(chip: &Chip, a: &Assumptions) -> ChipRates {
+        ChipRates::under(chip, a, a.framework_on(chip))
+    }
+
+    /// [`ChipRates::for_chip`] with the pool's framework and its defaults given.
+    pub fn under(
+        chip: &Chip,
+        a: &Assumptions,
+        framework: Option<(Framework, Defaults)>,
+    ) -> ChipRates {
         let e = chip.efficiency;
         let measured = |share: Option<f64>| share.map(|s| (a.mfu * s / MATMUL_REFERENCE).min(1.0));
         let mfu = e.mfu.or(measured(e.matmul_bf16)).unwrap_or(a.mfu);
@@ -462,6 +501,26 @@ impl ChipRates {
             mfu_fp4: e.mfu_fp4.unwrap_or(mfu_fp8),
             bw_eff: e.bw_eff.unwrap_or(a.bw_eff),
             kernel_overhead: e.kernel_overhead.unwrap_or(a.kernel_overhead),
+        }
+        .scaled(KernelFactors {
+            compute: a.kernel_factor_under(chip, MFU, framework).map(|(_, m)| m),
+            bandwidth: a
+                .kernel_factor_under(chip, BW_EFF, framework)
+                .map(|(_, m)| m),
+        })
+    }
+
+    /// These rates with every MFU times `k.compute` and the bandwidth efficiency times
+    /// `k.bandwidth`, each kept at most 1; a factor left out leaves its rates untouched
+    /// to the bit.
+    pub fn scaled(self, k: KernelFactors) -> ChipRates {
+        let by = |v: f64, m: Option<f64>| m.map_or(v, |m| (v * m).min(1.0));
+        ChipRates {
+            mfu_bf16: by(self.mfu_bf16, k.compute),
+            mfu_fp8: by(self.mfu_fp8, k.compute),
+            mfu_fp4: by(self.mfu_fp4, k.compute),
+            bw_eff: by(self.bw_eff, k.bandwidth),
+            kernel_overhead: self.kernel_overhead,
         }
     }
 

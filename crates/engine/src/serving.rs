@@ -100,6 +100,10 @@ impl Framework {
                 seq_overhead: Some(Seconds::from_us(40.0)),
                 runtime_reserve: None,
                 kernel_overhead: None,
+                // Kernel factors fitted on the same points do not earn a place: bandwidth
+                // x1.10 alone lowers the score 0.0717 -> 0.0652 (9.1%), compute x0.80
+                // beside it only to 0.0644 (AUDIT, "Serving frameworks").
+                kernels: KernelFactors::CHIPS,
             },
             // n_ubatch 512: the physical batch one step computes. It allocates the
             // weights, its context's KV cache and compute buffers sized by n_ubatch (the
@@ -143,6 +147,29 @@ pub struct Defaults {
     pub kernel_overhead: Option<Seconds>,
     /// Share of memory the framework holds back from weights, KV cache and workspace.
     pub runtime_reserve: Option<f64>,
+    /// How its kernels run against the chip's efficiencies.
+    pub kernels: KernelFactors,
+}
+
+/// A framework's kernel efficiency by operator class and regime, as factors on the
+/// efficiencies the chip's calibration gives (`audit/MODEL.md` section 3.3): `compute`
+/// on the MFU of every matmul and the attention core, which a step feels where it is
+/// compute bound (prefill, large batches); `bandwidth` on the bandwidth efficiency of
+/// weight, KV and activation streaming, felt where it is memory bound (decode). `None`
+/// keeps the chip's: a factor is set only where the framework's own calibration points
+/// earn it (`examples/calibrate_frameworks.rs`).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct KernelFactors {
+    pub compute: Option<f64>,
+    pub bandwidth: Option<f64>,
+}
+
+impl KernelFactors {
+    /// The chip's efficiencies as they stand.
+    pub const CHIPS: KernelFactors = KernelFactors {
+        compute: None,
+        bandwidth: None,
+    };
 }
 
 impl Defaults {
@@ -157,6 +184,17 @@ impl Defaults {
             SEQ => self.seq_overhead.map(|s| s.0),
             RESERVE => self.runtime_reserve,
             KERNEL => self.kernel_overhead.map(|s| s.0),
+            _ => None,
+        }
+    }
+
+    /// The factor the framework puts on the chip's value of the knob at `index` of
+    /// [`crate::assumptions::KNOBS`] (`mfu`, `bw_eff`); `None` keeps the chip's.
+    pub fn factor(&self, index: usize) -> Option<f64> {
+        use crate::assumptions::{BW_EFF, MFU};
+        match index {
+            MFU => self.kernels.compute,
+            BW_EFF => self.kernels.bandwidth,
             _ => None,
         }
     }

@@ -75,6 +75,12 @@ impl Source {
         let index = crate::assumptions::KNOBS
             .iter()
             .position(|k| k.name == name);
+        if let Some((f, m)) = index.and_then(|i| a.kernel_factor(chip, i)) {
+            return Source::rule(format!(
+                "the chip's {name} times {m}, {}'s kernel factor (AUDIT, \"Serving frameworks\")",
+                f.name()
+            ));
+        }
         match index.map(|i| a.origin(chip, i)) {
             Some(Origin::Framework(f)) => Source::rule(format!(
                 "{}'s default {name}, its serving framework's (AUDIT, \"Serving frameworks\")",

@@ -4,6 +4,7 @@
 
 use super::{OpKind, Placement, StepCost};
 use crate::explain::{diff, host_work, min, product, sum, var, Chain, Source};
+use crate::serving::Framework;
 
 /// The symbol of an operator kind's time in a step's formula.
 fn symbol(kind: OpKind) -> &'static str {
@@ -46,15 +47,16 @@ pub fn step_chain(p: &Placement, cost: &StepCost, symbol_of_step: &str, quantity
         sum(terms),
         cost.total.value(),
     );
+    let factors = kernel_factors(p);
     for k in &busy_ops {
         // Name the format whose bytes and rate the operator's roofline takes.
         let rule = match p.weight_format(*k) {
             Some(w) => format!(
-                "{ROOFLINE}; weights in {} ({} bits each)",
+                "{ROOFLINE}; weights in {} ({} bits each){factors}",
                 w.dtype.name(),
                 w.bytes_per_weight() * 8.0
             ),
-            None => ROOFLINE.to_string(),
+            None => format!("{ROOFLINE}{factors}"),
         };
         chain = chain.input(
             symbol(*k),
@@ -106,6 +108,35 @@ pub fn step_chain(p: &Placement, cost: &StepCost, symbol_of_step: &str, quantity
     chain.derived("kernel launches and host work", overhead_chain(p, cost))
 }
 
+/// The serving framework's kernel factors the roofline's rates carry, named with the
+/// framework they come from (MODEL.md section 3.3); empty where there are none.
+fn kernel_factors(p: &Placement) -> String {
+    use crate::assumptions::{BW_EFF, MFU};
+    let a = &p.assumptions;
+    name_factors([
+        ("MFU", a.kernel_factor(p.chip, MFU)),
+        ("bw_eff", a.kernel_factor(p.chip, BW_EFF)),
+    ])
+}
+
+/// The words for [`kernel_factors`]: each rate's factor and its framework, if any.
+fn name_factors(factors: [(&str, Option<(Framework, f64)>); 2]) -> String {
+    let named: Vec<String> = factors
+        .into_iter()
+        .filter_map(|(what, factor)| {
+            let (f, m) = factor?;
+            Some(format!("{what} x {m} for {}'s kernels", f.name()))
+        })
+        .collect();
+    if named.is_empty() {
+        return String::new();
+    }
+    format!(
+        "; the chip's {} (AUDIT, \"Serving frameworks\")",
+        named.join(", ")
+    )
+}
+
 /// `t_ovh = n_k x t_k + t_step + s x t_seq`.
 fn overhead_chain(p: &Placement, cost: &StepCost) -> Chain {
     let a = &p.assumptions;
@@ -134,4 +165,26 @@ fn overhead_chain(p: &Placement, cost: &StepCost) -> Chain {
         per_kernel,
     )
     .with_host_work(a, p.chip, cost.shape.seqs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_kernel_factor_is_named_with_its_framework_and_none_says_nothing() {
+        let both = name_factors([
+            ("MFU", Some((Framework::LlamaCpp, 0.85))),
+            ("bw_eff", Some((Framework::Vllm, 1.1))),
+        ]);
+        assert!(
+            both.contains("MFU x 0.85 for llama.cpp's kernels")
+                && both.contains("bw_eff x 1.1 for vLLM's kernels")
+                && both.contains("Serving frameworks"),
+            "{both}"
+        );
+        let one = name_factors([("MFU", None), ("bw_eff", Some((Framework::Sglang, 1.1)))]);
+        assert!(!one.contains("MFU") && one.contains("SGLang"), "{one}");
+        assert_eq!(name_factors([("MFU", None), ("bw_eff", None)]), "");
+    }
 }

@@ -412,3 +412,37 @@ fn an_open_loop_point_opens_its_concurrency_and_its_queue() {
     }
     assert!(seen_waits >= 6, "{seen_waits}");
 }
+
+/// A pool's operators name kernel factors exactly where its serving framework holds
+/// some on its chip (none has earned any yet: AUDIT, "Serving frameworks").
+#[test]
+fn kernel_factors_are_named_where_the_framework_holds_them() {
+    use disagg_engine::explain::Source;
+    use disagg_engine::serving::{Framework, FrameworkChoice, KernelFactors};
+    let chip = cat().chip("h100-sxm").unwrap();
+    let d = Deployment::Aggregated {
+        pool: PoolConfig {
+            chip,
+            parallelism: Parallelism::single(),
+        },
+        batch: 8,
+    };
+    for f in Framework::ALL {
+        let mut s = setup("llama-3.1-8b", 1000, 100);
+        s.assumptions.framework = FrameworkChoice::Given(f);
+        let e = explain(&s, &d).unwrap();
+        check(&e, f.id());
+        let input = e
+            .chains
+            .iter()
+            .flat_map(|c| c.walk())
+            .flat_map(|c| c.inputs.iter())
+            .find(|i| i.name == "t_ffn")
+            .unwrap();
+        let Source::Rule { rule } = &input.source else {
+            panic!("{:?}", input.source)
+        };
+        let holds = f.defaults(chip).kernels != KernelFactors::CHIPS;
+        assert_eq!(rule.contains("'s kernels"), holds, "{f}: {rule}");
+    }
+}

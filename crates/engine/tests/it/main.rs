@@ -10,6 +10,7 @@ mod eagle;
 mod explain;
 mod headline;
 mod kernel;
+mod kernel_factors;
 mod little;
 mod precision;
 mod prefill_ep;
