@@ -93,6 +93,11 @@ pub struct Chip {
     /// What the fast tier is made of (DRAM unless the chip's file says `sram`).
     #[serde(default)]
     pub memory_kind: MemoryKind,
+    /// Streaming multiprocessors a GEMM's output tiles spread over (NVIDIA GPUs); `None`
+    /// where the catalogue has no count, and then no wave quantisation is costed
+    /// (`audit/MODEL.md` section 3.4).
+    #[serde(default)]
+    pub sm_count: Option<u32>,
     /// Field name -> where its number came from.
     pub provenance: BTreeMap<String, Provenance>,
 }
@@ -179,6 +184,7 @@ pub(super) struct ChipFile {
     matmul_bf16_tflops: Option<RawValue>,
     matmul_fp8_tflops: Option<RawValue>,
     memory_kind: Option<MemoryKindFile>,
+    sm_count: Option<RawValue>,
 }
 
 /// `[memory_kind]` as written: the kind and where the catalogue read it.
@@ -267,6 +273,7 @@ impl ChipFile {
             &self.matmul_fp8_tflops,
             Dimension::FlopRate,
         )?;
+        let sm_count = take_opt("sm_count", &self.sm_count, Dimension::Count)?;
         let efficiency = ChipEfficiency {
             mfu: take_opt("mfu", &self.mfu, Dimension::Fraction)?,
             mfu_fp8: take_opt("mfu_fp8", &self.mfu_fp8, Dimension::Fraction)?,
@@ -343,6 +350,11 @@ impl ChipFile {
                 (None, _) => {}
             }
         }
+        let sm_count = match sm_count {
+            None => None,
+            Some(n) if n >= 1.0 && n.fract() == 0.0 && n <= 1e5 => Some(n as u32),
+            Some(n) => return Err(bad(format!("sm_count {n} must be a whole number of SMs"))),
+        };
         let cold = match (cold_cap, cold_bw) {
             (Some(c), Some(b)) => Some(MemoryTier {
                 capacity: Bytes(c),
@@ -382,6 +394,7 @@ impl ChipFile {
             price: price.map(UsdPerHour),
             efficiency,
             memory_kind,
+            sm_count,
             provenance,
         })
     }

@@ -93,6 +93,7 @@ impl Dimension {
             (Dimension::Power, "kW") => 1e3,
             (Dimension::Price, "USD/h") => 1.0,
             (Dimension::Count, "chips") => 1.0,
+            (Dimension::Count, "SMs") => 1.0,
             (Dimension::Fraction, "fraction") => 1.0,
             (Dimension::Params, "B") => 1e9,
             (Dimension::Params, "T") => 1e12,

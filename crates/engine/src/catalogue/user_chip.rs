@@ -79,6 +79,7 @@ impl Chip {
             price: None,
             efficiency: ChipEfficiency::default(),
             memory_kind: MemoryKind::Dram,
+            sm_count: None,
             provenance: BTreeMap::new(),
         }
     }

@@ -13,6 +13,7 @@ mod breakdown;
 mod chain;
 mod collectives;
 mod experts;
+mod gemm;
 mod operators;
 
 pub use attention::{attended_context, mla_core_flops, MlaDims};
@@ -22,6 +23,7 @@ pub use collectives::{expert_all_to_all, group_all_reduce, ring_all_reduce, AllT
 pub use experts::{
     busiest_shard_experts, expert_load_imbalance, experts_touched, routed_picks_per_chip,
 };
+pub use gemm::{wave_efficiency, wave_slowdown, GEMM_TILE};
 pub use operators::{operator_table, Bound, OperatorRow, OperatorTable};
 
 use crate::assumptions::{Assumptions, ChipRates};
@@ -417,6 +419,14 @@ fn traced_step_cost<S: RowSink>(
         kernels,
     };
 
+    // Dense weight GEMMs run in waves of tiles over the chip's SMs (MODEL.md section
+    // 3.2): their compute time grows by the idle slots of a last, partial wave.
+    let waves = |rows: f64, gemms: &[(f64, f64)]| wave_slowdown(rows, gemms, chip.sm_count);
+    let waved = |slowdown: f64, row: Row| Row {
+        compute: row.compute * slowdown,
+        ..row
+    };
+
     let tokens = shape.seqs * shape.new_tokens;
     let act_io = Bytes(2.0 * tokens * h * ab);
     let mut acc = Accumulator {
@@ -451,17 +461,24 @@ fn traced_step_cost<S: RowSink>(
         if attention_here && g.attention.has_weights() {
             // Attention projections (or the one linear map standing in for attention).
             let attn_params = g.attention.params_per_rank(m.hidden, par.tp);
-            acc.add(matmul(
-                OpKind::AttnProj,
-                count,
-                Flops(2.0 * tokens * attn_params),
-                (Bytes(attn_params * wb), mm_flops),
-                act_io,
-                match g.attention {
-                    Attention::Mla { .. } => KERNELS_ATTN_PROJ_MLA,
-                    Attention::Linear => KERNELS_LINEAR,
-                    _ => KERNELS_ATTN_PROJ,
-                },
+            let slow = waves(
+                tokens,
+                &gemm::attention_gemms(&g.attention, m.hidden, par.tp),
+            );
+            acc.add(waved(
+                slow,
+                matmul(
+                    OpKind::AttnProj,
+                    count,
+                    Flops(2.0 * tokens * attn_params),
+                    (Bytes(attn_params * wb), mm_flops),
+                    act_io,
+                    match g.attention {
+                        Attention::Mla { .. } => KERNELS_ATTN_PROJ_MLA,
+                        Attention::Linear => KERNELS_LINEAR,
+                        _ => KERNELS_ATTN_PROJ,
+                    },
+                ),
             ));
         }
         // Attention core over the KV cache, in the layers that keep one.
@@ -524,17 +541,21 @@ fn traced_step_cost<S: RowSink>(
         match g.ffn {
             Ffn::Dense { .. } | Ffn::Linear if ffn_here => {
                 let params = g.ffn.dense_params_per_rank(m.hidden, par.tp).unwrap_or(0.0);
-                acc.add(matmul(
-                    OpKind::DenseFfn,
-                    count,
-                    Flops(2.0 * tokens * params),
-                    (Bytes(params * wb), mm_flops),
-                    act_io,
-                    if g.ffn == Ffn::Linear {
-                        KERNELS_LINEAR
-                    } else {
-                        KERNELS_DENSE_FFN
-                    },
+                let slow = waves(tokens, &gemm::dense_ffn_gemms(&g.ffn, m.hidden, par.tp));
+                acc.add(waved(
+                    slow,
+                    matmul(
+                        OpKind::DenseFfn,
+                        count,
+                        Flops(2.0 * tokens * params),
+                        (Bytes(params * wb), mm_flops),
+                        act_io,
+                        if g.ffn == Ffn::Linear {
+                            KERNELS_LINEAR
+                        } else {
+                            KERNELS_DENSE_FFN
+                        },
+                    ),
                 ));
             }
             Ffn::Moe {
@@ -545,13 +566,17 @@ fn traced_step_cost<S: RowSink>(
             } if ffn_here => {
                 if shared_intermediate > 0 {
                     let params = g.ffn.shared_and_router_params(m.hidden).0 / tp;
-                    acc.add(matmul(
-                        OpKind::SharedExperts,
-                        count,
-                        Flops(2.0 * tokens * params),
-                        (Bytes(params * expert_wb), expert_flops),
-                        Bytes::ZERO,
-                        KERNELS_SHARED,
+                    let shared = gemm::swiglu_gemms(shared_intermediate as f64, m.hidden, par.tp);
+                    acc.add(waved(
+                        waves(tokens, &shared),
+                        matmul(
+                            OpKind::SharedExperts,
+                            count,
+                            Flops(2.0 * tokens * params),
+                            (Bytes(params * expert_wb), expert_flops),
+                            Bytes::ZERO,
+                            KERNELS_SHARED,
+                        ),
                     ));
                 }
                 let e = experts as f64;
@@ -618,13 +643,16 @@ fn traced_step_cost<S: RowSink>(
     if matches!(side, Side::Whole | Side::DenseAndHead) {
         // Logits only for the last position of each sequence.
         let head_params = m.vocab as f64 * h / tp;
-        acc.add(matmul(
-            OpKind::LmHead,
-            1.0,
-            Flops(2.0 * shape.seqs * head_params),
-            (Bytes(head_params * head_wb), head_flops),
-            Bytes::ZERO,
-            KERNELS_LM_HEAD,
+        acc.add(waved(
+            waves(shape.seqs, &[(m.vocab as f64 / tp, head_params)]),
+            matmul(
+                OpKind::LmHead,
+                1.0,
+                Flops(2.0 * shape.seqs * head_params),
+                (Bytes(head_params * head_wb), head_flops),
+                Bytes::ZERO,
+                KERNELS_LM_HEAD,
+            ),
         ));
     }
 

@@ -239,3 +239,79 @@ fn layers_without_attention_read_no_cache_and_send_no_all_reduce() {
     assert!(pruned.decode_time.kv_memory.value() < whole.decode_time.kv_memory.value());
     assert!(pruned.decode_step.value() < whole.decode_step.value());
 }
+
+/// Llama-2-70B in FP4 on one B200 (TP1), as MLPerf's B200 submissions run it, on `chip`.
+fn llama70b_fp4_tp1(chip: &'static Chip) -> disagg_engine::kernel::Placement<'static> {
+    use disagg_engine::assumptions::ChipRates;
+    let a = Assumptions::default();
+    disagg_engine::kernel::Placement {
+        model: &cat().model("llama-2-70b").unwrap().ir,
+        chip,
+        parallelism: Parallelism {
+            tp: 1,
+            pp: 1,
+            dp: 1,
+            ep: 1,
+        },
+        weights: disagg_engine::Precision::uniform(WeightFormat::new(DType::Fp4)),
+        kv: DType::Fp8,
+        rates: ChipRates::for_chip(chip, &a),
+        assumptions: a,
+        cold_weight_fraction: 0.0,
+    }
+}
+
+#[test]
+fn dense_matmuls_pay_for_a_partial_last_wave_of_tiles() {
+    use disagg_engine::kernel::{step_cost, OpKind, StepShape};
+    let b200 = cat().chip("b200").unwrap();
+    assert_eq!(b200.sm_count, Some(148));
+    let without: &'static Chip = Box::leak(Box::new(Chip {
+        sm_count: None,
+        ..b200.clone()
+    }));
+    let ffn_compute = |chip, shape| {
+        step_cost(&llama70b_fp4_tp1(chip), shape)
+            .op(OpKind::DenseFfn)
+            .compute_time
+            .value()
+    };
+    // 254 sequences decoding: two rows of 128-token tiles. Gate-and-up (57,344 wide, two
+    // thirds of the FFN's weights) makes 2 * 448 = 896 tiles, 7 waves of 148 SMs with
+    // 1,036 slots; the down projection (8,192 wide) 128 tiles, within one wave.
+    let decode = StepShape::decode(254.0, 512.0);
+    let by_hand = 2.0 / 3.0 * 1036.0 / 896.0 + 1.0 / 3.0;
+    let ratio = ffn_compute(b200, decode) / ffn_compute(without, decode);
+    assert!((ratio - by_hand).abs() < 1e-9, "{ratio} vs {by_hand}");
+    let slowdown = |seqs: f64| {
+        let shape = StepShape::decode(seqs, 512.0);
+        ffn_compute(b200, shape) / ffn_compute(without, shape)
+    };
+    // 256 sequences fill the same two tile rows: the same waves. One more starts a third
+    // row: 1,344 tiles in 10 waves (1,480 slots), and the down projection's 192 tiles
+    // spill into a second wave (296 slots).
+    assert!((slowdown(256.0) - by_hand).abs() < 1e-9);
+    let third_row = 2.0 / 3.0 * 1480.0 / 1344.0 + 1.0 / 3.0 * 296.0 / 192.0;
+    assert!((slowdown(257.0) - third_row).abs() < 1e-9);
+    // A 3,584-token prefill (28 tile rows): gate-and-up's 12,544 tiles fill 85 waves
+    // but for 36 slots, the down projection's 1,792 tiles 13 waves: 2.6% in all.
+    let prefill = StepShape::prefill(1.0, 3584.0, 0.0);
+    let ratio = ffn_compute(b200, prefill) / ffn_compute(without, prefill);
+    let by_hand = 2.0 / 3.0 * 12580.0 / 12544.0 + 1.0 / 3.0 * 1924.0 / 1792.0;
+    assert!((ratio - by_hand).abs() < 1e-9, "{ratio} vs {by_hand}");
+    // Eight sequences: one tile row. The down projection's 64 tiles sit within one
+    // wave (split-K fills it), gate-and-up's 448 need 4 waves (592 slots); the step
+    // stays bound by reading the weights, whose time never changes.
+    let small = StepShape::decode(8.0, 512.0);
+    let by_hand = 2.0 / 3.0 * 592.0 / 448.0 + 1.0 / 3.0;
+    let ratio = ffn_compute(b200, small) / ffn_compute(without, small);
+    assert!((ratio - by_hand).abs() < 1e-9, "{ratio} vs {by_hand}");
+    let ffn = |chip, shape| *step_cost(&llama70b_fp4_tp1(chip), shape).op(OpKind::DenseFfn);
+    for shape in [small, decode, prefill] {
+        assert_eq!(
+            ffn(b200, shape).memory_time,
+            ffn(without, shape).memory_time
+        );
+    }
+    assert_eq!(ffn(b200, small).time, ffn(without, small).time);
+}
