@@ -201,6 +201,33 @@ fn vllm_pays_an_engine_steps_host_work_per_draft_step_sglang_and_trtllm_do_not()
     }
 }
 
+/// `auto` drafts as each chip family's framework does: TensorRT-LLM on an H100 (one
+/// graph), vLLM on an MI300X (from the host); a draft pool of its own follows its own
+/// chips' framework, so a draft on H100s beside an MI300X target pays no host work.
+#[test]
+fn auto_drafts_as_the_chips_framework_does() {
+    use disagg_engine::disagg::speculative::drafts_from_host;
+    let s = eagle("llama-3.1-8b", 1);
+    let (h100, mi300x) = (
+        cat().chip("h100-sxm").unwrap(),
+        cat().chip("mi300x").unwrap(),
+    );
+    assert!(!drafts_from_host(&s, h100));
+    assert!(drafts_from_host(&s, mi300x));
+    let pool = |chip| PoolConfig {
+        chip,
+        parallelism: tp(1),
+    };
+    assert!(draft_side(&s, pool(mi300x), None, 2).unwrap().host_per_step);
+    let mut m = setup("llama-3.3-70b", 1024, 256);
+    m.speculation.draft = Draft::Model {
+        id: "llama-3.2-1b",
+        ir: &cat().model("llama-3.2-1b").unwrap().ir,
+    };
+    let beside = draft_side(&m, pool(mi300x), Some(pool(h100)), 2).unwrap();
+    assert!(!beside.host_per_step);
+}
+
 /// The bytes one head step reads: the shared LM head in full (128,256 x 4,096 BF16
 /// weights, about 1 GB, the logits of one position per sequence), the head's one
 /// layer, and that layer's KV at the mean context.
