@@ -233,8 +233,10 @@ pub struct TargetSide<'a> {
     pub bottleneck: Bottleneck,
 }
 
-/// The target's verify step at a batch: `K + 1` new tokens per sequence, with
-/// `colocated_bytes` per chip set aside for a draft on the same chips.
+/// The target's verify step at a batch: `K + 1` new tokens per sequence, each with its
+/// logits (rejection sampling compares the target's distribution at every drafted
+/// position and samples the bonus token), with `colocated_bytes` per chip set aside for
+/// a draft on the same chips.
 pub(crate) fn verify_step<'a>(
     setup: &Setup<'a>,
     target: PoolConfig<'a>,
@@ -257,6 +259,7 @@ pub(crate) fn verify_step<'a>(
         &placed.placement,
         StepShape {
             new_tokens: k + 1.0,
+            logits_every_token: true,
             ..w.decode_shape(par, seqs)
         },
     );

@@ -228,6 +228,31 @@ fn auto_drafts_as_the_chips_framework_does() {
     assert!(!beside.host_per_step);
 }
 
+/// The verify step computes the logits of all `K + 1` tokens of each sequence (rejection
+/// sampling reads each drafted position's distribution): its LM head does `K + 1` times
+/// a decode step's FLOPs over the same weight bytes, and a prefill still only the last
+/// position's.
+#[test]
+fn a_verify_step_computes_the_logits_of_every_drafted_position() {
+    use disagg_engine::disagg::speculative::target_side;
+    use disagg_engine::units::Bytes;
+    let s = eagle("llama-3.1-8b", 1);
+    let chip = cat().chip("h100-sxm").unwrap();
+    let pool = PoolConfig {
+        chip,
+        parallelism: tp(1),
+    };
+    let batch = 64;
+    let t = target_side(&s, pool, batch, Bytes::ZERO).unwrap();
+    let (seqs, vocab, h) = (batch as f64, 128256.0, 4096.0);
+    let head = t.verify.op(OpKind::LmHead);
+    assert!(close(head.flops.value(), 2.0 * seqs * 4.0 * vocab * h));
+    assert!(close(head.bytes.value(), 2.0 * vocab * h));
+    let prefill = t.prefill.op(OpKind::LmHead);
+    let prompts = t.round_prefill.prompts_per_step;
+    assert!(close(prefill.flops.value(), 2.0 * prompts * vocab * h));
+}
+
 /// The bytes one head step reads: the shared LM head in full (128,256 x 4,096 BF16
 /// weights, about 1 GB, the logits of one position per sequence), the head's one
 /// layer, and that layer's KV at the mean context.
