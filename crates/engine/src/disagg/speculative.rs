@@ -13,8 +13,12 @@
 //! plain decode step (weight-bound), so the gain approaches `E`; as the batch grows
 //! verification turns compute-bound and the gain shrinks.
 //!
-//! A draft step is costed without the per-step fixed overhead: the whole cycle is one
-//! engine step (one schedule, one sampling pass), so the fixed overhead is paid once.
+//! A draft step's host work depends on how the serving framework drafts
+//! ([`drafts_from_host`], `MODEL.md` 6.5): SGLang and TensorRT-LLM replay the whole
+//! drafting loop as one CUDA graph, so a draft step adds only its kernels and the
+//! cycle pays the host work once, in its verify step; vLLM's proposer runs each draft
+//! step from Python (its own forward pass, attention metadata and argmax), so each
+//! draft step pays an engine step's host work as well.
 
 use super::explain::AxisChains;
 use super::layouts::{colocated_draft_layout, mtp_layout};
@@ -23,6 +27,7 @@ use super::{
     inter_pool_link, link_time, place, pool_label, Core, DeploymentPoint, Draft, Figures, Limiter,
     Placed, PoolConfig, PoolReport, PoolRole, Reject, Setup, StepCosts,
 };
+use crate::catalogue::Chip;
 use crate::error::{EngineError, Result};
 use crate::explain::{diff, num, power, product, quotient, sum, var, Chain, Source};
 use crate::kernel::{
@@ -30,6 +35,7 @@ use crate::kernel::{
 };
 use crate::model::{Ffn, ModelIr};
 use crate::parallel::Parallelism;
+use crate::serving::Framework;
 use crate::units::{Bytes, Seconds, TokensPerSecond};
 
 /// The MTP layers as a model of their own: the target's last layer shape, repeated
@@ -94,10 +100,27 @@ pub fn draft_model<'m>(setup: &Setup<'m>) -> Option<std::borrow::Cow<'m, ModelIr
     }
 }
 
+/// Whether the framework serving `chip` runs each draft step from the host, paying an
+/// engine step's host work ([`crate::Assumptions::host_overhead`]) per drafted token.
+/// vLLM's `EagleProposer.propose` (`vllm/v1/spec_decode/eagle.py`, which also drafts
+/// for MTP) loops over the `K` tokens in Python: per token it rebuilds the attention
+/// metadata (`build_for_drafting`), updates positions and slot mappings with eager
+/// tensor ops, runs the head under piecewise CUDA graphs (attention outside them) and
+/// computes logits and their argmax. SGLang captures the whole `draft_forward` loop in
+/// one CUDA graph (`EAGLEDraftCudaGraphRunner`), and TensorRT-LLM's one-model MTP and
+/// EAGLE-3 launch the drafting loop as a single CUDA graph (its speculative-decoding
+/// guide): there a draft step adds only its kernels. Other frameworks and none (the
+/// global assumptions) are taken as the graph case, the engine's behaviour before.
+pub fn drafts_from_host(setup: &Setup, chip: &Chip) -> bool {
+    setup.assumptions.framework.for_chip(chip) == Some(Framework::Vllm)
+}
+
 /// One draft token for the whole batch.
 #[derive(Clone, Copy, Debug)]
 pub struct DraftSide {
     pub step: Seconds,
+    /// Whether `step` includes an engine step's host work ([`drafts_from_host`]).
+    pub host_per_step: bool,
     /// Bytes per chip the draft adds to the target's chips (colocated drafts only).
     pub colocated_bytes: Bytes,
     /// Prefill of the draft per request, where it delays the target.
@@ -162,12 +185,21 @@ pub fn draft_side(
         (placed.usage, placed.fit)
     };
     let cost = step_cost(&placed.placement, StepShape::decode(seqs, ctx));
-    let step = cost.without_host_overhead();
+    // The framework serving the chips the draft runs on: the target's for a colocated
+    // draft, the draft pool's own for a separate one (so a draft side depends on its
+    // pool alone, as the sweep caches it).
+    let host_per_step = drafts_from_host(setup, pool_cfg.chip);
+    let step = if host_per_step {
+        cost.total
+    } else {
+        cost.without_host_overhead()
+    };
     let colocated = pool.is_none();
     Ok(if colocated {
         let prefill = step_cost(&placed.placement, w.prefill_shape(1.0));
         DraftSide {
             step,
+            host_per_step,
             colocated_bytes: memory.weights + memory.kv,
             prefill_per_request: prefill.busy + prefill.exposed_comm,
             fit: None,
@@ -178,6 +210,7 @@ pub fn draft_side(
     } else {
         DraftSide {
             step,
+            host_per_step,
             colocated_bytes: Bytes::ZERO,
             prefill_per_request: Seconds::ZERO,
             fit: memory_fit.map(|_| Reject::DraftDoesNotFit),
@@ -200,8 +233,10 @@ pub struct TargetSide<'a> {
     pub bottleneck: Bottleneck,
 }
 
-/// The target's verify step at a batch: `K + 1` new tokens per sequence, with
-/// `colocated_bytes` per chip set aside for a draft on the same chips.
+/// The target's verify step at a batch: `K + 1` new tokens per sequence, each with its
+/// logits (rejection sampling compares the target's distribution at every drafted
+/// position and samples the bonus token), with `colocated_bytes` per chip set aside for
+/// a draft on the same chips.
 pub(crate) fn verify_step<'a>(
     setup: &Setup<'a>,
     target: PoolConfig<'a>,
@@ -224,6 +259,7 @@ pub(crate) fn verify_step<'a>(
         &placed.placement,
         StepShape {
             new_tokens: k + 1.0,
+            logits_every_token: true,
             ..w.decode_shape(par, seqs)
         },
     );
@@ -505,7 +541,8 @@ fn expected_tokens_chain(setup: &Setup) -> Chain {
 }
 
 /// One speculation cycle as a chain: `t_it = K × t_draft + t_verify (+ t_cross)`.
-fn cycle_chain(setup: &Setup, draft_step: Seconds, verify: Chain, crossing: Seconds) -> Chain {
+fn cycle_chain(setup: &Setup, draft: &DraftSide, verify: Chain, crossing: Seconds) -> Chain {
+    let draft_step = draft.step;
     let k = setup.speculation.draft_tokens as f64;
     let crosses = crossing.value() > 0.0;
     let mut terms = vec![product([var("K"), var("t_draft")]), var("t_verify")];
@@ -530,7 +567,11 @@ fn cycle_chain(setup: &Setup, draft_step: Seconds, verify: Chain, crossing: Seco
     )
     .input(
         "t_draft",
-        "one draft step (without host work: the cycle is one engine step)",
+        if draft.host_per_step {
+            "one draft step (with an engine step's host work: the framework drafts each token from the host)"
+        } else {
+            "one draft step (without host work: the framework replays the drafting loop as one graph)"
+        },
         draft_step.value(),
         "s",
         Source::rule("the draft model's decode step on its chips, see its own prediction"),
@@ -553,7 +594,7 @@ fn cycle_chain(setup: &Setup, draft_step: Seconds, verify: Chain, crossing: Seco
 /// `value` as the pool computed it.
 pub(crate) fn per_token_chain(
     setup: &Setup,
-    draft_step: Seconds,
+    draft: &DraftSide,
     verify: Chain,
     value: Seconds,
 ) -> Chain {
@@ -567,7 +608,7 @@ pub(crate) fn per_token_chain(
     )
     .derived(
         "one speculation cycle",
-        cycle_chain(setup, draft_step, verify, Seconds::ZERO),
+        cycle_chain(setup, draft, verify, Seconds::ZERO),
     )
     .derived("tokens one cycle yields", expected_tokens_chain(setup))
 }
@@ -586,7 +627,7 @@ pub(crate) fn explain(
     let r = round(setup, target, draft, batch, &t, &d);
     let p = &t.placed.placement;
     let verify = step_chain(p, &t.verify, "t_verify", "verify step");
-    let iteration = cycle_chain(setup, d.step, verify, crossing(setup, target, draft, batch));
+    let iteration = cycle_chain(setup, &d, verify, crossing(setup, target, draft, batch));
     let prompts = t.round_prefill.prompts_per_step;
     let prefill = Chain::new(
         "one prefill step: the target's chunk and the draft's prefill of its prompts",

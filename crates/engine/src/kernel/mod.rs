@@ -157,6 +157,11 @@ pub struct StepShape {
     /// step's experts: one replica's prefill chunk while the rest wait.
     #[serde(default)]
     pub replicas_with_tokens: Option<f64>,
+    /// Whether every new token needs its logits (a speculative verify step: rejection
+    /// sampling reads the target's distribution at each drafted position), not only
+    /// each sequence's last.
+    #[serde(default)]
+    pub logits_every_token: bool,
 }
 
 impl StepShape {
@@ -166,6 +171,7 @@ impl StepShape {
             new_tokens: 1.0,
             context_before: context,
             replicas_with_tokens: None,
+            logits_every_token: false,
         }
     }
 
@@ -177,6 +183,7 @@ impl StepShape {
             new_tokens: computed,
             context_before: cached,
             replicas_with_tokens: None,
+            logits_every_token: false,
         }
     }
 
@@ -641,14 +648,20 @@ fn traced_step_cost<S: RowSink>(
 
     acc.group = None;
     if matches!(side, Side::Whole | Side::DenseAndHead) {
-        // Logits only for the last position of each sequence.
+        // Logits for the last position of each sequence, or for every new token of a
+        // verify step.
         let head_params = m.vocab as f64 * h / tp;
+        let logit_rows = if shape.logits_every_token {
+            tokens
+        } else {
+            shape.seqs
+        };
         acc.add(waved(
-            waves(shape.seqs, &[(m.vocab as f64 / tp, head_params)]),
+            waves(logit_rows, &[(m.vocab as f64 / tp, head_params)]),
             matmul(
                 OpKind::LmHead,
                 1.0,
-                Flops(2.0 * shape.seqs * head_params),
+                Flops(2.0 * logit_rows * head_params),
                 (Bytes(head_params * head_wb), head_flops),
                 Bytes::ZERO,
                 KERNELS_LM_HEAD,

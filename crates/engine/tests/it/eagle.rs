@@ -8,7 +8,7 @@ use disagg_engine::disagg::explain::explain;
 use disagg_engine::disagg::layouts::colocated_draft_layout;
 use disagg_engine::disagg::speculative::{draft_side, eagle_model};
 use disagg_engine::disagg::{expected_tokens, Draft, PoolConfig, DEFAULT_EAGLE_LAYERS};
-use disagg_engine::kernel::{step_cost, Placement, StepShape};
+use disagg_engine::kernel::{step_cost, OpKind, Placement, StepShape};
 use disagg_engine::model::Ffn;
 
 fn setup(model: &str, isl: u32, osl: u32) -> Setup<'static> {
@@ -127,6 +127,167 @@ fn an_eagle_cycle_is_k_head_steps_and_one_verify_step_from_the_kernel() {
         .unwrap();
     assert!(close(tokens.value, expected_tokens(0.7, 3)));
     assert!(close(tokens.value, 1.0 + 0.7 + 0.49 + 0.343));
+}
+
+/// A framework that drafts from the host (vLLM) pays an engine step's host work in every
+/// draft step; one that replays the drafting loop as a graph (SGLang, TensorRT-LLM)
+/// pays only the head's kernels. Exactly `step_overhead + seq_overhead x seqs` apart,
+/// and the cycle takes `K` of them.
+#[test]
+fn vllm_pays_an_engine_steps_host_work_per_draft_step_sglang_and_trtllm_do_not() {
+    use disagg_engine::disagg::speculative::drafts_from_host;
+    use disagg_engine::serving::{Framework, FrameworkChoice};
+    let chip = cat().chip("h100-sxm").unwrap();
+    let pool = PoolConfig {
+        chip,
+        parallelism: tp(1),
+    };
+    let batch = 4;
+    let seqs = batch as f64;
+    let head = eagle_model(&cat().model("llama-3.1-8b").unwrap().ir, 1).unwrap();
+    for (framework, from_host) in [
+        (Framework::Vllm, true),
+        (Framework::Sglang, false),
+        (Framework::TrtLlm, false),
+    ] {
+        let mut s = eagle("llama-3.1-8b", 1);
+        s.assumptions.framework = FrameworkChoice::Given(framework);
+        assert_eq!(drafts_from_host(&s, chip), from_host);
+        let a = s.assumptions.on_chip(chip);
+        let placement = Placement {
+            model: &head,
+            chip,
+            parallelism: colocated_draft_layout(&head, 1, 1),
+            weights: s.precision(),
+            kv: s.kv,
+            rates: ChipRates::for_chip(chip, &a),
+            assumptions: a,
+            cold_weight_fraction: 0.0,
+        };
+        let cost = step_cost(
+            &placement,
+            StepShape::decode(seqs, s.workload.mean_decode_context()),
+        );
+        let d = draft_side(&s, pool, None, batch).unwrap();
+        assert_eq!(d.host_per_step, from_host);
+        let host = d.step - cost.without_host_overhead();
+        let expect = if from_host {
+            a.step_overhead.value() + a.seq_overhead.value() * seqs
+        } else {
+            0.0
+        };
+        assert!(close(host.value(), expect), "{framework:?}: {host:?}");
+        // The cycle: K such steps and the verify step.
+        let e = explain(
+            &s,
+            &Deployment::Speculative {
+                target: pool,
+                draft: None,
+                batch,
+            },
+        )
+        .unwrap();
+        let cycle = e
+            .chains
+            .iter()
+            .flat_map(|c| c.walk())
+            .find(|c| c.symbol == "t_it")
+            .unwrap();
+        let verify = e.point.pools[0].step.value();
+        assert!(close(cycle.value, 3.0 * d.step.value() + verify));
+        let t_draft = cycle.inputs.iter().find(|i| i.name == "t_draft").unwrap();
+        assert!(t_draft.meaning.contains("host work:"));
+        assert_eq!(t_draft.meaning.contains("with an engine step"), from_host);
+    }
+}
+
+/// `auto` drafts as each chip family's framework does: TensorRT-LLM on an H100 (one
+/// graph), vLLM on an MI300X (from the host); a draft pool of its own follows its own
+/// chips' framework, so a draft on H100s beside an MI300X target pays no host work.
+#[test]
+fn auto_drafts_as_the_chips_framework_does() {
+    use disagg_engine::disagg::speculative::drafts_from_host;
+    let s = eagle("llama-3.1-8b", 1);
+    let (h100, mi300x) = (
+        cat().chip("h100-sxm").unwrap(),
+        cat().chip("mi300x").unwrap(),
+    );
+    assert!(!drafts_from_host(&s, h100));
+    assert!(drafts_from_host(&s, mi300x));
+    let pool = |chip| PoolConfig {
+        chip,
+        parallelism: tp(1),
+    };
+    assert!(draft_side(&s, pool(mi300x), None, 2).unwrap().host_per_step);
+    let mut m = setup("llama-3.3-70b", 1024, 256);
+    m.speculation.draft = Draft::Model {
+        id: "llama-3.2-1b",
+        ir: &cat().model("llama-3.2-1b").unwrap().ir,
+    };
+    let beside = draft_side(&m, pool(mi300x), Some(pool(h100)), 2).unwrap();
+    assert!(!beside.host_per_step);
+}
+
+/// The verify step computes the logits of all `K + 1` tokens of each sequence (rejection
+/// sampling reads each drafted position's distribution): its LM head does `K + 1` times
+/// a decode step's FLOPs over the same weight bytes, and a prefill still only the last
+/// position's.
+#[test]
+fn a_verify_step_computes_the_logits_of_every_drafted_position() {
+    use disagg_engine::disagg::speculative::target_side;
+    use disagg_engine::units::Bytes;
+    let s = eagle("llama-3.1-8b", 1);
+    let chip = cat().chip("h100-sxm").unwrap();
+    let pool = PoolConfig {
+        chip,
+        parallelism: tp(1),
+    };
+    let batch = 64;
+    let t = target_side(&s, pool, batch, Bytes::ZERO).unwrap();
+    let (seqs, vocab, h) = (batch as f64, 128256.0, 4096.0);
+    let head = t.verify.op(OpKind::LmHead);
+    assert!(close(head.flops.value(), 2.0 * seqs * 4.0 * vocab * h));
+    assert!(close(head.bytes.value(), 2.0 * vocab * h));
+    let prefill = t.prefill.op(OpKind::LmHead);
+    let prompts = t.round_prefill.prompts_per_step;
+    assert!(close(prefill.flops.value(), 2.0 * prompts * vocab * h));
+}
+
+/// The bytes one head step reads: the shared LM head in full (128,256 x 4,096 BF16
+/// weights, about 1 GB, the logits of one position per sequence), the head's one
+/// layer, and that layer's KV at the mean context.
+#[test]
+fn a_head_step_reads_the_whole_shared_lm_head_and_one_layer() {
+    let s = eagle("llama-3.1-8b", 1);
+    let chip = cat().chip("h100-sxm").unwrap();
+    let head = eagle_model(s.model, 1).unwrap();
+    let a = s.assumptions.on_chip(chip);
+    let placement = Placement {
+        model: &head,
+        chip,
+        parallelism: colocated_draft_layout(&head, 1, 1),
+        weights: s.precision(),
+        kv: s.kv,
+        rates: ChipRates::for_chip(chip, &a),
+        assumptions: a,
+        cold_weight_fraction: 0.0,
+    };
+    let seqs = 2.0;
+    let ctx = s.workload.mean_decode_context();
+    let cost = step_cost(&placement, StepShape::decode(seqs, ctx));
+    let (h, vocab, kv_heads, head_dim, inter) = (4096.0, 128256.0, 8.0, 128.0, 14336.0);
+    let lm_head = cost.op(OpKind::LmHead);
+    assert!(close(lm_head.bytes.value(), 2.0 * vocab * h));
+    assert!(close(lm_head.flops.value(), 2.0 * seqs * vocab * h));
+    // The layer's weights in BF16, and activations in and out of each matmul (a few
+    // tokens' worth: under a thousandth).
+    let layer = 2.0 * (2.0 * h * h + 2.0 * h * kv_heads * head_dim + 3.0 * h * inter);
+    let read = cost.op(OpKind::AttnProj).bytes.value() + cost.op(OpKind::DenseFfn).bytes.value();
+    assert!(read >= layer && read < layer * 1.001, "{read} vs {layer}");
+    // One layer's KV (FP8, K and V) over the context, for each sequence.
+    let kv = cost.op(OpKind::AttnCore).bytes.value();
+    let context = 2.0 * kv_heads * head_dim * ctx * seqs;
+    assert!(kv >= context && kv < context * 1.01, "{kv} vs {context}");
 }
 
 #[test]

@@ -25,7 +25,7 @@ pub(crate) fn explain(
             .map_err(|_| layout_error(setup, setup.model, PoolRole::Decode, decode))?;
         let verify = step_chain(dp, &d.cost, "t_verify", "verify step");
         (
-            speculative::per_token_chain(setup, draft.step, verify, d.step),
+            speculative::per_token_chain(setup, &draft, verify, d.step),
             Some((PoolRole::Decode, draft.colocated_bytes)),
         )
     } else {
