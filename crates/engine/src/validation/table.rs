@@ -254,7 +254,8 @@ pub struct BenchmarkPoint {
     #[serde(default)]
     pub mtp: Option<MtpDecoding>,
     /// The serving engine's batch limit per replica where the submission publishes it
-    /// (MLPerf harness `gpu_batch_size`); absent means the global assumption.
+    /// (MLPerf harness `gpu_batch_size`; on a prefill/decode point the decode pool's,
+    /// TensorRT-LLM's decode `max_batch_size`); absent means the global assumption.
     #[serde(default)]
     pub max_seqs_per_replica: Option<f64>,
     /// The serving engine's token budget per step where the harness sets or derives it

@@ -168,6 +168,44 @@ fn a_harness_token_budget_bounds_each_prefill_step() {
 }
 
 #[test]
+fn a_disaggregated_recipe_limit_holds_the_decode_pool_and_queues_the_rest() {
+    // IMXD14 (Dynamo + TensorRT-LLM on H100) runs three TEP16 decode workers of
+    // max_batch_size 8 and a DEP16 prefill worker of max_num_tokens 2048 per rank, at
+    // concurrency 30: 24 users decode at most, and a prefill step takes two prompts.
+    let point = published_point("IMXD14c");
+    assert_eq!(point.max_seqs_per_replica, Some(8.0));
+    assert_eq!(point.max_tokens_per_step, Some(2048.0));
+    let eval = |p: &validation::BenchmarkPoint| {
+        validation::evaluate_point(cat(), p, &Assumptions::default()).unwrap()
+    };
+    let stated = eval(&point);
+    let mut cleared = point.clone();
+    cleared.max_seqs_per_replica = None;
+    cleared.max_tokens_per_step = None;
+    let default = eval(&cleared);
+    let decode = stated.pool(PoolRole::Decode).unwrap();
+    let prefill = stated.pool(PoolRole::Prefill).unwrap();
+    assert_eq!(decode.parallelism.dp, 3);
+    assert_eq!(stated.figures.running, 24);
+    assert_eq!(decode.seqs_per_replica, 8.0);
+    assert_eq!(prefill.seqs_per_replica, 2.0);
+    // The framework's defaults run all 30 and fill a prefill step with eight prompts.
+    assert_eq!(default.figures.running, 30);
+    assert_eq!(
+        default.pool(PoolRole::Prefill).unwrap().seqs_per_replica,
+        8.0
+    );
+    // The six users the decode pool cannot hold wait (C - n) / X in front of it, so
+    // the closed loop still satisfies Little's law with every user counted.
+    let osl = point.workload().osl as f64;
+    let x = stated.figures.output_tok_s.value() / osl;
+    let queue = (30.0 - 24.0) / x;
+    assert!(stated.figures.ttft.value() > queue, "{stated:?}");
+    let little = x * (stated.figures.ttft.value() + (osl - 1.0) * stated.figures.tpot.value());
+    assert!((little - 30.0).abs() < 1e-6, "{little}");
+}
+
+#[test]
 fn a_harness_that_runs_one_engine_per_gpu_is_that_many_copies_of_one_gpu() {
     // NVIDIA's v4.1 Mixtral harness runs a TP1 engine on every H100 (MLP41-11): the
     // eight-GPU system is eight copies of one GPU, where the planner alone would split
