@@ -168,6 +168,7 @@ impl LengthArgs {
             cached: self.cached,
             output_cv: self.output_cv,
             rate: None,
+            prompts: None,
         })
     }
 }

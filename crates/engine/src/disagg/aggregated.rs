@@ -54,6 +54,7 @@ pub fn side<'a>(
         osl: w.osl as f64,
         prefill: Some(RoundPrefill::of(prefill.total, prompts, seqs, par, &group)),
         scheduling: a.scheduling,
+        first_wave: w.first_wave(running),
     };
     Ok(ColocatedSide {
         placed,

@@ -345,6 +345,7 @@ fn timings(
                 &group,
             )),
             scheduling: setup.assumptions.scheduling,
+            first_wave: setup.workload.first_wave(batch),
         },
         exchange: t_comm,
         limiter,

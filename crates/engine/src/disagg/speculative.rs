@@ -342,6 +342,7 @@ fn round(
             ..prefill
         }),
         scheduling: setup.assumptions.scheduling,
+        first_wave: setup.workload.first_wave(batch),
     }
 }
 

@@ -307,6 +307,11 @@ pub struct BenchmarkPoint {
     /// absent means the global assumption (continuous refill).
     #[serde(default)]
     pub scheduling: Option<crate::serving::Scheduling>,
+    /// Prompts the harness sends in all at the point's concurrency (its
+    /// `--num-prompts`), where the source states it: the first wave's TTFT is mixed
+    /// into the mean (MODEL.md 6.1.2); absent means the steady loop only.
+    #[serde(default)]
+    pub prompts: Option<u32>,
 }
 
 /// A metric and the value it must reach; the model's batch is searched for it.
@@ -343,6 +348,7 @@ impl BenchmarkPoint {
             .unwrap_or(0.0);
         Workload {
             rate: self.rate,
+            prompts: self.prompts,
             ..Workload::new(mean(self.isl), mean(self.osl))
                 .with_cached_share(share)
                 .with_output_cv(self.output_cv.unwrap_or(range_cv))

@@ -136,8 +136,16 @@ fn every_chain_recomputes_and_every_table_adds_up_on_every_axis() {
     static_dense.assumptions.scheduling = disagg_engine::serving::Scheduling::Static;
     let mut static_moe = moe;
     static_moe.assumptions.scheduling = disagg_engine::serving::Scheduling::Static;
+    // A benchmark of a fixed number of prompts: its first wave's TTFT is mixed in.
+    let mut wave_dense = dense;
+    wave_dense.workload.prompts = Some(80);
+    let mut wave_moe = moe;
+    wave_moe.workload.prompts = Some(80);
     let mut checked = 0;
     for (s, axis) in [
+        (wave_dense, Axis::Aggregated),
+        (wave_dense, Axis::Speculative),
+        (wave_moe, Axis::AttentionExpert),
         (static_dense, Axis::Aggregated),
         (static_dense, Axis::Speculative),
         (static_moe, Axis::AttentionExpert),

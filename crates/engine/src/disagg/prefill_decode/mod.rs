@@ -122,6 +122,7 @@ pub fn decode_side<'a>(
         prefill: None,
         // No prefill in this pool's round: static and continuous batches agree.
         scheduling: Default::default(),
+        first_wave: 0.0,
     };
     let time = TimeBreakdown::of(&cost);
     Ok(DecodeSide {
@@ -153,6 +154,7 @@ fn speculative_decode_side<'a>(
         prefill: None,
         // No prefill in this pool's round: static and continuous batches agree.
         scheduling: Default::default(),
+        first_wave: 0.0,
     };
     let time = TimeBreakdown::of(&verify);
     Ok(DecodeSide {
