@@ -4,6 +4,7 @@
 
 use super::explain::AxisChains;
 use super::round::{GroupPrefill, Round, RoundPrefill};
+use super::ttft::admission_wait;
 use super::{
     place, pool_label, Core, DeploymentPoint, Figures, Limiter, Placed, PoolConfig, PoolReport,
     PoolRole, Reject, Setup, StepCosts,
@@ -55,6 +56,7 @@ pub fn side<'a>(
         prefill: Some(RoundPrefill::of(prefill.total, prompts, seqs, par, &group)),
         scheduling: a.scheduling,
         first_wave: w.first_wave(running),
+        admission: admission_wait(a.scheduler_recv_interval, decode.total, seqs),
     };
     Ok(ColocatedSide {
         placed,

@@ -23,6 +23,7 @@ fn a_round_is_its_iterations_plus_its_prefill_chunks() {
         prefill: Some(prefill(0.040, 2.0, 4.0)),
         scheduling: Scheduling::Continuous,
         first_wave: 0.0,
+        admission: Seconds::ZERO,
     };
     assert!((r.duration().0 - 1.160).abs() < 1e-12);
     assert!((r.output_tok_s(8).0 - 800.0 / 1.160).abs() < 1e-9);
@@ -54,6 +55,7 @@ fn a_static_batch_prefills_every_prompt_then_generates_uninterrupted() {
         prefill: Some(prefill(0.040, 2.0, 4.0)),
         scheduling: Scheduling::Static,
         first_wave: 0.0,
+        admission: Seconds::ZERO,
     };
     assert!((r.duration().0 - 1.160).abs() < 1e-12);
     assert!((r.output_tok_s(8).0 - 8.0 * 100.0 / (0.160 + 100.0 * 0.010)).abs() < 1e-9);
@@ -95,6 +97,7 @@ fn one_sequence_alone_sees_the_bare_iteration_whatever_its_prompt() {
         prefill: Some(prefill(2.5, 1.0, 1.0)),
         scheduling: Scheduling::Continuous,
         first_wave: 0.0,
+        admission: Seconds::ZERO,
     };
     assert!((r.tpot().0 - 0.010).abs() < 1e-15);
     assert!((r.duration().0 - (2.0 + 2.5)).abs() < 1e-12);
@@ -120,6 +123,7 @@ fn a_prompts_wait_never_exceeds_the_other_prompts_prefill() {
         prefill: Some(prefill(1.0, 2.0, 2.0)),
         scheduling: Scheduling::Continuous,
         first_wave: 0.0,
+        admission: Seconds::ZERO,
     };
     assert!(r.arrival_utilisation() > 0.7);
     let cap = (1.0f64 / 2.0 * 3.0).min(r.duration().0 - 0.001 - 0.001 - 1.0);
@@ -142,6 +146,7 @@ fn speculation_divides_the_iterations_by_the_tokens_each_yields() {
         prefill: None,
         scheduling: Scheduling::Continuous,
         first_wave: 0.0,
+        admission: Seconds::ZERO,
     };
     assert!((r.duration().0 - 40.0 * 0.030).abs() < 1e-12);
     assert_eq!(r.ttft(), Seconds(0.030));
@@ -189,6 +194,7 @@ fn a_first_wave_moves_the_mean_ttft_but_not_the_steady_loop() {
         prefill: Some(prefill(0.040, 2.0, 4.0)),
         scheduling: Scheduling::Continuous,
         first_wave: 0.0,
+        admission: Seconds::ZERO,
     };
     let r = Round {
         first_wave: 0.1,
@@ -220,4 +226,38 @@ fn a_first_wave_moves_the_mean_ttft_but_not_the_steady_loop() {
         ..steady
     };
     assert_eq!(s.ttft(), s0.ttft());
+}
+
+#[test]
+fn an_admission_wait_lengthens_ttft_and_the_round_but_not_tpot() {
+    let base = Round {
+        iteration: Seconds(0.010),
+        tokens_per_iteration: 1.0,
+        seqs: 8.0,
+        osl: 100.0,
+        prefill: Some(prefill(0.040, 2.0, 4.0)),
+        scheduling: Scheduling::Continuous,
+        first_wave: 0.0,
+        admission: Seconds::ZERO,
+    };
+    let r = Round {
+        admission: Seconds(0.1),
+        ..base
+    };
+    assert!((r.duration().0 - (base.duration().0 + 0.1)).abs() < 1e-12);
+    // The prefill steps are busy a smaller share of the longer cycle, so the queue
+    // behind them is shorter; TTFT gains the admission wait less that.
+    let d_wait = base.prefill_wait() - r.prefill_wait();
+    assert!(d_wait >= Seconds::ZERO);
+    assert!((r.ttft().0 - (base.ttft().0 + 0.1 - d_wait.0)).abs() < 1e-12);
+    assert_eq!(r.ttft_model().parts.queue, Seconds(0.1));
+    assert!((r.ttft_model().mean().0 - r.ttft().0).abs() < 1e-15);
+    // Little's law: TTFT and TPOT still fill the (longer) cycle.
+    assert!((r.ttft().0 + 99.0 * r.tpot().0 - r.duration().0).abs() < 1e-12);
+    // A static batch takes no request in mid-batch.
+    let s = Round {
+        scheduling: Scheduling::Static,
+        ..r
+    };
+    assert_eq!(s.admitting(), Seconds::ZERO);
 }

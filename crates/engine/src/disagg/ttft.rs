@@ -202,6 +202,19 @@ pub fn first_wave_share(prompts: Option<u32>, running: u32) -> f64 {
     }
 }
 
+/// The mean wait of a new request for the scheduler to take it in, when it polls for
+/// new requests every `interval` decode steps of `iteration` instead of every step
+/// (MODEL.md 6.1.3): a request arriving at random while the other `population - 1`
+/// requests keep the engine decoding waits the rest of a poll period, `interval
+/// iteration / 2` on average, of which the residual of the step in flight, `iteration /
+/// 2`, is not modelled at the default of one, so `(interval - 1) iteration / 2`, times
+/// the share `(n - 1) / n` of arrivals that find the engine busy (one user alone is
+/// polled for at once by an idle scheduler).
+pub fn admission_wait(interval: u32, iteration: Seconds, population: f64) -> Seconds {
+    let n = population.max(1.0);
+    iteration * ((interval.max(1) - 1) as f64 / 2.0 * (n - 1.0) / n)
+}
+
 /// The mean wait in front of prefill steps of `step` that are busy a share
 /// `utilisation` of the time, for requests arriving at random: an M/D/1 queue,
 /// `u step / (2 (1 - u))` (Pollaczek-Khinchine with a fixed service time), `u` held
@@ -391,5 +404,15 @@ mod tests {
             assert!(m >= a.min(b) - Seconds(1e-9) && m <= a.max(b) + Seconds(1e-9));
             assert!(mix(0.3).quantile(q - 0.05) <= m);
         }
+    }
+
+    #[test]
+    fn the_admission_wait_is_the_rest_of_a_poll_period() {
+        // Polls every 30 steps of 20 ms, 32 users: (30 - 1) / 2 * 20 ms * 31 / 32.
+        let w = admission_wait(30, Seconds(0.020), 32.0);
+        assert!((w.0 - 14.5 * 0.020 * 31.0 / 32.0).abs() < 1e-15);
+        // Every step (the default), or one user alone: no wait is added.
+        assert_eq!(admission_wait(1, Seconds(0.020), 32.0), Seconds::ZERO);
+        assert_eq!(admission_wait(30, Seconds(0.020), 1.0), Seconds::ZERO);
     }
 }

@@ -559,4 +559,16 @@ fn a_benchmarks_first_wave_moves_its_mean_ttft_by_its_share() {
     s.workload.prompts = Some(0);
     let why = evaluate(&s, &d).unwrap_err().to_string();
     assert!(why.contains("prompts"), "{why}");
+    // A scheduler polling every 30 decode steps adds its wait to TTFT and to each
+    // user's cycle, not to the time between tokens (TPOT moves only as the prefill
+    // queue, busy a smaller share of the longer cycle, shortens); an interval of 0 is
+    // refused by name.
+    s.workload.prompts = None;
+    s.assumptions.scheduler_recv_interval = 30;
+    let polled = evaluate(&s, &d).unwrap().figures;
+    assert!((polled.tpot.value() / steady.tpot.value() - 1.0).abs() < 1e-3);
+    assert!(polled.ttft > steady.ttft && polled.output_tok_s < steady.output_tok_s);
+    s.assumptions.scheduler_recv_interval = 0;
+    let why = evaluate(&s, &d).unwrap_err().to_string();
+    assert!(why.contains("scheduler_recv_interval"), "{why}");
 }

@@ -123,6 +123,7 @@ pub fn decode_side<'a>(
         // No prefill in this pool's round: static and continuous batches agree.
         scheduling: Default::default(),
         first_wave: 0.0,
+        admission: Seconds::ZERO,
     };
     let time = TimeBreakdown::of(&cost);
     Ok(DecodeSide {
@@ -155,6 +156,7 @@ fn speculative_decode_side<'a>(
         // No prefill in this pool's round: static and continuous batches agree.
         scheduling: Default::default(),
         first_wave: 0.0,
+        admission: Seconds::ZERO,
     };
     let time = TimeBreakdown::of(&verify);
     Ok(DecodeSide {
