@@ -15,7 +15,8 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct TtftParts {
     /// Waiting for a place in the engine: requests beyond its batch limit, or beyond
-    /// what a pool other than decode lets through (Little's law).
+    /// what a pool other than decode lets through (Little's law), and the wait for a
+    /// scheduler that polls for new requests only every few steps ([`admission_wait`]).
     #[serde(rename = "queue_s")]
     pub queue: Seconds,
     /// Waiting behind the prefill of other prompts.
