@@ -74,8 +74,10 @@ pub struct Assumptions {
     #[serde(skip_serializing_if = "is_zero")]
     pub redundant_experts: u32,
     /// Decode steps between the scheduler's polls for new requests (SGLang
-    /// `--scheduler-recv-interval`; 1, every step, is every framework's default): a
-    /// request waits for the next poll before it is scheduled (MODEL.md 6.1.3).
+    /// `--scheduler-recv-interval`, or its `--num-continuous-decode-steps`, which runs
+    /// that many decode steps before scheduling again; 1, every step, is every
+    /// framework's default): a request waits for the next poll before it is scheduled
+    /// (MODEL.md 6.1.3).
     #[serde(skip_serializing_if = "is_one")]
     pub scheduler_recv_interval: u32,
 }
