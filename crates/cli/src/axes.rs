@@ -13,7 +13,7 @@ use disagg_engine::disagg::report::PointReport;
 use disagg_engine::disagg::ttft::TtftParts;
 use disagg_engine::disagg::{evaluate, Axis, DeploymentPoint, PoolRole};
 use disagg_engine::limits::REQUEST_RATE;
-use disagg_engine::limits::{MAX_BATCH, MAX_LENGTH, MAX_MICRO_BATCHES, MAX_OUTPUT_CV};
+use disagg_engine::limits::{MAX_BATCH, MAX_LENGTH, MAX_MICRO_BATCHES, MAX_OUTPUT_CV, MAX_PROMPTS};
 use disagg_engine::units::RequestsPerSecond;
 use disagg_engine::units::Seconds;
 use disagg_engine::validation::{self, BenchmarkTable, ValidationReport};
@@ -134,6 +134,11 @@ pub(crate) struct LengthArgs {
     /// sequences hold more KV and attend over more context than the mean request.
     #[arg(long, default_value_t = 0.0)]
     output_cv: f64,
+    /// Prompts the benchmark sends in all at --batch users (its --num-prompts): the
+    /// first --batch arrive together, and their wait for each other's prefill is mixed
+    /// into the mean TTFT (default: the steady loop only).
+    #[arg(long)]
+    prompts: Option<u32>,
 }
 
 impl LengthArgs {
@@ -162,12 +167,18 @@ impl LengthArgs {
                 self.output_cv
             ));
         }
+        if let Some(n) = self.prompts.filter(|n| !(1..=MAX_PROMPTS).contains(n)) {
+            return Err(format!(
+                "--prompts {n} must lie between 1 and {MAX_PROMPTS}"
+            ));
+        }
         Ok(Workload {
             isl,
             osl,
             cached: self.cached,
             output_cv: self.output_cv,
             rate: None,
+            prompts: self.prompts,
         })
     }
 }

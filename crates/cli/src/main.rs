@@ -226,7 +226,7 @@ pub(crate) struct PredictArgs {
 }
 
 /// The flags a bundle holds (clap ids), refused alongside `predict --bundle`.
-const PREDICT_BUNDLED: [&str; 52] = [
+const PREDICT_BUNDLED: [&str; 53] = [
     "model",
     "chip",
     "chips",
@@ -264,6 +264,7 @@ const PREDICT_BUNDLED: [&str; 52] = [
     "osl",
     "cached",
     "output_cv",
+    "prompts",
     "batch",
     "max_throughput",
     "rate",

@@ -88,7 +88,7 @@ pub struct SweepArgs {
 }
 
 /// The flags a bundle holds (clap ids), refused alongside `sweep --bundle`.
-pub(crate) const SWEEP_BUNDLED: [&str; 32] = [
+pub(crate) const SWEEP_BUNDLED: [&str; 33] = [
     "model",
     "axis",
     "chips",
@@ -96,6 +96,7 @@ pub(crate) const SWEEP_BUNDLED: [&str; 32] = [
     "osl",
     "cached",
     "output_cv",
+    "prompts",
     "max_chips",
     "target_tok_s_user",
     "ttft_ms",

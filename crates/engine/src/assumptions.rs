@@ -5,7 +5,7 @@
 use crate::catalogue::Chip;
 use crate::dtype::ComputeRate;
 use crate::error::{EngineError, Result};
-use crate::limits::{MAX_REDUNDANT_EXPERTS, MIN_EFFICIENCY};
+use crate::limits::{MAX_RECV_INTERVAL, MAX_REDUNDANT_EXPERTS, MIN_EFFICIENCY};
 use crate::serving::{Defaults, Framework, FrameworkChoice, KernelFactors, Pinned, Scheduling};
 use crate::units::Seconds;
 use serde::{Deserialize, Serialize};
@@ -73,10 +73,21 @@ pub struct Assumptions {
     /// over the expert group of every layout with expert parallelism (`ep > 1`).
     #[serde(skip_serializing_if = "is_zero")]
     pub redundant_experts: u32,
+    /// Decode steps between the scheduler's polls for new requests (SGLang
+    /// `--scheduler-recv-interval`, or its `--num-continuous-decode-steps`, which runs
+    /// that many decode steps before scheduling again; 1, every step, is every
+    /// framework's default): a request waits for the next poll before it is scheduled
+    /// (MODEL.md 6.1.3).
+    #[serde(skip_serializing_if = "is_one")]
+    pub scheduler_recv_interval: u32,
 }
 
 fn is_zero(n: &u32) -> bool {
     *n == 0
+}
+
+fn is_one(n: &u32) -> bool {
+    *n == 1
 }
 
 impl Default for Assumptions {
@@ -100,6 +111,7 @@ impl Default for Assumptions {
             scheduling: Scheduling::Continuous,
             pinned: Pinned::NONE,
             redundant_experts: 0,
+            scheduler_recv_interval: 1,
         }
     }
 }
@@ -123,6 +135,14 @@ impl Assumptions {
                 self.redundant_experts as f64,
                 0.0,
                 MAX_REDUNDANT_EXPERTS as f64,
+            ));
+        }
+        if !(1..=MAX_RECV_INTERVAL).contains(&self.scheduler_recv_interval) {
+            return Err(out_of_range(
+                "scheduler_recv_interval",
+                self.scheduler_recv_interval as f64,
+                1.0,
+                MAX_RECV_INTERVAL as f64,
             ));
         }
         Ok(())

@@ -13,6 +13,11 @@ pub const MAX_OUTPUT_CV: f64 = 10.0;
 /// Largest concurrency (sequences in flight) the engine accepts.
 pub const MAX_BATCH: u32 = 10_000_000;
 
+/// Most decode steps between a scheduler's polls for new requests
+/// (`Assumptions::scheduler_recv_interval`).
+pub const MAX_RECV_INTERVAL: u32 = 10_000;
+/// Most prompts a benchmark run may send in all (`Workload::prompts`).
+pub const MAX_PROMPTS: u32 = 1_000_000_000;
 /// Requests per second an open loop may arrive at (`disagg::open_loop::at_rate`).
 pub const REQUEST_RATE: std::ops::RangeInclusive<f64> = 1e-6..=1e7;
 /// Most chips one pool may hold.

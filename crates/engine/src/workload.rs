@@ -3,7 +3,7 @@
 
 use crate::error::{EngineError, Result};
 use crate::kernel::StepShape;
-use crate::limits::{MAX_CONTEXT, MAX_LENGTH, MAX_OUTPUT_CV, REQUEST_RATE};
+use crate::limits::{MAX_CONTEXT, MAX_LENGTH, MAX_OUTPUT_CV, MAX_PROMPTS, REQUEST_RATE};
 use crate::parallel::Parallelism;
 use serde::{Deserialize, Serialize};
 
@@ -30,6 +30,11 @@ pub struct Workload {
     /// of a fixed concurrency, the batch.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate: Option<f64>,
+    /// Prompts a closed-loop benchmark sends in all (its `--num-prompts`): the first
+    /// `concurrency` of them arrive together, and their TTFT is a cohort's
+    /// (`audit/MODEL.md` 6.1.2); `None`: the steady loop only, as if it ran forever.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompts: Option<u32>,
 }
 
 impl Workload {
@@ -41,6 +46,7 @@ impl Workload {
             cached: 0,
             output_cv: 0.0,
             rate: None,
+            prompts: None,
         }
     }
 
@@ -80,6 +86,11 @@ impl Workload {
                 REQUEST_RATE.end()
             )));
         }
+        if let Some(n) = self.prompts.filter(|n| !(1..=MAX_PROMPTS).contains(n)) {
+            return Err(EngineError::InvalidInput(format!(
+                "prompts {n} must lie between 1 and {MAX_PROMPTS}"
+            )));
+        }
         for (name, length) in [("input", self.isl), ("output", self.osl)] {
             if length > MAX_LENGTH {
                 return Err(EngineError::InvalidInput(format!(
@@ -94,6 +105,16 @@ impl Workload {
             )));
         }
         Ok(())
+    }
+
+    /// Share of the requests in the benchmark's first wave when `running` run at once
+    /// ([`crate::disagg::ttft::first_wave_share`]); 0 for an open loop, whose
+    /// arrivals never come together.
+    pub fn first_wave(&self, running: u32) -> f64 {
+        match self.rate {
+            Some(_) => 0.0,
+            None => crate::disagg::ttft::first_wave_share(self.prompts, running),
+        }
     }
 
     /// The output rate an open loop asks for: `rate × OSL` tokens per second.

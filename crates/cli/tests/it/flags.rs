@@ -380,3 +380,40 @@ fn every_refused_value_names_its_flag() {
         stderr(&o)
     );
 }
+
+#[test]
+fn a_benchmarks_prompts_move_ttft_only_and_none_is_refused() {
+    let predict = |extra: &[&str]| {
+        let mut args = vec![
+            "predict",
+            "--model",
+            "llama-3.1-8b",
+            "--chip",
+            "h100-sxm",
+            "--isl",
+            "2000",
+            "--osl",
+            "1000",
+            "--batch",
+            "64",
+        ];
+        args.extend_from_slice(extra);
+        disagg(&args)
+    };
+    let run = |extra: &[&str]| {
+        let o = predict(extra);
+        assert!(o.status.success(), "{}", stderr(&o));
+        serde_json::from_str::<serde_json::Value>(&stdout(&o)).unwrap()
+    };
+    let (steady, wave) = (run(&["--json"]), run(&["--json", "--prompts", "640"]));
+    let f = |v: &serde_json::Value, k: &str| v[k].as_f64().unwrap();
+    // The first 64 of 640 prompts arrive together and wait for each other's prefill.
+    assert!(f(&wave, "ttft_s") > f(&steady, "ttft_s"));
+    assert_eq!(f(&wave, "tpot_s"), f(&steady, "tpot_s"));
+    let o = predict(&["--prompts", "0"]);
+    assert!(
+        !o.status.success() && stderr(&o).contains("--prompts 0 must"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -4,6 +4,7 @@
 
 use super::explain::AxisChains;
 use super::round::{GroupPrefill, Round, RoundPrefill};
+use super::ttft::admission_wait;
 use super::{
     place, pool_label, Core, DeploymentPoint, Figures, Limiter, Placed, PoolConfig, PoolReport,
     PoolRole, Reject, Setup, StepCosts,
@@ -54,6 +55,8 @@ pub fn side<'a>(
         osl: w.osl as f64,
         prefill: Some(RoundPrefill::of(prefill.total, prompts, seqs, par, &group)),
         scheduling: a.scheduling,
+        first_wave: w.first_wave(running),
+        admission: admission_wait(a.scheduler_recv_interval, decode.total, seqs),
     };
     Ok(ColocatedSide {
         placed,

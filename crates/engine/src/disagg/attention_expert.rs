@@ -15,6 +15,7 @@
 use super::explain::AxisChains;
 use super::layouts::expert_layout;
 use super::round::{GroupPrefill, Round, RoundPrefill};
+use super::ttft::admission_wait;
 use super::StepCosts;
 use super::{
     inter_pool_link, link_time, pool_label, Core, DeploymentPoint, Figures, Limiter, PoolConfig,
@@ -345,6 +346,12 @@ fn timings(
                 &group,
             )),
             scheduling: setup.assumptions.scheduling,
+            first_wave: setup.workload.first_wave(batch),
+            admission: admission_wait(
+                s.attention.placement.assumptions.scheduler_recv_interval,
+                decode + host(seqs),
+                seqs,
+            ),
         },
         exchange: t_comm,
         limiter,

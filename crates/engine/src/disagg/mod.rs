@@ -20,6 +20,9 @@ pub mod attention_expert;
 mod axis;
 mod deployment;
 pub mod explain;
+mod group_prefill;
+mod round_explain;
+
 pub mod layouts;
 pub mod open_loop;
 pub mod open_loop_explain;

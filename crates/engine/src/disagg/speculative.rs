@@ -23,6 +23,7 @@
 use super::explain::AxisChains;
 use super::layouts::{colocated_draft_layout, mtp_layout};
 use super::round::{GroupPrefill, Round, RoundPrefill};
+use super::ttft::admission_wait;
 use super::{
     inter_pool_link, link_time, place, pool_label, Core, DeploymentPoint, Draft, Figures, Limiter,
     Placed, PoolConfig, PoolReport, PoolRole, Reject, Setup, StepCosts,
@@ -378,6 +379,15 @@ fn round(
             ..prefill
         }),
         scheduling: setup.assumptions.scheduling,
+        first_wave: setup.workload.first_wave(batch),
+        admission: admission_wait(
+            setup
+                .assumptions
+                .on_chip(target.chip)
+                .scheduler_recv_interval,
+            cycle,
+            t.placed.seqs,
+        ),
     }
 }
 

@@ -15,7 +15,8 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct TtftParts {
     /// Waiting for a place in the engine: requests beyond its batch limit, or beyond
-    /// what a pool other than decode lets through (Little's law).
+    /// what a pool other than decode lets through (Little's law), and the wait for a
+    /// scheduler that polls for new requests only every few steps ([`admission_wait`]).
     #[serde(rename = "queue_s")]
     pub queue: Seconds,
     /// Waiting behind the prefill of other prompts.
@@ -73,6 +74,18 @@ pub enum Wait {
     /// Every request waits the same `wait`: a static batch prefills all its prompts
     /// before any first token (MODEL.md 6.1.1).
     Fixed { wait: Seconds },
+    /// A benchmark of a fixed number of prompts (MODEL.md 6.1.2): a share `share` of
+    /// them is its first wave, a [`Wait::Cohort`] of `seqs` prompts prefilled `prompts`
+    /// to a step of `step`; the rest live the steady loop, [`Wait::Poisson`] of mean
+    /// `mean` at `utilisation`. The spread is the mixture of the two.
+    FirstWave {
+        share: f64,
+        step: Seconds,
+        prompts: f64,
+        seqs: f64,
+        mean: Seconds,
+        utilisation: f64,
+    },
 }
 
 impl Wait {
@@ -91,6 +104,22 @@ impl Wait {
                 (per_prompt * k.max(prompts) - step).max(Seconds::ZERO)
             }
             Wait::Fixed { wait } => wait,
+            Wait::FirstWave {
+                share,
+                step,
+                prompts,
+                seqs,
+                mean,
+                utilisation,
+            } => {
+                let cohort = Wait::Cohort {
+                    step,
+                    prompts,
+                    seqs,
+                };
+                let steady = Wait::Poisson { mean, utilisation };
+                mixture_quantile(share.clamp(0.0, 1.0), &cohort, &steady, q)
+            }
             Wait::Poisson { mean, utilisation } => {
                 let u = utilisation.clamp(0.0, 1.0);
                 if u <= 0.0 || q <= 1.0 - u || q >= 1.0 {
@@ -101,6 +130,90 @@ impl Wait {
             }
         }
     }
+}
+
+/// The share of `P(W <= w)` of a [`Wait::Cohort`] or [`Wait::Poisson`] wait; the
+/// cohort's `k`-th prompt waits at most `w` when `k <= (w + step) prompts / step`.
+fn cdf(wait: &Wait, w: Seconds) -> f64 {
+    if w.0 < 0.0 {
+        return 0.0;
+    }
+    match *wait {
+        Wait::Cohort {
+            step,
+            prompts,
+            seqs,
+        } if step.0 > 0.0 && seqs > 0.0 => {
+            let p = prompts.max(1.0);
+            (((w.0 + step.0) * p / step.0).floor() / seqs).clamp(0.0, 1.0)
+        }
+        Wait::Poisson { mean, utilisation } if mean.0 > 0.0 => {
+            let u = utilisation.clamp(0.0, 1.0);
+            if u <= 0.0 {
+                1.0
+            } else {
+                1.0 - u * (-w.0 * u / mean.0).exp()
+            }
+        }
+        _ => 1.0,
+    }
+}
+
+/// The wait at quantile `q` of a mixture, a share `share` of `cohort` and the rest
+/// `steady`: the smallest `w` with `share F_c(w) + (1 - share) F_s(w) >= q`, found by
+/// bisection between zero and the larger of the two quantiles (the mixture's CDF lies
+/// between its parts', so its quantile between theirs).
+fn mixture_quantile(share: f64, cohort: &Wait, steady: &Wait, q: f64) -> Seconds {
+    let f = |w: Seconds| share * cdf(cohort, w) + (1.0 - share) * cdf(steady, w);
+    let mut hi = cohort.quantile(q).max(steady.quantile(q));
+    if f(Seconds::ZERO) >= q {
+        return Seconds::ZERO;
+    }
+    let mut lo = Seconds::ZERO;
+    for _ in 0..64 {
+        let mid = (lo + hi) * 0.5;
+        if f(mid) >= q {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    hi
+}
+
+/// The mean wait of a [`Wait::Cohort`] of `seqs` prompts (rounded to whole prompts,
+/// at least one) prefilled `prompts` to a step of `step`: the `k`-th waits
+/// `step / prompts * max(k, prompts) - step`, and with `m = min(floor(prompts), seqs)`
+/// the sum over `k` of `max(k, prompts)` is `m prompts + (seqs (seqs + 1) - m (m + 1)) / 2`.
+pub fn cohort_wait(step: Seconds, prompts: f64, seqs: f64) -> Seconds {
+    let s = seqs.round().max(1.0);
+    let p = prompts.max(1.0);
+    let m = p.floor().min(s);
+    let sum = m * p + (s * (s + 1.0) - m * (m + 1.0)) / 2.0;
+    (step / p * (sum / s) - step).max(Seconds::ZERO)
+}
+
+/// The share of a benchmark's requests that belong to its first wave: of `prompts`
+/// requests sent at a concurrency that runs `running` at once, the first `running`
+/// arrive together (MODEL.md 6.1.2). `None`: the steady loop only.
+pub fn first_wave_share(prompts: Option<u32>, running: u32) -> f64 {
+    match prompts {
+        Some(n) if n > 0 => (running.min(n) as f64 / n as f64).clamp(0.0, 1.0),
+        _ => 0.0,
+    }
+}
+
+/// The mean wait of a new request for the scheduler to take it in, when it polls for
+/// new requests every `interval` decode steps of `iteration` instead of every step
+/// (MODEL.md 6.1.3): a request arriving at random while the other `population - 1`
+/// requests keep the engine decoding waits the rest of a poll period, `interval
+/// iteration / 2` on average, of which the residual of the step in flight, `iteration /
+/// 2`, is not modelled at the default of one, so `(interval - 1) iteration / 2`, times
+/// the share `(n - 1) / n` of arrivals that find the engine busy (one user alone is
+/// polled for at once by an idle scheduler).
+pub fn admission_wait(interval: u32, iteration: Seconds, population: f64) -> Seconds {
+    let n = population.max(1.0);
+    iteration * ((interval.max(1) - 1) as f64 / 2.0 * (n - 1.0) / n)
 }
 
 /// The mean wait in front of prefill steps of `step` that are busy a share
@@ -244,5 +357,63 @@ mod tests {
         assert!((t.quantile(0.9).0 - (1.0 + p90 + 0.1 + 0.01 + 0.02)).abs() < 1e-12);
         let r = t.queued(Seconds(2.0)).report();
         assert!((r.mean_s - 3.18).abs() < 1e-12 && r.p50_s <= r.p90_s);
+    }
+
+    #[test]
+    fn a_cohorts_mean_wait_is_the_mean_of_its_prompts_waits() {
+        // 8 prompts, 2 to a 40 ms step: waits 0, 0, 20, 40, ..., 120 ms; mean 52.5 ms.
+        assert!((cohort_wait(Seconds(0.040), 2.0, 8.0).0 - 0.0525).abs() < 1e-15);
+        // Against the sum over k of the quantile formula, for uneven shares too.
+        for (p, n) in [(1.0, 5.0), (2.5, 7.0), (9.0, 4.0), (3.0, 3.0)] {
+            let step = Seconds(0.1);
+            let brute: f64 = (1..=n as u32)
+                .map(|k| (step.0 / p * (k as f64).max(p) - step.0).max(0.0))
+                .sum::<f64>()
+                / n;
+            assert!((cohort_wait(step, p, n).0 - brute).abs() < 1e-12, "{p} {n}");
+        }
+    }
+
+    #[test]
+    fn a_first_wave_is_its_share_of_the_prompts_and_mixes_the_two_spreads() {
+        assert_eq!(first_wave_share(None, 64), 0.0);
+        assert!((first_wave_share(Some(640), 64) - 0.1).abs() < 1e-15);
+        assert_eq!(first_wave_share(Some(10), 64), 1.0);
+        let (step, prompts, seqs) = (Seconds(0.04), 2.0, 8.0);
+        let (mean, utilisation) = (Seconds(0.05), 0.5);
+        let mix = |share| Wait::FirstWave {
+            share,
+            step,
+            prompts,
+            seqs,
+            mean,
+            utilisation,
+        };
+        let cohort = Wait::Cohort {
+            step,
+            prompts,
+            seqs,
+        };
+        let steady = Wait::Poisson { mean, utilisation };
+        for q in [0.3, 0.5, 0.7, 0.9, 0.99] {
+            // The two ends are the parts themselves; between, the quantile lies
+            // between theirs and grows with q.
+            assert!((mix(0.0).quantile(q).0 - steady.quantile(q).0).abs() < 1e-9);
+            assert!((mix(1.0).quantile(q).0 - cohort.quantile(q).0).abs() < 1e-9);
+            let m = mix(0.3).quantile(q);
+            let (a, b) = (cohort.quantile(q), steady.quantile(q));
+            assert!(m >= a.min(b) - Seconds(1e-9) && m <= a.max(b) + Seconds(1e-9));
+            assert!(mix(0.3).quantile(q - 0.05) <= m);
+        }
+    }
+
+    #[test]
+    fn the_admission_wait_is_the_rest_of_a_poll_period() {
+        // Polls every 30 steps of 20 ms, 32 users: (30 - 1) / 2 * 20 ms * 31 / 32.
+        let w = admission_wait(30, Seconds(0.020), 32.0);
+        assert!((w.0 - 14.5 * 0.020 * 31.0 / 32.0).abs() < 1e-15);
+        // Every step (the default), or one user alone: no wait is added.
+        assert_eq!(admission_wait(1, Seconds(0.020), 32.0), Seconds::ZERO);
+        assert_eq!(admission_wait(30, Seconds(0.020), 1.0), Seconds::ZERO);
     }
 }

@@ -353,6 +353,10 @@ mod tests {
         point.isl = 1024;
         point.osl = 8192;
         point.length_range_ratio = None;
+        // The harness' number of prompts passes through as stated.
+        point.prompts = Some(40);
+        assert_eq!(point.workload().prompts, Some(40));
+        point.prompts = None;
         assert_eq!(point.workload(), Workload::new(1024, 8192));
         // Uniform integers on [819, 1024] and [6553, 8192]: means 921.5 and 7372.5, and
         // outputs spread by (8192 - 6553) / (sqrt(12) * 7372.5) = 0.0642.

@@ -308,6 +308,16 @@ pub struct BenchmarkPoint {
     /// absent means the global assumption (continuous refill).
     #[serde(default)]
     pub scheduling: Option<crate::serving::Scheduling>,
+    /// Prompts the harness sends in all at the point's concurrency (its
+    /// `--num-prompts`), where the source states it: the first wave's TTFT is mixed
+    /// into the mean (MODEL.md 6.1.2); absent means the steady loop only.
+    #[serde(default)]
+    pub prompts: Option<u32>,
+    /// Decode steps between the scheduler's polls for new requests, where the launch
+    /// command sets it (SGLang `--scheduler-recv-interval`, MODEL.md 6.1.3); absent
+    /// means the global assumption (every step).
+    #[serde(default)]
+    pub scheduler_recv_interval: Option<u32>,
 }
 
 /// A metric and the value it must reach; the model's batch is searched for it.
@@ -344,6 +354,7 @@ impl BenchmarkPoint {
             .unwrap_or(0.0);
         Workload {
             rate: self.rate,
+            prompts: self.prompts,
             ..Workload::new(mean(self.isl), mean(self.osl))
                 .with_cached_share(share)
                 .with_output_cv(self.output_cv.unwrap_or(range_cv))
@@ -364,6 +375,9 @@ impl BenchmarkPoint {
                 .prefill_two_batch_overlap
                 .unwrap_or(base.prefill_two_batch_overlap),
             scheduling: self.scheduling.unwrap_or(base.scheduling),
+            scheduler_recv_interval: self
+                .scheduler_recv_interval
+                .unwrap_or(base.scheduler_recv_interval),
             ..*base
         };
         if let Some(v) = self.max_seqs_per_replica {

@@ -519,3 +519,56 @@ proptest! {
         prop_assert!(cap(2 * n) >= cap(n));
     }
 }
+
+#[test]
+fn a_benchmarks_first_wave_moves_its_mean_ttft_by_its_share() {
+    // 32 users of 320 prompts: the first 32 arrive together (a tenth of the requests),
+    // the rest live the steady loop. TPOT and throughput are the steady loop's.
+    let h100 = cat().chip("h100-sxm").unwrap();
+    let mut s = scenario(
+        "llama-3.3-70b",
+        h100,
+        tp(4),
+        DType::Fp8,
+        4_000,
+        500,
+        Batch::Fixed(32),
+    )
+    .setup();
+    let d = Deployment::Aggregated {
+        pool: PoolConfig {
+            chip: h100,
+            parallelism: tp(4),
+        },
+        batch: 32,
+    };
+    let steady = evaluate(&s, &d).unwrap().figures;
+    s.workload.prompts = Some(320);
+    let mixed = evaluate(&s, &d).unwrap().figures;
+    s.workload.prompts = Some(32);
+    let wave = evaluate(&s, &d).unwrap().figures;
+    assert_eq!(
+        (mixed.tpot, mixed.output_tok_s),
+        (steady.tpot, steady.output_tok_s)
+    );
+    assert!(wave.ttft > mixed.ttft && mixed.ttft > steady.ttft);
+    // The mean is linear in the share: steady + 0.1 (wave - steady).
+    let expect = steady.ttft.value() + 0.1 * (wave.ttft.value() - steady.ttft.value());
+    assert!((mixed.ttft.value() - expect).abs() < 1e-12);
+    // No prompts at all is refused by name.
+    s.workload.prompts = Some(0);
+    let why = evaluate(&s, &d).unwrap_err().to_string();
+    assert!(why.contains("prompts"), "{why}");
+    // A scheduler polling every 30 decode steps adds its wait to TTFT and to each
+    // user's cycle, not to the time between tokens (TPOT moves only as the prefill
+    // queue, busy a smaller share of the longer cycle, shortens); an interval of 0 is
+    // refused by name.
+    s.workload.prompts = None;
+    s.assumptions.scheduler_recv_interval = 30;
+    let polled = evaluate(&s, &d).unwrap().figures;
+    assert!((polled.tpot.value() / steady.tpot.value() - 1.0).abs() < 1e-3);
+    assert!(polled.ttft > steady.ttft && polled.output_tok_s < steady.output_tok_s);
+    s.assumptions.scheduler_recv_interval = 0;
+    let why = evaluate(&s, &d).unwrap_err().to_string();
+    assert!(why.contains("scheduler_recv_interval"), "{why}");
+}

@@ -136,8 +136,26 @@ fn every_chain_recomputes_and_every_table_adds_up_on_every_axis() {
     static_dense.assumptions.scheduling = disagg_engine::serving::Scheduling::Static;
     let mut static_moe = moe;
     static_moe.assumptions.scheduling = disagg_engine::serving::Scheduling::Static;
+    // A benchmark of a fixed number of prompts: its first wave's TTFT is mixed in.
+    let mut wave_dense = dense;
+    wave_dense.workload.prompts = Some(80);
+    let mut wave_moe = moe;
+    wave_moe.workload.prompts = Some(80);
+    // A scheduler that polls for new requests every 30 decode steps (SGLang's
+    // --scheduler-recv-interval), with and without a first wave.
+    let mut polled = dense;
+    polled.assumptions.scheduler_recv_interval = 30;
+    let mut polled_wave = wave_moe;
+    polled_wave.assumptions.scheduler_recv_interval = 30;
     let mut checked = 0;
     for (s, axis) in [
+        (wave_dense, Axis::Aggregated),
+        (wave_dense, Axis::Speculative),
+        (wave_moe, Axis::AttentionExpert),
+        (polled, Axis::Aggregated),
+        (polled, Axis::Speculative),
+        (polled_wave, Axis::AttentionExpert),
+        (polled_wave, Axis::Aggregated),
         (static_dense, Axis::Aggregated),
         (static_dense, Axis::Speculative),
         (static_moe, Axis::AttentionExpert),

@@ -122,6 +122,8 @@ pub fn decode_side<'a>(
         prefill: None,
         // No prefill in this pool's round: static and continuous batches agree.
         scheduling: Default::default(),
+        first_wave: 0.0,
+        admission: Seconds::ZERO,
     };
     let time = TimeBreakdown::of(&cost);
     Ok(DecodeSide {
@@ -153,6 +155,8 @@ fn speculative_decode_side<'a>(
         prefill: None,
         // No prefill in this pool's round: static and continuous batches agree.
         scheduling: Default::default(),
+        first_wave: 0.0,
+        admission: Seconds::ZERO,
     };
     let time = TimeBreakdown::of(&verify);
     Ok(DecodeSide {
