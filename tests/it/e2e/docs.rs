@@ -83,7 +83,7 @@ pub fn the_documents(driver: &Driver, base: &str) {
     );
     // The equations are code blocks.
     assert_eq!(
-        page.js("return [...document.querySelectorAll('pre code')].some(c => c.innerText.includes('TPOT = (R - t_prefill_step * min(1, steps) / stages) / OSL'));"),
+        page.js("return [...document.querySelectorAll('pre code')].some(c => c.innerText.includes('TPOT = (R - TTFT) / (OSL - 1)'));"),
         json!(true)
     );
 
