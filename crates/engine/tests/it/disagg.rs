@@ -2,7 +2,7 @@
 //! helpers the sweep tests share (`sweeps.rs`, `answers.rs`). The bands' sources are in `audit/AUDIT.md` ("Disaggregation bands").
 
 use disagg_engine::disagg::{
-    evaluate, without_speculation, Axis, Deployment, Draft, PoolConfig, Setup,
+    evaluate, without_speculation, Axis, Deployment, Draft, Limiter, PoolConfig, Setup,
 };
 use disagg_engine::frontier::{pareto, value_at};
 use disagg_engine::serving::FrameworkChoice;
@@ -401,4 +401,69 @@ fn per_chip_figures_divide_by_both_pools() {
             .abs()
             < 1e-6
     );
+}
+
+/// The mean wait of a cohort of `s` prompts prefilled `p` to a step started every
+/// `t`, summed prompt by prompt: the `k`-th waits `t / p * max(k, p) - t`.
+fn cohort_by_hand(t: f64, p: f64, s: u32) -> f64 {
+    (1..=s)
+        .map(|k| (t / p * (k as f64).max(p) - t).max(0.0))
+        .sum::<f64>()
+        / s as f64
+}
+
+#[test]
+fn a_first_wave_on_prefill_decode_waits_for_its_cohorts_prefills() {
+    // 10 prompts per user (InferenceMAX's rule): a tenth of the requests arrive
+    // together at the prefill pool and wait for each other's prefills there, in place
+    // of the steady loop's wait in front of it (its M/D/1 wait and any queue Little's
+    // law leaves). TPOT and the rates stay the steady loop's (MODEL.md 6.1.2, 6.3).
+    let h100 = chip("h100-sxm");
+    let mut s = setup("llama-3.3-70b", 4000, 500);
+    s.assumptions = s.assumptions.pin("max_seqs_per_replica", 1024.0);
+    let replicated = |dp| PoolConfig {
+        chip: h100,
+        parallelism: Parallelism {
+            dp,
+            ..tp(h100, 2).parallelism
+        },
+    };
+    for (prefill, decode, batch) in [
+        // The decode pool sets the rate: no queue in the steady loop.
+        (tp(h100, 4), tp(h100, 4), 32),
+        // Two prefill replicas, each taking half of the first wave.
+        (replicated(2), tp(h100, 4), 48),
+        // A small prefill pool caps the rate: the steady loop queues in front of it.
+        (tp(h100, 2), replicated(4), 512),
+    ] {
+        let d = Deployment::PrefillDecode {
+            prefill,
+            decode,
+            batch,
+        };
+        s.workload.prompts = None;
+        let steady = evaluate(&s, &d).unwrap();
+        s.workload.prompts = Some(10 * batch);
+        let mixed = evaluate(&s, &d).unwrap();
+        let (fs, fm) = (steady.figures, mixed.figures);
+        assert_eq!((fm.tpot, fm.output_tok_s), (fs.tpot, fs.output_tok_s));
+        assert_eq!(fm.ttft, mixed.ttft.mean());
+        let pool = &steady.pools[0];
+        let replicas = prefill.parallelism.dp;
+        let w_1 = cohort_by_hand(pool.step.value(), pool.seqs_per_replica, batch / replicas);
+        let parts = steady.ttft.parts;
+        let w_ss = parts.prefill_wait + parts.queue;
+        let expect = fs.ttft.value() + 0.1 * (w_1 - w_ss.value());
+        assert!(
+            (fm.ttft.value() - expect).abs() < 1e-9 * expect,
+            "{d:?}: {} against {expect}",
+            fm.ttft.value()
+        );
+        if batch == 512 {
+            assert_eq!(fs.limiter, Limiter::PrefillPool);
+        }
+        // The spread mixes the cohort's waits with the steady loop's.
+        let r = mixed.ttft.report();
+        assert!(r.p50_s <= r.p90_s && r.p90_s.is_finite());
+    }
 }

@@ -151,6 +151,7 @@ fn every_chain_recomputes_and_every_table_adds_up_on_every_axis() {
     for (s, axis) in [
         (wave_dense, Axis::Aggregated),
         (wave_dense, Axis::Speculative),
+        (wave_dense, Axis::PrefillDecode),
         (wave_moe, Axis::AttentionExpert),
         (polled, Axis::Aggregated),
         (polled, Axis::Speculative),

@@ -245,9 +245,15 @@ pub(crate) fn explain(
         .input("B", "concurrent requests", batch as f64, "requests", Source::workload("batch")),
     )
     .derived("prefill step", t_pre.clone());
-    let first_token = osl_input(Chain::new(
-        "TTFT inside the engine: the wait for the prefill steps ahead, one prefill step, the KV transfer, the first decode step; or, where the prefill pool or the link sets the rate, Little's law's B / r - (OSL - 1) TPOT",
-        "TTFT_engine",
+    let wave = w.first_wave(batch);
+    let steady_ttft = flow.ttft(&p, &d, &t, batch, osl, 0.0);
+    let steady = osl_input(Chain::new(
+        if wave > 0.0 {
+            "TTFT of the steady loop: the wait for the prefill steps ahead, one prefill step, the KV transfer, the first decode step; or, where the prefill pool or the link sets the rate, Little's law's B / r - (OSL - 1) TPOT"
+        } else {
+            "TTFT inside the engine: the wait for the prefill steps ahead, one prefill step, the KV transfer, the first decode step; or, where the prefill pool or the link sets the rate, Little's law's B / r - (OSL - 1) TPOT"
+        },
+        if wave > 0.0 { "TTFT_ss" } else { "TTFT_engine" },
         "s",
         "6.3",
         max([
@@ -257,7 +263,7 @@ pub(crate) fn explain(
                 product([var("TPOT"), diff(var("OSL"), num(1.0))]),
             ),
         ]),
-        flow.ttft(&p, &d, &t, batch, osl).mean().value(),
+        steady_ttft.mean().value(),
     ))
     .derived("wait for the prefill steps ahead", wait)
     .derived("prefill step", t_pre)
@@ -265,6 +271,45 @@ pub(crate) fn explain(
     .derived("time per output token", tpot.clone())
     .input("B", "concurrent requests", batch as f64, "requests", Source::workload("batch"))
     .derived("request rate", r.clone());
+    let first_token = if wave > 0.0 {
+        let away =
+            steady_ttft.parts.prefill + steady_ttft.parts.transfer + steady_ttft.parts.first_step;
+        Chain::new(
+            "TTFT inside the engine, over the benchmark's prompts (its first wave and the steady loop)",
+            "TTFT_engine",
+            "s",
+            "6.1.2",
+            sum([
+                var("TTFT_ss"),
+                product([var("w"), diff(var("W_1"), var("W_ss"))]),
+            ]),
+            flow.ttft(&p, &d, &t, batch, osl, wave).mean().value(),
+        )
+        .derived("TTFT of the steady loop", steady)
+        .input(
+            "W_1",
+            "mean wait of a first-wave prompt for the prompts prefilled before it on its prefill replica: t_step / p * mean over k = 1..s of max(k, p), less t_step, with s = B / prefill replicas and t_step the prefill step over its stages",
+            p.wave_wait(batch).value(),
+            "s",
+            Source::rule("a cohort of s prompts, p to a prefill step"),
+        )
+        .input(
+            "w",
+            "share of the requests in the benchmark's first wave",
+            wave,
+            "1",
+            Source::workload("prompts"),
+        )
+        .input(
+            "W_ss",
+            "the steady loop's wait in front of the prefill side: W_q and any queue Little's law leaves",
+            (steady_ttft.mean() - away).value(),
+            "s",
+            Source::rule("TTFT_ss - t_pre - t_x - TPOT"),
+        )
+    } else {
+        steady
+    };
     let rate_tokens = |quantity: &str,
                        symbol: &str,
                        length: &str,

@@ -27,7 +27,7 @@
 
 use super::explain::AxisChains;
 use super::round::Round;
-use super::ttft::{prefill_queue, seen_on_arrival, Ttft, TtftParts, Wait};
+use super::ttft::{cohort_wait, prefill_queue, seen_on_arrival, Ttft, TtftParts, Wait};
 use super::{
     inter_pool_link, layout_error, link_time, place, pool_label, speculative, Core,
     DeploymentPoint, Figures, Limiter, Placed, PoolConfig, PoolReport, PoolRole, Reject, Setup,
@@ -84,6 +84,30 @@ pub struct KvTransfer {
 }
 
 impl PrefillSide<'_> {
+    /// Time between the starts of one replica's prefill steps: its step over its
+    /// pipeline stages, which work on different prompt batches at once.
+    pub fn step_interval(&self) -> Seconds {
+        Seconds(self.prompts_per_step / self.replica_rate.0.max(f64::MIN_POSITIVE))
+    }
+
+    /// The mean wait of a prompt of the benchmark's first wave (MODEL.md 6.1.2,
+    /// 6.3): `running` prompts arrive together, spread over the pool's replicas,
+    /// each prefilling `prompts_per_step` to a step that starts every
+    /// [`PrefillSide::step_interval`], so a replica's `running / replicas` form a
+    /// [`cohort_wait`].
+    pub fn wave_wait(&self, running: u32) -> Seconds {
+        cohort_wait(
+            self.step_interval(),
+            self.prompts_per_step,
+            self.wave_seqs(running),
+        )
+    }
+
+    /// First-wave prompts per replica.
+    fn wave_seqs(&self, running: u32) -> f64 {
+        running as f64 / self.replicas.max(1) as f64
+    }
+
     /// The same prefill unit, `r` times.
     pub fn replicated(&self, r: u32) -> Self {
         let replicas = self.replicas.saturating_mul(r);
@@ -287,7 +311,9 @@ pub fn combine(
         Core {
             batch,
             running: batch,
-            ttft: flow.ttft(p, d, t, batch, osl).mean(),
+            ttft: flow
+                .ttft(p, d, t, batch, osl, setup.workload.first_wave(batch))
+                .mean(),
             tpot: d.step,
             output_tok_s: rate.tokens(osl),
             input_tok_s: rate.tokens(setup.workload.isl as f64),
@@ -394,7 +420,12 @@ impl ClosedLoop {
     /// TTFT at the loop's rate: the wait for the prefill steps ahead, the prefill
     /// step, the exposed transfer and the first decode step, plus, where the prefill
     /// pool or the link sets the rate, the queue Little's law leaves:
-    /// `B / X - (OSL - 1) TPOT` is every request's TTFT, exactly.
+    /// `B / X - (OSL - 1) TPOT` is every request's TTFT in the steady loop, exactly.
+    /// A share `first_wave` of the benchmark's requests is its first wave
+    /// (MODEL.md 6.1.2, 6.3): they arrive together at an empty loop, so in place of
+    /// the steady loop's wait in front of the prefill side (`W_q` and that queue) they
+    /// wait for the cohort's prefills ([`PrefillSide::wave_wait`]). Only TTFT's mean
+    /// moves: the rate and TPOT stay the steady loop's.
     pub fn ttft(
         &self,
         p: &PrefillSide,
@@ -402,6 +433,7 @@ impl ClosedLoop {
         t: &KvTransfer,
         batch: u32,
         osl: f64,
+        first_wave: f64,
     ) -> Ttft {
         let engine = Ttft {
             parts: TtftParts {
@@ -417,7 +449,27 @@ impl ClosedLoop {
             },
         };
         let little = Seconds(batch as f64 / self.rate.0) - d.step * (osl - 1.0).max(0.0);
-        engine.queued((little - engine.mean()).max(Seconds::ZERO))
+        let steady = engine.queued((little - engine.mean()).max(Seconds::ZERO));
+        let w = first_wave.clamp(0.0, 1.0);
+        if w <= 0.0 {
+            return steady;
+        }
+        let stay = 1.0 - w;
+        Ttft {
+            parts: TtftParts {
+                queue: steady.parts.queue * stay,
+                prefill_wait: self.wait * stay + p.wave_wait(batch) * w,
+                ..steady.parts
+            },
+            wait: Wait::FirstWave {
+                share: w,
+                step: p.step_interval(),
+                prompts: p.prompts_per_step,
+                seqs: p.wave_seqs(batch),
+                mean: self.wait,
+                utilisation: self.seen_utilisation,
+            },
+        }
     }
 }
 
@@ -509,7 +561,7 @@ pub fn evaluate(
         figures,
         pools,
         transfer_time: t.time,
-        ttft: flow.ttft(&p, &d, &t, batch, osl),
+        ttft: flow.ttft(&p, &d, &t, batch, osl, setup.workload.first_wave(batch)),
         fits: reasons.is_empty(),
         reason: (!reasons.is_empty()).then(|| reasons.join("; ")),
         warnings,
