@@ -340,8 +340,9 @@ pub fn combine(
 ///
 /// with `W(X)` the M/D/1 wait in front of the prefill steps at the utilisation a
 /// request finds, `u_a = (X / r_pre) (B - 1) / B` ([`prefill_queue`],
-/// [`seen_on_arrival`]). The right side falls as `X` grows, so the fixed point is
-/// found by bisection; when the prefill pool or the link cannot keep up even then,
+/// [`seen_on_arrival`]). The right side falls as `X` grows, so there is one fixed
+/// point, in closed form ([`fixed_point`]); when the prefill pool or the link cannot
+/// keep up even then,
 /// the loop runs at their rate and the requests the decode pool does not hold queue
 /// in front of them (`audit/MODEL.md` 6.3).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -379,23 +380,7 @@ impl ClosedLoop {
         let rate = if decode_rate(cap) >= cap {
             cap
         } else {
-            // x - decode_rate(x) rises with x: bisect for its zero below the cap.
-            let (mut lo, mut hi) = (0.0, cap);
-            // To a part in 1e12 (about 40 halvings): far inside what any figure shows.
-            for _ in 0..64 {
-                if hi - lo <= 1e-12 * hi {
-                    break;
-                }
-                let mid = 0.5 * (lo + hi);
-                if mid < decode_rate(mid) {
-                    lo = mid;
-                } else {
-                    hi = mid;
-                }
-            }
-            // The upper end: there the cycle's parts already fill `C / X`, so no
-            // rounding leaves a sliver of queue.
-            hi
+            fixed_point(b, away, p.step, p.request_rate.0)
         };
         ClosedLoop {
             rate: RequestsPerSecond(rate),
@@ -470,6 +455,32 @@ impl ClosedLoop {
                 utilisation: self.seen_utilisation,
             },
         }
+    }
+}
+
+/// The rate `x` below the prefill pool's `r` at which `x = B / (A + W(x))`, `A` the
+/// cycle away from the prefill queue (`t_pf + t_x + OSL TPOT`) and `W(x) = k x t_pf /
+/// (2 (1 - k x))` the M/D/1 wait at the utilisation a request finds, `k = (B - 1) /
+/// (B r)` ([`prefill_queue`] of [`seen_on_arrival`]). Clearing `1 - k x` leaves the
+/// quadratic `k (t_pf - 2A) x^2 + 2 (A + B k) x - 2B = 0`, negative at 0 and
+/// `t_pf / k`, not negative, at `1 / k`; its smaller root, the one below `1 / k`,
+/// written without cancellation, is
+///
+/// ```text
+/// x = 2B / ((A + B k) + sqrt((A - B k)^2 + 2 B k t_pf))
+/// ```
+///
+/// (`audit/MODEL.md` 6.3; one sequence, `k = 0`, gives `B / A`). Where the wait's
+/// utilisation would pass the 0.999 at which [`prefill_queue`] holds it, the wait is
+/// that constant and `x = B / (A + W_max)`.
+fn fixed_point(b: f64, away: Seconds, step: Seconds, prefill_rate: f64) -> f64 {
+    let (a, t) = (away.0, step.0);
+    let k = (b - 1.0).max(0.0) / (b * prefill_rate);
+    let x = 2.0 * b / ((a + b * k) + ((a - b * k).powi(2) + 2.0 * b * k * t).sqrt());
+    if k * x <= 0.999 {
+        x
+    } else {
+        b / (a + prefill_queue(0.999, step).0)
     }
 }
 
@@ -570,3 +581,48 @@ pub fn evaluate(
 
 mod explain;
 pub(crate) use explain::explain;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The closed form is the fixed point `x = B / (A + W(x))` it claims, the one below
+    /// the prefill pool's rate, and the root a bisection of that equation finds.
+    #[test]
+    fn the_loops_rate_is_the_fixed_point_of_its_cycle() {
+        let mut compared = 0;
+        for b in [1.0, 2.0, 9.0, 64.0, 4301.0] {
+            for a in [0.02, 0.5, 40.0] {
+                for t in [0.001, 0.05, 2.0] {
+                    for r in [0.5, 20.0, 900.0] {
+                        let (away, step) = (Seconds(a + t), Seconds(t));
+                        let w = |x: f64| prefill_queue(seen_on_arrival(x / r, b), step).0;
+                        let x = fixed_point(b, away, step, r);
+                        let what = format!("B {b}, A {a}, t {t}, r {r}: x {x}");
+                        assert!(x > 0.0 && x.is_finite(), "{what}");
+                        let cycle = b / (away.0 + w(x));
+                        assert!((x - cycle).abs() <= 1e-9 * x, "{what}: {cycle}");
+                        // The engine asks only where the root lies below the prefill
+                        // pool's rate (the decode pool's rate at that cap falls short).
+                        if x >= r {
+                            continue;
+                        }
+                        compared += 1;
+                        // Bisection of x - B / (A + W(x)), which rises with x, on (0, r).
+                        let (mut lo, mut hi) = (0.0, r);
+                        for _ in 0..200 {
+                            let mid = 0.5 * (lo + hi);
+                            if mid < b / (away.0 + w(mid)) {
+                                lo = mid;
+                            } else {
+                                hi = mid;
+                            }
+                        }
+                        assert!((x - hi).abs() <= 1e-9 * x, "{what}: bisection {hi}");
+                    }
+                }
+            }
+        }
+        assert!(compared >= 60, "{compared}");
+    }
+}
