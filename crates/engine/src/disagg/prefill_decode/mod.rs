@@ -434,7 +434,15 @@ impl ClosedLoop {
             },
         };
         let little = Seconds(batch as f64 / self.rate.0) - d.step * (osl - 1.0).max(0.0);
-        let steady = engine.queued((little - engine.mean()).max(Seconds::ZERO));
+        // Where the decode pool sets the rate the fixed point makes the two equal; what
+        // rounding of its closed form leaves (parts in 1e15) is no queue.
+        let queue = little - engine.mean();
+        let queue = if queue.0 > 1e-9 * little.0 {
+            queue
+        } else {
+            Seconds::ZERO
+        };
+        let steady = engine.queued(queue);
         let w = first_wave.clamp(0.0, 1.0);
         if w <= 0.0 {
             return steady;
