@@ -126,7 +126,7 @@ pub fn entries(model: &ChartModel) -> Vec<Entry> {
         }
     }
     if model.points.iter().any(|p| !p.meets_slo) {
-        out.push(Entry::new(Mark::Swatch(MISSES_SLO), "misses the SLO"));
+        out.push(Entry::new(Mark::Swatch(MISSES_SLO), model.misses));
     }
     out
 }
@@ -187,6 +187,39 @@ mod tests {
     fn model(s: &Scenario) -> ChartModel {
         let r = explore(s, Catalogue::builtin()).unwrap();
         ChartModel::new(&r, s, true, Catalogue::builtin())
+    }
+
+    /// The grey swatch names what its points miss: the SLO's limits, the rate to
+    /// carry, or either.
+    #[test]
+    fn the_grey_swatch_names_what_its_points_miss() {
+        use crate::chart::misses_label;
+        let limits = Scenario {
+            ttft_ms: Some(300.0),
+            ..Scenario::default()
+        };
+        let rate = Scenario {
+            rate: Some(50.0),
+            ..Scenario::default()
+        };
+        let both = Scenario {
+            rate: Some(50.0),
+            ..limits.clone()
+        };
+        assert_eq!(misses_label(&limits), "misses the SLO");
+        assert_eq!(misses_label(&rate), "cannot carry the rate");
+        assert_eq!(misses_label(&both), "misses the SLO or the rate");
+        // A rate no deployment of the default scenario carries greys every point, and
+        // the legend says why.
+        let flood = Scenario {
+            rate: Some(1e6),
+            ..Scenario::default()
+        };
+        let m = model(&flood);
+        assert!(m.points.iter().all(|p| !p.meets_slo));
+        assert!(entries(&m)
+            .iter()
+            .any(|e| e.text == "cannot carry the rate"));
     }
 
     #[test]

@@ -265,6 +265,19 @@ pub struct ChartModel {
     pub y_label: &'static str,
     /// Points the y axis cannot show (no price for a per-dollar axis).
     pub unplotted: usize,
+    /// What a grey point falls short of, in the legend's words.
+    pub misses: &'static str,
+}
+
+/// What the scenario's grey points fall short of: its TTFT or TPOT limit, the request
+/// rate it asks the deployment to carry, or either.
+pub fn misses_label(s: &Scenario) -> &'static str {
+    let limits = s.ttft_ms.is_some() || s.tpot_ms.is_some();
+    match (limits, s.rate.is_some()) {
+        (true, true) => "misses the SLO or the rate",
+        (false, true) => "cannot carry the rate",
+        _ => "misses the SLO",
+    }
 }
 
 pub fn y_value(y: YAxis, f: &Figures) -> Option<f64> {
@@ -410,6 +423,7 @@ impl ChartModel {
             x_label: "tok/s per user (interactivity)",
             y_label: y_label(y),
             unplotted,
+            misses: misses_label(s),
         }
     }
 }

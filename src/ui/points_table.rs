@@ -66,7 +66,7 @@ pub fn PointsTable() -> impl IntoView {
                                 <td>{format::duration(f.tpot)}</td>
                                 <td>
                                     {p.class.name()}
-                                    {(!p.meets_slo).then_some(", misses the SLO")}
+                                    {(!p.meets_slo).then(|| format!(", {}", model.misses))}
                                 </td>
                                 <td>
                                     <button
