@@ -362,7 +362,7 @@ impl ClosedLoop {
         let b = batch as f64;
         let seen = |x: f64| seen_on_arrival(x / p.request_rate.0, b);
         let wait = |x: f64| prefill_queue(seen(x), p.step);
-        let away = p.step + t.exposed + d.step * osl;
+        let away = cycle_away(p, d, t, osl);
         let decode_rate = |x: f64| b / (away + wait(x)).0;
         let (cap, limiter) = if t.request_rate < p.request_rate {
             (t.request_rate.0, Limiter::InterPoolLink)
@@ -399,7 +399,7 @@ impl ClosedLoop {
         batch: u32,
         osl: f64,
     ) -> RequestsPerSecond {
-        RequestsPerSecond(batch as f64 / (p.step + t.exposed + d.step * osl + self.wait).0)
+        RequestsPerSecond(batch as f64 / (cycle_away(p, d, t, osl) + self.wait).0)
     }
 
     /// TTFT at the loop's rate: the wait for the prefill steps ahead, the prefill
@@ -464,6 +464,12 @@ impl ClosedLoop {
             },
         }
     }
+}
+
+/// A request's cycle apart from its wait in front of the prefill steps: its prefill
+/// step, the exposed KV transfer and its `OSL` decode steps (`A` of [`fixed_point`]).
+fn cycle_away(p: &PrefillSide, d: &DecodeSide, t: &KvTransfer, osl: f64) -> Seconds {
+    p.step + t.exposed + d.step * osl
 }
 
 /// The rate `x` below the prefill pool's `r` at which `x = B / (A + W(x))`, `A` the
