@@ -29,6 +29,7 @@ pub mod points;
 pub mod reality;
 pub mod scenario;
 pub mod storage;
+pub mod topology;
 pub mod ui;
 pub mod validation_view;
 pub mod web;

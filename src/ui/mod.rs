@@ -18,6 +18,7 @@ mod own_model;
 mod points_table;
 mod rate;
 mod share;
+mod topology;
 mod validation;
 
 pub use assumptions::AssumptionsPanel;

@@ -288,7 +288,8 @@ pub fn run_predict(args: &PredictArgs) -> Result<(), String> {
         if args.json {
             let report = PointReport::new(name, setup.precision(), b.kv_dtype, &e.point, &e.chains)
                 .ok_or("the evaluated deployment has no generating pool")?
-                .with_error_bands(validation::headline_bands(&validated, cat, &e.point));
+                .with_error_bands(validation::headline_bands(&validated, cat, &e.point))
+                .with_topology(&e.topology);
             out!("{}", to_json(&report)?);
         } else {
             print_point(name, &e.point);

@@ -13,6 +13,23 @@ pub fn print(e: &Explained) {
     for line in render_all(&e.chains).lines() {
         out!("  {line}");
     }
+    out!("");
+    out!("Topology (MODEL.md 6.9):");
+    for n in &e.topology.pools {
+        out!(
+            "  {} pool: {}x {} ({}), {} scale-up domain(s) of {}",
+            n.role.name(),
+            n.chips,
+            n.chip_name,
+            n.parallelism,
+            n.domains,
+            n.scale_up_domain
+        );
+    }
+    for l in &e.topology.links {
+        out!("  link {}", l.line());
+    }
+    out!("  {}", e.topology.summary());
     for pool in &e.point.pools {
         for table in &pool.operators {
             out!("");

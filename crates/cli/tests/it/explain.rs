@@ -42,6 +42,16 @@ fn explain_prints_every_headline_chain_and_each_pools_operator_table() {
     ] {
         assert!(text.contains(line), "{line} missing:\n{text}");
     }
+    // The topology: both pools, their fabrics and the KV link, the busiest named.
+    for line in [
+        "Topology (MODEL.md 6.9):",
+        "prefill pool: 8x NVIDIA H200 SXM 141GB",
+        "link prefill pool to decode pool (scale-out):",
+        "carries KV cache of each request",
+        "Busiest link: ",
+    ] {
+        assert!(text.contains(line), "{line} missing:\n{text}");
+    }
     // A sub-chain is opened once, not under every figure that reads it.
     assert_eq!(text.matches("  t_d = t_attn_proj").count(), 1, "{text}");
 }
@@ -61,6 +71,14 @@ fn json_carries_the_chains_and_operator_tables_whose_times_sum_to_the_step() {
     assert!(
         (v["explain"][1]["value"].as_f64().unwrap() - v["tpot_s"].as_f64().unwrap()).abs() < 1e-12
     );
+    // The topology's links, each busy between 0 and 1, the busiest one of them.
+    let links = v["topology"]["links"].as_array().unwrap();
+    assert_eq!(links.len(), 3, "two fabrics and the KV link");
+    assert!(links
+        .iter()
+        .all(|l| (0.0..=1.0).contains(&l["busy"].as_f64().unwrap())));
+    assert!(v["topology"]["busiest"].as_u64().unwrap() < 3);
+    assert_eq!(links[2]["carries"], "kv_cache");
     for pool in v["pools"].as_array().unwrap() {
         let tables = pool["operators"].as_array().unwrap();
         assert!(!tables.is_empty());

@@ -8,6 +8,7 @@
 //! (`audit/MODEL.md` sections 4 and 6.6).
 
 use super::round::queue_wait;
+use super::topology::{topology, Topology};
 use super::{evaluate, running, Deployment, DeploymentPoint, PoolReport, PoolRole, Setup};
 use crate::catalogue::Chip;
 use crate::error::Result;
@@ -57,6 +58,8 @@ pub struct Explained {
     /// (`open_loop_explain::explain_at_rate`) then adds p50 and p90 TTFT and the
     /// concurrency its arrivals hold.
     pub chains: Vec<Chain>,
+    /// The pools and links drawn, at the point's rates.
+    pub topology: Topology,
 }
 
 /// Evaluates `deployment` and opens its figures.
@@ -260,7 +263,12 @@ pub fn explain(setup: &Setup, deployment: &Deployment) -> Result<Explained> {
             pool.operators = tables;
         }
     }
-    Ok(Explained { point, chains })
+    let topology = topology(setup, deployment, &point);
+    Ok(Explained {
+        point,
+        chains,
+        topology,
+    })
 }
 
 /// The symbol of a pool in per-pool inputs: `n_decode`, `c_prefill`.

@@ -34,6 +34,7 @@ pub mod report;
 pub mod round;
 mod setup;
 pub mod speculative;
+pub mod topology;
 pub mod ttft;
 
 pub use axis::{Axis, Limiter, PoolRole, Reject};

@@ -6,6 +6,7 @@
 
 use super::explain::{explain, Explained};
 use super::open_loop::{concurrency, deliver, prefill_utilisation, served, Held};
+use super::topology::topology;
 use super::{Axis, Deployment, Setup};
 use crate::error::Result;
 use crate::explain::{diff, ln, max, min, num, product, quotient, sum, var, Chain, Source};
@@ -208,7 +209,12 @@ pub fn explain_at_rate(
     }
     chains.extend(percentiles);
     chains.push(held_chain);
-    Ok(Explained { point, chains })
+    let topology = topology(setup, deployment, &point);
+    Ok(Explained {
+        point,
+        chains,
+        topology,
+    })
 }
 
 /// A closed-loop figure at the concurrency held, delivered at the arrival rate: a

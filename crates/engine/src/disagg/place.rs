@@ -28,7 +28,7 @@ pub fn check_pool_chips(role: PoolRole, n: u32) -> Result<()> {
 /// are the same chip and fit one scale-up domain together, else the slower of the
 /// two scale-out links (or the user's override).
 pub fn inter_pool_link(setup: &Setup, a: &Chip, a_chips: u32, b: &Chip, b_chips: u32) -> Link {
-    let same_domain = a.id == b.id && a_chips + b_chips <= a.scale_up_domain;
+    let same_domain = one_domain(a, a_chips, b, b_chips);
     let (la, lb) = if same_domain {
         (a.link_for_group(a_chips + b_chips), b.link_for_group(1))
     } else {
@@ -41,6 +41,12 @@ pub fn inter_pool_link(setup: &Setup, a: &Chip, a_chips: u32, b: &Chip, b_chips:
         None => la.bandwidth.min(lb.bandwidth),
     };
     Link { bandwidth, latency }
+}
+
+/// Whether two pools are one chip kind and fit one scale-up domain together, so that
+/// the link between them is the scale-up link.
+pub fn one_domain(a: &Chip, a_chips: u32, b: &Chip, b_chips: u32) -> bool {
+    a.id == b.id && a_chips.saturating_add(b_chips) <= a.scale_up_domain
 }
 
 /// Time to move `bytes` between pools whose sending side has `senders` chips and

@@ -4,6 +4,7 @@
 //! goes, operator by operator) and the memory of the fullest chip. The CLI's `--json`
 //! prints exactly this.
 
+use super::topology::Topology;
 use super::DeploymentPoint;
 use crate::dtype::Precision;
 use crate::explain::Chain;
@@ -68,6 +69,10 @@ pub struct PointReport<'a> {
     /// Every headline figure opened into its formula and inputs
     /// ([`super::explain::explain`]).
     pub explain: &'a [Chain],
+    /// The pools and links with how busy each is ([`super::topology::topology`]);
+    /// absent until [`PointReport::with_topology`] sets it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub topology: Option<&'a Topology>,
 }
 
 impl<'a> PointReport<'a> {
@@ -131,7 +136,16 @@ impl<'a> PointReport<'a> {
             input_tok_s_per_prefill_chip: point.input_tok_s_per_prefill_chip().map(|v| v.0),
             error_band: BTreeMap::new(),
             explain,
+            topology: None,
         })
+    }
+
+    /// The report with the deployment's topology.
+    pub fn with_topology(self, topology: &'a Topology) -> Self {
+        PointReport {
+            topology: Some(topology),
+            ..self
+        }
     }
 
     /// The report with the error bands of its headline figures.

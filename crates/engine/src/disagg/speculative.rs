@@ -313,9 +313,19 @@ fn crossing(setup: &Setup, target: PoolConfig, draft: Option<PoolConfig>, batch:
         return Seconds::ZERO;
     };
     let link = inter_pool_link(setup, d.chip, d.chips(), target.chip, target.chips());
-    // Drafted token ids one way, the accepted prefix back: 4 bytes per token.
-    let bytes = batch as f64 * (setup.speculation.draft_tokens as f64 + 1.0) * 4.0;
-    link_time(setup, link, Bytes(bytes), d.chips(), target.chips()) * 2.0
+    link_time(
+        setup,
+        link,
+        crossing_bytes(setup, batch),
+        d.chips(),
+        target.chips(),
+    ) * 2.0
+}
+
+/// Bytes one cycle sends each way between a separate draft pool and the target:
+/// drafted token ids one way, the accepted prefix back, 4 bytes per token.
+pub fn crossing_bytes(setup: &Setup, batch: u32) -> Bytes {
+    Bytes(batch as f64 * (setup.speculation.draft_tokens as f64 + 1.0) * 4.0)
 }
 
 pub fn combine(

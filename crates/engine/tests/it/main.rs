@@ -16,4 +16,5 @@ mod precision;
 mod prefill_ep;
 mod sram;
 mod sweeps;
+mod topology;
 mod validation;

@@ -33,7 +33,7 @@ use crate::model::{Ffn, ModelIr};
 use crate::units::{Bytes, Seconds, TokensPerSecond};
 use crate::Chip;
 
-fn moe_layers(model: &ModelIr) -> f64 {
+pub(crate) fn moe_layers(model: &ModelIr) -> f64 {
     model
         .groups
         .iter()
@@ -177,14 +177,9 @@ pub fn expert_side<'a>(
     })
 }
 
-/// One direction of one MoE layer's hidden-state exchange for `tokens` tokens: each
-/// token goes once to every distinct expert chip among its top-k picks.
-pub fn exchange_time(
-    setup: &Setup,
-    attention: PoolConfig,
-    experts: PoolConfig,
-    tokens: f64,
-) -> Seconds {
+/// Bytes of one direction of one MoE layer's hidden-state exchange for `tokens`
+/// tokens: each token goes once to every distinct expert chip among its top-k picks.
+pub fn exchange_bytes(setup: &Setup, experts: PoolConfig, tokens: f64) -> Bytes {
     let m = setup.model;
     let k = m
         .groups
@@ -196,7 +191,17 @@ pub fn exchange_time(
         .unwrap_or(1.0);
     let n = experts.chips() as f64;
     let chips_per_token = n * (1.0 - (1.0 - 1.0 / n).powf(k));
-    let bytes = tokens * chips_per_token * m.hidden as f64 * setup.assumptions.activation_bytes;
+    Bytes(tokens * chips_per_token * m.hidden as f64 * setup.assumptions.activation_bytes)
+}
+
+/// Time of one direction of one MoE layer's exchange for `tokens` tokens
+/// ([`exchange_bytes`] over the link between the pools).
+pub fn exchange_time(
+    setup: &Setup,
+    attention: PoolConfig,
+    experts: PoolConfig,
+    tokens: f64,
+) -> Seconds {
     let link = inter_pool_link(
         setup,
         attention.chip,
@@ -207,7 +212,7 @@ pub fn exchange_time(
     link_time(
         setup,
         link,
-        Bytes(bytes),
+        exchange_bytes(setup, experts, tokens),
         attention.chips(),
         experts.chips(),
     )
