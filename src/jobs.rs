@@ -220,6 +220,27 @@ impl Queue {
         }
     }
 
+    /// When a request waits behind a job in flight: the time (ms) at which that job
+    /// has run long enough to be cancelled for it.
+    pub fn cancel_due(&self) -> Option<f64> {
+        self.waiting.as_ref()?;
+        self.in_flight.map(|(_, started)| started + CANCEL_AFTER_MS)
+    }
+
+    /// At `now`: the waiting request, when the job in flight has run
+    /// [`CANCEL_AFTER_MS`] or more, to send to a restarted worker in its place. A
+    /// request that arrived early in a long job so waits at most that long, not for
+    /// the whole stale job.
+    pub fn overdue(&mut self, now: f64) -> Option<Request> {
+        let (_, started) = self.in_flight?;
+        if now - started < CANCEL_AFTER_MS {
+            return None;
+        }
+        let next = self.waiting.take()?;
+        self.in_flight = Some((next.id, now));
+        Some(next)
+    }
+
     /// The reply to `id` arrived at `now`: whether it answers the newest request (an
     /// older one is stale and dropped), and the waiting request to send next.
     pub fn finished(&mut self, id: u64, now: f64) -> (bool, Option<Request>) {
@@ -376,5 +397,32 @@ mod tests {
         );
         assert_eq!(q.finished(4, 500.0), (false, None));
         assert_eq!(q.finished(5, 501.0), (true, None));
+    }
+
+    #[test]
+    fn a_request_waits_behind_a_stale_job_at_most_the_cancel_time() {
+        let s = Scenario::default();
+        let r = |id| Request::new(id, &s, Job::Sweep);
+        let mut q = Queue::default();
+        // Nothing waits: nothing is due, nothing overdue.
+        assert_eq!(q.submit(r(1), 0.0), Action::Send(r(1)));
+        assert_eq!(q.cancel_due(), None);
+        assert_eq!(q.overdue(10_000.0), None);
+        // A request 10 ms into a long job waits until the job has run the cancel time.
+        assert_eq!(q.submit(r(2), 10.0), Action::Wait);
+        assert_eq!(q.cancel_due(), Some(CANCEL_AFTER_MS));
+        assert_eq!(q.overdue(CANCEL_AFTER_MS - 1.0), None);
+        assert_eq!(q.overdue(CANCEL_AFTER_MS), Some(r(2)));
+        // It is now the job in flight, the stale one's reply is dropped, and its own
+        // counts from when it was sent.
+        assert_eq!(q.cancel_due(), None);
+        assert_eq!(q.finished(1, 300.0), (false, None));
+        assert_eq!(q.submit(r(3), 300.0), Action::Wait);
+        assert_eq!(q.cancel_due(), Some(2.0 * CANCEL_AFTER_MS));
+        // A job that ends first sends the waiting request the ordinary way; a timer
+        // that fires later finds nothing overdue.
+        assert_eq!(q.finished(2, 310.0), (false, Some(r(3))));
+        assert_eq!(q.overdue(2.0 * CANCEL_AFTER_MS), None);
+        assert_eq!(q.finished(3, 320.0), (true, None));
     }
 }

@@ -123,6 +123,18 @@ pub fn next_task(f: impl FnOnce() + 'static) {
     let _ = w.set_timeout_with_callback(callback.unchecked_ref());
 }
 
+/// Runs `f` after `ms` milliseconds (at once, in this task, without a window).
+pub fn after_ms(ms: f64, f: impl FnOnce() + 'static) {
+    let Some(w) = window() else {
+        f();
+        return;
+    };
+    let callback = wasm_bindgen::closure::Closure::once_into_js(f);
+    let delay = ms.clamp(0.0, i32::MAX as f64) as i32;
+    let _ =
+        w.set_timeout_with_callback_and_timeout_and_arguments_0(callback.unchecked_ref(), delay);
+}
+
 /// Milliseconds on the page's monotonic clock.
 pub fn now_ms() -> f64 {
     window()

@@ -96,7 +96,7 @@ impl Sweeper {
         let action = self.inner.queue.borrow_mut().submit(request, now_ms());
         match action {
             Action::Send(r) => Inner::post(&self.inner, r),
-            Action::Wait => {}
+            Action::Wait => Inner::cancel_when_due(&self.inner),
             Action::Restart(r) => {
                 Inner::stop(&self.inner);
                 Inner::post(&self.inner, r);
@@ -117,6 +117,23 @@ impl Inner {
             Inner::send(this);
         }
         // Otherwise the worker is loading: the request goes when it is ready.
+    }
+
+    /// Checks again when the job in flight may be cancelled for the waiting request:
+    /// a sweep that became stale early is not waited out to its end.
+    fn cancel_when_due(this: &Rc<Inner>) {
+        let Some(due) = this.queue.borrow().cancel_due() else {
+            return;
+        };
+        let weak = Rc::downgrade(this);
+        crate::web::after_ms(due - now_ms(), move || {
+            let Some(this) = weak.upgrade() else { return };
+            let next = this.queue.borrow_mut().overdue(now_ms());
+            if let Some(next) = next {
+                Inner::stop(&this);
+                Inner::post(&this, next);
+            }
+        });
     }
 
     /// Posts the request in flight to the worker; the page runs it if that fails.
