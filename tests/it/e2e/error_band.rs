@@ -12,15 +12,7 @@ use disagg_explorer::engine::{Assumptions, Catalogue};
 
 pub(super) fn each_figure_shows_its_band(driver: &Driver, base: &str) {
     let page = driver.session();
-    page.open(&format!("{base}/?v=1&axis=pd&chips=h200,mi300x"));
-    page.wait_ready();
-    // A split point of the frontier (the axis's sweep also draws aggregated baselines,
-    // and which kind tops the table depends on the model's figures).
-    page.js(
-        "const b = [...document.querySelectorAll('#frontier-table button')]
-                 .find(b => b.textContent.includes('prefill'));
-             b.click(); return true;",
-    );
+    super::explain::open_a_split_point(&page, base);
     // The bands come with the page's validation job, which may answer after the sweep.
     page.wait_for(
         "the detail panel's error bands",

@@ -1,20 +1,25 @@
 //! The detail panel opens every headline figure into its chain (formula, inputs with
 //! sources, the model's section) and shows each pool's steps operator by operator.
 
-use super::driver::Driver;
+use super::driver::{Driver, Session};
 use serde_json::json;
 
-pub(super) fn a_figure_opens_its_chain_and_steps_their_operators(driver: &Driver, base: &str) {
-    let page = driver.session();
+/// Opens the H200 + MI300X prefill/decode scenario and clicks a split point of its
+/// frontier (the axis's sweep also draws aggregated baselines, and which kind tops the
+/// table depends on the model's figures).
+pub(super) fn open_a_split_point(page: &Session, base: &str) {
     page.open(&format!("{base}/?v=1&axis=pd&chips=h200,mi300x"));
     page.wait_ready();
-    // A split point of the frontier (the axis's sweep also draws aggregated baselines,
-    // and which kind tops the table depends on the model's figures).
     page.js(
         "const b = [...document.querySelectorAll('#frontier-table button')]
                  .find(b => b.textContent.includes('prefill'));
              b.click(); return true;",
     );
+}
+
+pub(super) fn a_figure_opens_its_chain_and_steps_their_operators(driver: &Driver, base: &str) {
+    let page = driver.session();
+    open_a_split_point(&page, base);
     page.wait_for(
         "the detail panel",
         "return document.getElementById('detail') ? true : null;",

@@ -6,13 +6,7 @@ use serde_json::json;
 
 pub(super) fn a_split_point_draws_its_pools_and_links(driver: &Driver, base: &str) {
     let page = driver.session();
-    page.open(&format!("{base}/?v=1&axis=pd&chips=h200,mi300x"));
-    page.wait_ready();
-    page.js(
-        "const b = [...document.querySelectorAll('#frontier-table button')]
-                 .find(b => b.textContent.includes('prefill'));
-             b.click(); return true;",
-    );
+    super::explain::open_a_split_point(&page, base);
     page.wait_for(
         "the topology",
         "return document.getElementById('topology') ? true : null;",

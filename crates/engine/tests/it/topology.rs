@@ -71,13 +71,13 @@ fn a_pool_beyond_one_domain_reduces_in_two_levels() {
 #[test]
 fn the_kv_link_is_busy_for_the_share_of_its_request_rate_the_deployment_uses() {
     let mut s = setup("llama-3.3-70b", 8192, 1024);
+    let d = Deployment::PrefillDecode {
+        prefill: tp(chip("h200"), 4),
+        decode: tp(chip("h200"), 8),
+        batch: 256,
+    };
     for gbps in [400.0, 25.0, 2.0] {
         s.inter_pool_link = Some(BytesPerSecond::from_gbit_per_s(gbps));
-        let d = Deployment::PrefillDecode {
-            prefill: tp(chip("h200"), 4),
-            decode: tp(chip("h200"), 8),
-            batch: 256,
-        };
         let point = evaluate(&s, &d).unwrap();
         let t = topology(&s, &d, &point);
         let l = t
@@ -109,11 +109,6 @@ fn the_kv_link_is_busy_for_the_share_of_its_request_rate_the_deployment_uses() {
         }
     }
     // At 2 Gb/s the link is what limits (the test would prove nothing otherwise).
-    let d = Deployment::PrefillDecode {
-        prefill: tp(chip("h200"), 4),
-        decode: tp(chip("h200"), 8),
-        batch: 256,
-    };
     assert_eq!(
         evaluate(&s, &d).unwrap().figures.limiter,
         Limiter::InterPoolLink
