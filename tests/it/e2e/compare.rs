@@ -46,9 +46,11 @@ pub(super) fn two_pinned_scenarios_survive_the_link(driver: &Driver, base: &str)
 
     // Pin the default scenario: its own sweep serves the pin, and the chart redraws
     // with its frontier dashed and named in the key.
+    let plain = page.canvas();
     let n = page.redraws();
     page.click("#pin-scenario");
     page.after_input("the first pin's overlay", n);
+    assert_ne!(page.canvas(), plain, "the pin's frontier was not drawn");
     assert_eq!(page.text("#pin-status"), "Pinned as pin 1.");
     assert_eq!(
         page.js("return document.getElementById('pin-name-1').value;"),
@@ -130,6 +132,8 @@ pub(super) fn two_pinned_scenarios_survive_the_link(driver: &Driver, base: &str)
     );
     assert_eq!(key(&fresh), key_here);
     assert!(fresh.text("#chart-summary").contains("Dashed lines"));
+    let violations = fresh.accessibility_violations();
+    assert!(violations.is_empty(), "with pins: {violations:#?}");
     assert!(
         fresh.text("#notices").is_empty(),
         "a clean link raised notices"
@@ -177,4 +181,8 @@ pub(super) fn two_pinned_scenarios_survive_the_link(driver: &Driver, base: &str)
     assert!(!hostile.blank(), "a hostile pin left a blank chart");
     hostile.close();
     page.close();
+    eprintln!(
+        "compare: 2 pins through a link of {} characters; pin 1 against the current scenario: {pd}; axe clean",
+        link.len()
+    );
 }
