@@ -50,7 +50,8 @@ impl Figure {
             Figure::TokSPerChip => format::sig3(v),
             Figure::UsdPerMtok => format!("${}", format::sig3(v)),
             Figure::Ttft | Figure::Tpot => format!("{} ms", format::sig3(v)),
-            Figure::Chips => format::sig3(v),
+            // A whole count, whatever its size.
+            Figure::Chips => format::count(v.round().max(0.0) as u64),
         }
     }
 }

@@ -264,6 +264,17 @@ fn the_table_reads_each_sweep_at_the_baselines_target() {
     };
     assert_eq!(table[1].cells[0].delta, show_delta(k(ro) / k(rc) - 1.0));
     assert!(table[1].cells[0].delta.starts_with(['+', '-', '±']));
+    let chips = |r: &disagg_engine::sweep::SweepResult| {
+        table::key_figures(r, rc.target_tok_s_user)
+            .get(Figure::Chips)
+            .clone()
+            .unwrap()
+    };
+    assert_eq!(
+        table[1].cells[4].value,
+        crate::format::count(chips(ro) as u64)
+    );
+    assert!(!table[1].cells[4].value.contains('.'));
     assert!(table[1].verdict.contains("tok/s per chip"));
     // The row still sweeping says so, in every cell.
     assert!(table[2].cells.iter().all(|c| c.value == "sweeping…"));
