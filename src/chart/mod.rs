@@ -268,7 +268,8 @@ pub struct ChartModel {
     pub unplotted: usize,
     /// What a grey point falls short of, in the legend's words.
     pub misses: &'static str,
-    /// The pinned scenarios' frontiers, dashed over the sweep ([`ChartModel::with_pins`]).
+    /// The pinned scenarios' frontiers, dashed over the sweep (`ChartModel::with_pins`,
+    /// in `crate::pins::overlay`).
     pub pins: Vec<PinLine>,
 }
 
@@ -429,30 +430,6 @@ impl ChartModel {
             misses: misses_label(s),
             pins: Vec::new(),
         }
-    }
-
-    /// The chart with the pinned scenarios' frontiers over it, its axes widened to
-    /// show them whole.
-    pub fn with_pins(mut self, pins: Vec<PinLine>) -> ChartModel {
-        if pins.is_empty() {
-            return self;
-        }
-        let on_pins = |axis: fn(&(f64, f64)) -> f64| {
-            pins.iter()
-                .flat_map(move |l| l.points.iter().map(axis))
-                .collect::<Vec<f64>>()
-        };
-        let target = self.target;
-        self.x = AxisRange::covering(
-            self.points
-                .iter()
-                .map(|p| p.x)
-                .chain(on_pins(|p| p.0))
-                .chain(target.is_finite().then_some(target)),
-        );
-        self.y = AxisRange::covering(self.points.iter().map(|p| p.y).chain(on_pins(|p| p.1)));
-        self.pins = pins;
-        self
     }
 }
 
