@@ -25,6 +25,7 @@ pub mod jobs;
 pub mod model_summary;
 pub mod open_loop;
 pub mod perf;
+pub mod pins;
 pub mod points;
 pub mod reality;
 pub mod scenario;

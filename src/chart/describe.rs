@@ -45,6 +45,13 @@ pub fn describe(model: &ChartModel, result: &SweepResult) -> String {
             count(missing as u64)
         ));
     }
+    if !model.pins.is_empty() {
+        let names: Vec<String> = model.pins.iter().map(|p| p.legend()).collect();
+        parts.push(format!(
+            "Dashed lines: the frontiers of the pinned scenarios ({}).",
+            names.join("; ")
+        ));
+    }
     parts.extend(result.callouts.iter().map(|c| c.headline.clone()));
     parts.join(" ")
 }

@@ -6,6 +6,7 @@ use super::frame::{frame_and_titles, Area, Failure, Frame, Pen, TickLabels, GRID
 use super::legend::{self, Mark, CHAR, MARK};
 use super::{colour_of, AxisRange, ChartModel, Line, Rgb, Scale};
 use disagg_engine::sweep::Class;
+use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
@@ -167,6 +168,22 @@ fn draw_on<DB: DrawingBackend>(
         ))?;
     }
 
+    // Pinned scenarios' frontiers, dashed, under the points.
+    for pin in &model.pins {
+        let pts: Vec<(f64, f64)> = pin
+            .points
+            .iter()
+            .map(|&(x, y)| (model.x.to_plot(x), model.y.to_plot(y)))
+            .collect();
+        let (dash, gap) = pin.dash();
+        plot.draw(&DashedPathElement::new(
+            pts,
+            px(dash).max(1),
+            px(gap).max(1),
+            ShapeStyle::from(&rgb(pin.colour())).stroke_width(px(2.0).max(1) as u32),
+        ))?;
+    }
+
     // Points: baseline squares, homogeneous circles, mixed diamonds.
     let outline = (model.points.len() <= DENSE)
         .then(|| ShapeStyle::from(&INK).stroke_width(px(1.0).max(1) as u32));
@@ -305,6 +322,17 @@ fn draw_key<DB: DrawingBackend>(
                 .draw(&PathElement::new(
                     vec![(centre.0 - r(9.0), centre.1), (centre.0 + r(9.0), centre.1)],
                     ShapeStyle::from(&line_colour(line)).stroke_width(r(2.5).max(1) as u32),
+                ))
+                .map(|_| ())?,
+            Mark::Dashed(c, (dash, gap)) => area
+                .draw(&DashedPathElement::new(
+                    vec![
+                        (centre.0 - r(10.0), centre.1),
+                        (centre.0 + r(10.0), centre.1),
+                    ],
+                    r(dash).max(1),
+                    r(gap).max(1),
+                    ShapeStyle::from(&rgb(c)).stroke_width(r(2.0).max(1) as u32),
                 ))
                 .map(|_| ())?,
             Mark::Swatch(c) => swatch(area, centre, s, [c, c], outline)?,

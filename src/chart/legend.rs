@@ -26,6 +26,8 @@ pub const BAR: f64 = 320.0;
 pub enum Mark {
     Shape(Class),
     Line(Line),
+    /// A pinned scenario's dashed frontier: its colour and dash pattern.
+    Dashed(Rgb, (f64, f64)),
     Swatch(Rgb),
     /// A mixed point's two halves.
     Split(Rgb, Rgb),
@@ -100,6 +102,12 @@ pub fn entries(model: &ChartModel) -> Vec<Entry> {
     }
     for f in model.frontiers.iter().filter(|f| !f.points.is_empty()) {
         out.push(Entry::new(Mark::Line(f.line), f.line.name()));
+    }
+    for pin in &model.pins {
+        out.push(Entry::new(
+            Mark::Dashed(pin.colour(), pin.dash()),
+            pin.legend(),
+        ));
     }
     let compliant = || model.points.iter().filter(|p| p.meets_slo);
     match model.colour_by {

@@ -11,6 +11,7 @@ pub mod legend;
 pub(crate) mod recorder;
 
 use crate::format::sig3;
+pub use crate::pins::overlay::PinLine;
 use crate::scenario::{ColourBy, Scenario, YAxis};
 use disagg_engine::disagg::Figures;
 use disagg_engine::sweep::{Class, SweepPoint, SweepResult};
@@ -267,6 +268,9 @@ pub struct ChartModel {
     pub unplotted: usize,
     /// What a grey point falls short of, in the legend's words.
     pub misses: &'static str,
+    /// The pinned scenarios' frontiers, dashed over the sweep (`ChartModel::with_pins`,
+    /// in `crate::pins::overlay`).
+    pub pins: Vec<PinLine>,
 }
 
 /// What the scenario's grey points fall short of: its TTFT or TPOT limit, the request
@@ -424,6 +428,7 @@ impl ChartModel {
             y_label: y_label(y),
             unplotted,
             misses: misses_label(s),
+            pins: Vec::new(),
         }
     }
 }

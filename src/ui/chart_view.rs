@@ -7,6 +7,8 @@ use crate::chart::draw::{draw, hover_ring, Look};
 use crate::chart::{legend, nearest, ChartModel};
 use crate::format;
 use crate::perf::Redraw;
+use crate::pins::overlay::pin_lines;
+use crate::pins::{Pin, Sweeps};
 use crate::scenario::Scenario;
 use crate::storage::Preferences;
 use crate::web;
@@ -31,6 +33,8 @@ pub(super) fn chart_model(
     scenario: RwSignal<Scenario>,
     preferences: RwSignal<Preferences>,
     explored: RwSignal<Option<Arc<Explored>>>,
+    pins: RwSignal<Vec<Pin>>,
+    pin_sweeps: RwSignal<Sweeps>,
 ) -> Memo<Option<Arc<ChartModel>>> {
     fn changed(
         old: Option<&Option<Arc<ChartModel>>>,
@@ -61,7 +65,11 @@ pub(super) fn chart_model(
                 // The user's chips are named as the sweep saw them.
                 let catalogue = crate::bundle::effective(&e.scenario, Catalogue::builtin())
                     .unwrap_or(std::borrow::Cow::Borrowed(Catalogue::builtin()));
-                Some(Arc::new(ChartModel::new(r, &shown, every, &catalogue)))
+                // The pinned scenarios' frontiers, on the same y axis.
+                let lines = pins.with(|p| pin_sweeps.with(|w| pin_lines(p, w, y_axis)));
+                Some(Arc::new(
+                    ChartModel::new(r, &shown, every, &catalogue).with_pins(lines),
+                ))
             })
         },
         changed,

@@ -15,6 +15,7 @@ mod export;
 mod notices;
 mod own_chips;
 mod own_model;
+mod pins;
 mod points_table;
 mod rate;
 mod share;
@@ -33,6 +34,7 @@ pub use export::Export;
 pub use notices::Notices;
 pub use own_chips::OwnChips;
 pub use own_model::{ModelSummary, OwnModel};
+pub use pins::Pins;
 pub use points_table::PointsTable;
 pub use rate::RateNote;
 pub use share::Share;
@@ -104,6 +106,9 @@ pub struct Page {
     /// Which view shows (explorer or the published measurements) and the latter's
     /// filters; they travel in the link.
     pub view: RwSignal<ViewState>,
+    /// The pinned scenarios (link key `pins`) and their sweeps, by swept query.
+    pub pins: RwSignal<Vec<crate::pins::Pin>>,
+    pub pin_sweeps: RwSignal<crate::pins::Sweeps>,
 }
 
 impl Page {
@@ -111,6 +116,8 @@ impl Page {
         let scenario = RwSignal::new(start.scenario);
         let preferences = RwSignal::new(start.preferences);
         let explored = RwSignal::new(None);
+        let pins = RwSignal::new(Vec::new());
+        let pin_sweeps = RwSignal::new(crate::pins::Sweeps::new());
         Page {
             scenario,
             preferences,
@@ -119,7 +126,7 @@ impl Page {
             explored,
             sweeping: RwSignal::new(false),
             validation: RwSignal::new(None),
-            chart: chart_view::chart_model(scenario, preferences, explored),
+            chart: chart_view::chart_model(scenario, preferences, explored, pins, pin_sweeps),
             selected: RwSignal::new(start.point),
             opener: StoredValue::new(None),
             hovered: RwSignal::new(None),
@@ -128,6 +135,8 @@ impl Page {
             last_redraw: RwSignal::new(None),
             latencies: RwSignal::new(Latencies::default()),
             view: RwSignal::new(ViewState::default()),
+            pins,
+            pin_sweeps,
         }
     }
 
@@ -204,9 +213,13 @@ impl Page {
         let link = self
             .scenario
             .with(|s| crate::scenario::link_query(s, point));
-        match self.view.with(ViewState::to_query) {
+        let link = match self.view.with(ViewState::to_query) {
             view if view.is_empty() => link,
             view => format!("{link}&{view}"),
+        };
+        match self.pins.with(|p| crate::pins::link_pair(p)) {
+            Some(pins) => format!("{link}&{pins}"),
+            None => link,
         }
     }
 
@@ -299,15 +312,20 @@ fn run_page(page: Page) {
 /// The whole page.
 #[component]
 pub fn App() -> impl IntoView {
-    // The view's keys are the page's, not the scenario's: read apart.
+    // The pins' and the view's keys are the page's, not the scenario's: read apart.
+    let (pins, query, pin_notices) = crate::pins::split_query(&web::query(), Catalogue::builtin());
     let (view, query, view_notices) =
-        crate::validation_view::split_query(&web::query(), Catalogue::builtin());
+        crate::validation_view::split_query(&query, Catalogue::builtin());
     let mut start = storage::start(&query, &mut BrowserStore, Catalogue::builtin());
     start
         .notices
         .extend(view_notices.into_iter().map(|n| format!("link: {n}")));
+    start
+        .notices
+        .extend(pin_notices.into_iter().map(|n| format!("link: {n}")));
     let page = Page::new(start);
     page.view.set(view);
+    page.pins.set(pins);
     provide_context(page);
     let explorer = move || page.view.with(|v| v.view == View::Explorer);
     run_page(page);
@@ -335,6 +353,7 @@ pub fn App() -> impl IntoView {
             </aside>
             <section class="results" id="results" tabindex="-1" aria-label="Results" aria-busy=move || page.sweeping.get().to_string()>
                 <Share/>
+                <Pins/>
                 <Callout/>
                 <RateNote/>
                 <ChartView/>

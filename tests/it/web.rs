@@ -1,6 +1,6 @@
 //! Component tests in a real browser (headless Chromium via wasm-bindgen-test):
 //! the chip picker, the link round trip, the notices of a hostile link, the decode-pool
-//! speculation toggle, and the settings only mixture-of-experts models take.
+//! speculation toggle, the settings only mixture-of-experts models take, and a pin.
 //!
 //! Run with `cargo test --target wasm32-unknown-unknown --test it` (scripts/test.sh
 //! does); `main.rs` compiles this module for wasm32 only.
@@ -382,4 +382,67 @@ async fn the_draft_list_offers_an_eagle_head_and_the_link_follows_it() {
     drop(handle);
     parent.remove();
     set_query("?");
+}
+
+/// "Pin scenario" keeps the current scenario (its sweep serves the pin), the table
+/// shows it beside the current one with no change, a rename and a removal follow,
+/// and the link carries the pins.
+#[wasm_bindgen_test]
+async fn a_pin_is_kept_named_compared_and_removed() {
+    use disagg_explorer::engine::disagg::Axis;
+    use disagg_explorer::explore::explore;
+    use disagg_explorer::ui::{Explored, Pins};
+    use std::sync::Arc;
+    let parent = container();
+    let small = Scenario {
+        axis: Axis::Aggregated,
+        chips: vec!["h200".into()],
+        max_chips: 8,
+        ..Scenario::default()
+    };
+    let page = Page::new(Start {
+        scenario: small.clone(),
+        ..start("", &mut BrowserStore, Catalogue::builtin())
+    });
+    page.explored.set(Some(Arc::new(Explored {
+        result: explore(&small, Catalogue::builtin()),
+        scenario: small.clone(),
+    })));
+    let handle = leptos::mount::mount_to(parent.clone(), move || {
+        provide_context(page);
+        view! { <Pins/> }
+    });
+    settle().await;
+    assert!(document()
+        .query_selector("#compare-table")
+        .unwrap()
+        .is_none());
+    element::<web_sys::HtmlElement>("#pin-scenario").click();
+    settle().await;
+    assert_eq!(page.pins.get_untracked().len(), 1);
+    assert!(page.link_query().contains("&pins="));
+    let body: web_sys::HtmlElement = element("#compare-table tbody");
+    assert_eq!(body.child_element_count(), 2);
+    let pin_row = body.last_element_child().unwrap();
+    assert!(
+        pin_row.text_content().unwrap_or_default().contains("±0%"),
+        "{:?}",
+        pin_row.text_content()
+    );
+    let name: web_sys::HtmlInputElement = element("#pin-name-1");
+    name.set_value("mine");
+    name.dispatch_event(&web_sys::Event::new("change").unwrap())
+        .unwrap();
+    settle().await;
+    assert_eq!(page.pins.get_untracked()[0].name, "mine");
+    element::<web_sys::HtmlElement>("#pin-remove-1").click();
+    settle().await;
+    assert!(page.pins.get_untracked().is_empty());
+    assert!(!page.link_query().contains("pins="));
+    assert!(document()
+        .query_selector("#compare-table")
+        .unwrap()
+        .is_none());
+    drop(handle);
+    parent.remove();
 }

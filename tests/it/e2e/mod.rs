@@ -16,6 +16,7 @@
 mod accessibility;
 mod bundle;
 mod chart;
+mod compare;
 mod docs;
 mod driver;
 mod error_band;
@@ -390,6 +391,7 @@ fn the_release_page_works_end_to_end() {
     own::own_chips_and_effects(&driver, &base);
     precision::experts_in_their_own_format(&driver, &base);
     topology::a_split_point_draws_its_pools_and_links(&driver, &base);
+    compare::two_pinned_scenarios_survive_the_link(&driver, &base);
 
     // Every control has a label a screen reader and keyboard user can find.
     let unlabelled = page.js("return [...document.querySelectorAll('input, select')]

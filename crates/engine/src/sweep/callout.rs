@@ -91,7 +91,7 @@ pub(super) fn default_target(cloud: &[SweepPoint], f: &Frontiers) -> TokensPerSe
 
 /// The frontier point that serves `target` best (the first at or above it) and its
 /// value of `objective`; points without a value (unpriced, for $/Mtok) are skipped.
-pub(super) fn read(
+pub fn read(
     cloud: &[SweepPoint],
     frontier: &[usize],
     objective: Objective,
@@ -130,7 +130,7 @@ pub fn fmt_num(v: f64) -> String {
     }
 }
 
-pub(super) fn callout(
+pub fn callout(
     axis: Axis,
     cloud: &[SweepPoint],
     f: &Frontiers,
