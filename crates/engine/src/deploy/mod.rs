@@ -182,14 +182,22 @@ impl Launch {
     /// Everything as one shell script: the placeholders to fill, the files, then each
     /// command under its title; the notes as comments.
     pub fn script(&self) -> String {
-        let mut out = vec![format!(
-            "# {} launch of {} on {} node{} ({} chips per node)",
-            self.framework.name(),
-            self.model,
-            self.nodes,
-            if self.nodes == 1 { "" } else { "s" },
-            self.gpus_per_node
-        )];
+        let mut out = vec![if self.commands.is_empty() {
+            format!(
+                "# {} cannot launch {} as modelled",
+                self.framework.name(),
+                self.model
+            )
+        } else {
+            format!(
+                "# {} launch of {} on {} node{} ({} chips per node)",
+                self.framework.name(),
+                self.model,
+                self.nodes,
+                if self.nodes == 1 { "" } else { "s" },
+                self.gpus_per_node
+            )
+        }];
         for n in &self.notes {
             out.push(format!("# note: {n}"));
         }

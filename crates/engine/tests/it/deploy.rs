@@ -388,6 +388,9 @@ fn what_a_framework_cannot_express_is_said_not_invented() {
     for f in LaunchFramework::ALL {
         let l = launch(f, &setup, &d, &p, &lm, None).unwrap();
         assert!(l.commands.is_empty(), "{f}");
+        assert!(l
+            .script()
+            .starts_with(&format!("# {} cannot launch", f.name())));
         assert!(
             l.notes.iter().any(|n| n.contains("attention and experts")),
             "{f}: {:?}",
