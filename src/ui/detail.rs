@@ -247,6 +247,7 @@ pub fn Detail() -> impl IntoView {
                 <ul class="warnings">
                     {d.warnings.iter().map(|w| view! { <li>{w.clone()}</li> }).collect_view()}
                 </ul>
+                <super::launch::LaunchCommand/>
                 <h3>"Where the time goes, operator by operator"</h3>
                 <div id="operator-tables">{operator_tables(d)}</div>
             }
