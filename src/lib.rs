@@ -22,6 +22,7 @@ pub mod explore;
 pub mod export;
 pub mod format;
 pub mod jobs;
+pub mod launch;
 pub mod model_summary;
 pub mod open_loop;
 pub mod perf;

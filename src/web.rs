@@ -61,6 +61,45 @@ pub fn copy(text: &str) -> bool {
     }
 }
 
+/// Copies `text` to the clipboard and calls `done(true)`; where the browser has no
+/// clipboard or refuses (no permission, an insecure page), selects the contents of
+/// the element `id` for the user to copy and calls `done(false)`.
+pub fn copy_or_select(text: &str, id: &str, done: impl FnOnce(bool) + 'static) {
+    let id = id.to_string();
+    let navigator = window().map(|w| w.navigator());
+    // `navigator.clipboard` is undefined outside secure contexts: asked first, so
+    // that no call is made on undefined.
+    let has_clipboard = navigator.as_ref().is_some_and(|n| {
+        js_sys::Reflect::get(n, &wasm_bindgen::JsValue::from_str("clipboard"))
+            .is_ok_and(|c| !c.is_undefined() && !c.is_null())
+    });
+    match navigator.filter(|_| has_clipboard) {
+        Some(n) => {
+            let promise = n.clipboard().write_text(text);
+            leptos::task::spawn_local(async move {
+                let copied = wasm_bindgen_futures::JsFuture::from(promise).await.is_ok();
+                if !copied {
+                    select_contents(&id);
+                }
+                done(copied);
+            });
+        }
+        None => {
+            select_contents(&id);
+            done(false);
+        }
+    }
+}
+
+/// Selects everything inside the element `id`, as a user's drag would.
+pub fn select_contents(id: &str) {
+    let Some(w) = window() else { return };
+    let element = w.document().and_then(|d| d.get_element_by_id(id));
+    if let (Some(e), Ok(Some(selection))) = (element, w.get_selection()) {
+        let _ = selection.select_all_children(&e);
+    }
+}
+
 /// Offers `text` as a file named `name` of type `mime`; false when the browser
 /// refuses.
 pub fn download_text(name: &str, mime: &str, text: &str) -> bool {

@@ -248,6 +248,7 @@ pub fn Detail() -> impl IntoView {
                     {d.warnings.iter().map(|w| view! { <li>{w.clone()}</li> }).collect_view()}
                 </ul>
                 {super::topology::topology_view(&e.topology)}
+                <super::launch::LaunchCommand/>
                 <h3>"Where the time goes, operator by operator"</h3>
                 <div id="operator-tables">{operator_tables(d)}</div>
             }

@@ -12,6 +12,7 @@ mod chip_picker;
 mod controls;
 mod detail;
 mod export;
+mod launch;
 mod notices;
 mod own_chips;
 mod own_model;

@@ -321,7 +321,7 @@ fn print_bands(validated: &ValidationReport, p: &DeploymentPoint) {
 
 /// The bundle `predict`'s flags describe: the pools' chips, and as its deployment the
 /// one the planner picks (open layouts and batch filled in).
-fn predict_bundle(args: &PredictArgs) -> Result<Bundle, String> {
+pub(crate) fn predict_bundle(args: &PredictArgs) -> Result<Bundle, String> {
     let cat = Catalogue::builtin();
     let axis = Axis::parse(&args.axis).map_err(|e| e.to_string())?;
     let p = &args.pools;

@@ -20,6 +20,7 @@ macro_rules! out {
 
 mod axes;
 mod bundle;
+mod deploy;
 mod explain;
 mod sweep;
 
@@ -50,6 +51,10 @@ enum Command {
     // Negative numbers are values, so that `--isl -1` is refused by its own flag.
     #[command(allow_negative_numbers = true)]
     Predict(PredictArgs),
+    /// Print the launch commands (vLLM, SGLang, TensorRT-LLM or NVIDIA Dynamo) of the
+    /// deployment `predict` evaluates; --framework names the framework.
+    #[command(allow_negative_numbers = true)]
+    Deploy(deploy::DeployArgs),
     /// Sweep homogeneous and heterogeneous splits and print the frontiers.
     #[command(allow_negative_numbers = true)]
     Sweep(sweep::SweepArgs),
@@ -90,7 +95,8 @@ pub(crate) struct AssumptionArgs {
     prefill_two_batch_overlap: bool,
     /// Serving framework whose default batch limit and token budget apply where no
     /// assumption states them: auto (each chip family's usual one), generic (the
-    /// global assumptions), trtllm, vllm, sglang, llamacpp or mlx.
+    /// global assumptions), trtllm, vllm, sglang, llamacpp or mlx. With `deploy`: the
+    /// launch's framework, vllm, sglang, trtllm or dynamo (whose workers run vLLM).
     #[arg(long, value_name = "NAME")]
     framework: Option<String>,
     /// Redundant expert slots (copies of hot experts) spread over the expert group of
@@ -301,6 +307,7 @@ fn main() -> ExitCode {
         Command::List { what } => list(what),
         Command::Predict(args) => axes::run_predict(&args),
         Command::Sweep(args) => sweep::run_sweep(&args),
+        Command::Deploy(args) => deploy::run_deploy(args),
         Command::Validate { json, assumptions } => run_validate(json, &assumptions),
     };
     match result {

@@ -30,6 +30,7 @@
 pub mod assumptions;
 pub mod bundle;
 pub mod catalogue;
+pub mod deploy;
 pub mod disagg;
 pub mod dtype;
 pub mod error;

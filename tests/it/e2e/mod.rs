@@ -17,6 +17,7 @@ mod accessibility;
 mod bundle;
 mod chart;
 mod compare;
+mod deploy;
 mod docs;
 mod driver;
 mod error_band;
@@ -392,6 +393,7 @@ fn the_release_page_works_end_to_end() {
     precision::experts_in_their_own_format(&driver, &base);
     topology::a_split_point_draws_its_pools_and_links(&driver, &base);
     compare::two_pinned_scenarios_survive_the_link(&driver, &base);
+    deploy::a_point_copies_its_launch_command(&driver, &base);
 
     // Every control has a label a screen reader and keyboard user can find.
     let unlabelled = page.js("return [...document.querySelectorAll('input, select')]

@@ -14,7 +14,7 @@ fn snapshot_path(name: &str) -> PathBuf {
 }
 
 /// Compares `actual` with the stored snapshot `name` (or stores it when asked to).
-fn check(name: &str, actual: &str) {
+pub(crate) fn check(name: &str, actual: &str) {
     let path = snapshot_path(name);
     if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
         std::fs::write(&path, actual).unwrap();

@@ -346,6 +346,11 @@ impl<'a> Inputs<'a> {
         &self.model.preset
     }
 
+    /// The draft model as read, where a draft model speculates.
+    pub fn draft(&self) -> Option<&ModelPreset> {
+        self.draft.as_ref().map(|d| &*d.preset)
+    }
+
     /// The name reports give the model: its catalogue id, or the config's name.
     pub fn model_name(&self) -> &str {
         self.model.name

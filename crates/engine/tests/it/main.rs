@@ -5,6 +5,8 @@ mod answers;
 mod benchmark_definitions;
 mod catalogue;
 mod common;
+mod deploy;
+mod deploy_flags;
 mod disagg;
 mod eagle;
 mod explain;

@@ -1,0 +1,108 @@
+//! `disagg deploy`: the launch commands of the deployment `predict` evaluates, as
+//! text (snapshots) and as JSON whose numbers are `predict --json`'s.
+
+use super::snapshots::check;
+use super::{disagg, stderr, stdout};
+
+const AGG: [&str; 12] = [
+    "--model",
+    "llama-3.3-70b",
+    "--chip",
+    "h100-sxm",
+    "--chips",
+    "8",
+    "--tp",
+    "8",
+    "--batch",
+    "64",
+    "--isl",
+    "1000",
+];
+const PD: [&str; 16] = [
+    "--model",
+    "llama-3.3-70b",
+    "--axis",
+    "pd",
+    "--prefill-chip",
+    "h100-sxm",
+    "--prefill-chips",
+    "4",
+    "--decode-chip",
+    "h200",
+    "--decode-chips",
+    "8",
+    "--batch",
+    "64",
+    "--isl",
+    "1000",
+];
+
+fn run(framework: &str, flags: &[&str], extra: &[&str]) -> String {
+    let mut args = vec!["deploy", "--framework", framework];
+    args.extend(flags);
+    args.extend(["--osl", "1000"]);
+    args.extend(extra);
+    let o = disagg(&args);
+    assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+    stdout(&o)
+}
+
+#[test]
+fn deploy_text_of_an_aggregated_and_a_prefill_decode_deployment() {
+    check("deploy_vllm_aggregated.txt", &run("vllm", &AGG, &[]));
+    check("deploy_trtllm_prefill_decode.txt", &run("trtllm", &PD, &[]));
+    check("deploy_sglang_prefill_decode.txt", &run("sglang", &PD, &[]));
+}
+
+#[test]
+fn deploy_json_carries_predicts_layout_under_the_frameworks_defaults() {
+    let l: serde_json::Value = serde_json::from_str(&run("dynamo", &PD, &["--json"])).unwrap();
+    // Dynamo's workers run vLLM: the point is predicted with vLLM's defaults.
+    let mut args = vec!["predict", "--framework", "vllm"];
+    args.extend(PD);
+    args.extend(["--osl", "1000", "--json"]);
+    let p: serde_json::Value = serde_json::from_str(&stdout(&disagg(&args))).unwrap();
+    let pools = p["pools"].as_array().unwrap();
+    assert_eq!(l["framework"], "dynamo");
+    for (i, pool) in pools.iter().enumerate() {
+        let worker = &l["commands"][i + 1];
+        let flag = |f: &str| {
+            worker["args"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|a| a["flag"] == f)
+                .map(|a| a["value"].as_str().unwrap().parse::<f64>().unwrap())
+                .unwrap()
+        };
+        assert_eq!(flag("--tensor-parallel-size"), pool["tp"].as_f64().unwrap());
+        assert_eq!(flag("--data-parallel-size"), pool["dp"].as_f64().unwrap());
+        assert_eq!(
+            flag("--max-num-seqs"),
+            pool["seqs_per_replica"].as_f64().unwrap().ceil()
+        );
+        assert_eq!(l["pools"][i]["chips"], pool["chips"]);
+    }
+}
+
+#[test]
+fn deploy_names_its_framework() {
+    let mut args = vec!["deploy"];
+    args.extend(AGG);
+    args.extend(["--osl", "1000"]);
+    let o = disagg(&args);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("--framework vllm, sglang, trtllm or dynamo"),
+        "{}",
+        stderr(&o)
+    );
+    args.extend(["--framework", "llamacpp"]);
+    let o = disagg(&args);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("unknown launch framework"),
+        "{}",
+        stderr(&o)
+    );
+}
