@@ -27,6 +27,7 @@ pub mod open_loop;
 pub mod perf;
 pub mod points;
 pub mod reality;
+pub mod recommend_view;
 pub mod scenario;
 pub mod storage;
 pub mod ui;

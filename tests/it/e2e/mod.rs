@@ -25,6 +25,7 @@ mod own;
 mod phones;
 mod precision;
 mod rate;
+mod recommend;
 mod validation_sort;
 mod validation_view;
 mod worker;
@@ -388,6 +389,7 @@ fn the_release_page_works_end_to_end() {
     bundle::a_bundle_reproduces_the_page_in_the_cli(&driver, &base);
     own::own_chips_and_effects(&driver, &base);
     precision::experts_in_their_own_format(&driver, &base);
+    recommend::the_first_deployment_meets_the_limits_shown(&driver, &base);
 
     // Every control has a label a screen reader and keyboard user can find.
     let unlabelled = page.js("return [...document.querySelectorAll('input, select')]
