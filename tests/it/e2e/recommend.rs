@@ -43,7 +43,7 @@ fn wait_table(page: &Session) {
 pub fn the_first_deployment_meets_the_limits_shown(driver: &Driver, base: &str) {
     let page = driver.session();
     page.open(&format!(
-        "{base}/?model=llama-3.3-70b&isl=1000&osl=1000&ttft=500&tpot=30&rate=10&view=recommend&rec.chips=h100-sxm,h200,b200,groq-lpu"
+        "{base}/?v=1&model=llama-3.3-70b&isl=1000&osl=1000&ttft=500&tpot=30&rate=10&view=recommend&rec.chips=h100-sxm,h200,b200,groq-lpu"
     ));
     wait_table(&page);
     assert_eq!(

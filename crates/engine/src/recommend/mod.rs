@@ -201,6 +201,7 @@ pub fn recommend(req: &RecommendRequest) -> Result<Recommendation> {
         axes: &axes,
         budget,
         seen: Vec::new(),
+        notes: Vec::new(),
         best: Vec::new(),
         outcomes: Vec::new(),
         tried: Vec::new(),
@@ -212,8 +213,8 @@ pub fn recommend(req: &RecommendRequest) -> Result<Recommendation> {
     // Mixed pairings of the cheapest kinds that meet the SLO alone.
     let mut cheapest: Vec<&Chip> = Vec::new();
     for e in ranked(&s.best, usize::MAX) {
-        let id = &e.spec.pools[0].chip;
-        if let Some(c) = chips.iter().find(|c| &c.id == id) {
+        let id = e.spec.pools.first().map(|p| p.chip.as_str());
+        if let Some(c) = chips.iter().find(|c| Some(c.id.as_str()) == id) {
             if !cheapest.iter().any(|k| k.id == c.id) {
                 cheapest.push(c);
             }
@@ -226,6 +227,7 @@ pub fn recommend(req: &RecommendRequest) -> Result<Recommendation> {
     let rejected = family::reasons(&s.setup, req, &chips, budget, &s.outcomes, &s.best);
     let (best, tried, seen) = (s.best, s.tried, s.seen.len() as u64);
     let mut notes: Vec<String> = setup.context_warning().into_iter().collect();
+    notes.extend(s.notes);
     notes.push(format!(
         "replicas are independent: each serves its share of the demand with its own queue (no queue shared between them); one replica holds at most {budget} chips"
     ));
@@ -255,6 +257,8 @@ struct Search<'r, 'a> {
     budget: u32,
     /// Layouts already tried (batch zeroed).
     seen: Vec<DeploymentSpec>,
+    /// Sweeps that could not run, said once each.
+    notes: Vec<String>,
     /// The fewest replicas of each layout that meet the SLO.
     best: Vec<Entry>,
     /// Every layout's outcome, with its chip ids (for the families' reasons).
@@ -278,7 +282,7 @@ impl<'a> Search<'_, 'a> {
                 .collect(),
         };
         for axis in sweeps {
-            let Ok(result) = sweep(&SweepRequest {
+            let result = match sweep(&SweepRequest {
                 setup: self.setup,
                 axis,
                 chips: chips.clone(),
@@ -286,8 +290,15 @@ impl<'a> Search<'_, 'a> {
                 target_tok_s_user: None,
                 slo: Slo::default(),
                 batch: None,
-            }) else {
-                continue;
+            }) {
+                Ok(r) => r,
+                Err(e) => {
+                    let note = format!("the {} sweep could not run: {e}", axis.name());
+                    if !self.notes.contains(&note) {
+                        self.notes.push(note);
+                    }
+                    continue;
+                }
             };
             for p in &result.cloud {
                 if !self.axes.contains(&p.spec.axis) || (mixed && p.class != Class::Heterogeneous) {
