@@ -7,14 +7,16 @@
 //! replacing older waiting ones, and a long stale job cancelled.
 
 use crate::explore::{compare, explore};
+use crate::recommend_view::RecommendInputs;
 use crate::scenario::Scenario;
+use disagg_engine::recommend::Recommendation;
 use disagg_engine::sweep::{AxisBest, SweepPoint, SweepResult};
 use disagg_engine::units::TokensPerSecond;
 use disagg_engine::validation::{self, BenchmarkTable, ValidationReport};
 use disagg_engine::{Assumptions, Catalogue};
 use serde::{Deserialize, Serialize};
 
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Job {
     /// The scenario's sweep.
     Sweep,
@@ -22,6 +24,8 @@ pub enum Job {
     Axes { target_tok_s_user: f64 },
     /// The published points, predicted (`disagg validate`): the page's measured error.
     Validation,
+    /// Deployments across the catalogue meeting the scenario's limits at a demand.
+    Recommend(RecommendInputs),
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -37,6 +41,7 @@ pub enum Answer {
     Sweep(Result<Box<SweepResult>, String>),
     Axes(Result<Vec<AxisBest>, String>),
     Validation(Result<Box<ValidationReport>, String>),
+    Recommend(Result<Box<Recommendation>, String>),
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -67,7 +72,7 @@ pub fn run(request: &Request, catalogue: &Catalogue) -> Answer {
             notices.join("; ")
         )
     });
-    match request.job {
+    match &request.job {
         Job::Sweep => Answer::Sweep(match refused {
             Some(why) => Err(why),
             None => explore(&scenario, catalogue).map(Box::new),
@@ -82,8 +87,12 @@ pub fn run(request: &Request, catalogue: &Catalogue) -> Answer {
             None => compare(
                 &scenario,
                 catalogue,
-                TokensPerSecond::new(target_tok_s_user),
+                TokensPerSecond::new(*target_tok_s_user),
             ),
+        }),
+        Job::Recommend(inputs) => Answer::Recommend(match refused {
+            Some(why) => Err(why),
+            None => crate::recommend_view::run(&scenario, inputs, catalogue).map(Box::new),
         }),
     }
 }
@@ -359,6 +368,30 @@ mod tests {
             &Assumptions::default(),
         );
         assert_eq!(reply.answer, Answer::Validation(Ok(Box::new(expected))));
+    }
+
+    #[test]
+    fn the_recommend_job_is_the_view_s_search() {
+        let s = Scenario {
+            ttft_ms: Some(2000.0),
+            tpot_ms: Some(50.0),
+            rate: Some(2.0),
+            ..Scenario::default()
+        };
+        let inputs = RecommendInputs {
+            chips: vec!["h100-sxm".into()],
+            ..RecommendInputs::default()
+        };
+        let request = Request::new(6, &s, Job::Recommend(inputs.clone()));
+        let text = serde_json::to_string(&request).unwrap();
+        let reply: Reply = serde_json::from_str(&answer_text(&text, cat(), || 0.0)).unwrap();
+        // Every evaluation is kept for the engine's tests, not sent.
+        let expected = crate::recommend_view::run(&s, &inputs, cat()).map(|mut r| {
+            r.tried.clear();
+            Box::new(r)
+        });
+        assert!(expected.as_ref().is_ok_and(|r| !r.ranked.is_empty()));
+        assert_eq!(reply.answer, Answer::Recommend(expected));
     }
 
     #[test]

@@ -29,6 +29,7 @@ pub mod perf;
 pub mod pins;
 pub mod points;
 pub mod reality;
+pub mod recommend_view;
 pub mod scenario;
 pub mod storage;
 pub mod topology;

@@ -605,3 +605,27 @@ fn a_picked_template_chip_keeps_its_required_numbers() {
     // The only chip of the pool is not removed from under it.
     assert!(s.apply("chip.npu-1.from", "", cat()).is_err());
 }
+
+#[test]
+fn a_recommend_link_round_trips_with_its_limits_and_demand() {
+    use crate::validation_view::{split_query, View};
+    // The limits and the rate are the scenario's keys; the view, tokens per day and the
+    // chips searched are the recommend view's.
+    let link = "v=1&model=llama-3.3-70b&isl=1000&osl=1000&ttft=500&tpot=30&rate=10&view=recommend&rec.tpd=1728000000&rec.chips=b200,h200";
+    let (view, rest, notices) = split_query(link, cat());
+    assert!(notices.is_empty(), "{notices:?}");
+    assert_eq!(view.view, View::Recommend);
+    assert_eq!(view.recommend.tokens_per_day, Some(1.728e9));
+    assert_eq!(view.recommend.chips, ["b200", "h200"]);
+    let (s, notices) = Scenario::from_query(&rest, cat());
+    assert!(notices.is_empty(), "{notices:?}");
+    assert_eq!(
+        (s.ttft_ms, s.tpot_ms, s.rate),
+        (Some(500.0), Some(30.0), Some(10.0))
+    );
+    // Written back and read again: the same scenario and view.
+    let again = format!("{}&{}", s.to_query(), view.to_query());
+    let (view2, rest2, _) = split_query(&again, cat());
+    assert_eq!(view2, view);
+    assert_eq!(Scenario::from_query(&rest2, cat()).0, s);
+}

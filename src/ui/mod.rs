@@ -19,6 +19,7 @@ mod own_model;
 mod pins;
 mod points_table;
 mod rate;
+mod recommend;
 mod share;
 mod topology;
 mod validation;
@@ -38,6 +39,7 @@ pub use own_model::{ModelSummary, OwnModel};
 pub use pins::Pins;
 pub use points_table::PointsTable;
 pub use rate::RateNote;
+pub use recommend::RecommendView;
 pub use share::Share;
 pub use validation::{ValidationView, ViewSwitch};
 
@@ -331,7 +333,11 @@ pub fn App() -> impl IntoView {
     let explorer = move || page.view.with(|v| v.view == View::Explorer);
     run_page(page);
     view! {
-        <a class="skip-link" href=move || if explorer() { "#results" } else { "#validation" }>"Skip to the results"</a>
+        <a class="skip-link" href=move || match page.view.with(|v| v.view) {
+            View::Explorer => "#results",
+            View::Validation => "#validation",
+            View::Recommend => "#recommend",
+        }>"Skip to the results"</a>
         <header class="masthead">
             <h1>"Disagg Explorer"</h1>
             <p class="tagline">
@@ -341,8 +347,11 @@ pub fn App() -> impl IntoView {
         </header>
         <ViewSwitch/>
         <Notices/>
-        <Show when=move || !explorer()>
+        <Show when=move || page.view.with(|v| v.view == View::Validation)>
             <ValidationView/>
+        </Show>
+        <Show when=move || page.view.with(|v| v.view == View::Recommend)>
+            <RecommendView/>
         </Show>
         <main class="layout" hidden=move || !explorer()>
             <aside class="controls" aria-label="Scenario">

@@ -33,6 +33,7 @@ pub fn ViewSwitch() -> impl IntoView {
         <nav class="view-switch" aria-label="View">
             {button(View::Explorer, "view-explorer", "Explorer")}
             {button(View::Validation, "view-validation", "Published measurements")}
+            {button(View::Recommend, "view-recommend", "Recommend")}
         </nav>
     }
 }

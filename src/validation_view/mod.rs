@@ -30,6 +30,8 @@ pub enum View {
     #[default]
     Explorer,
     Validation,
+    /// Deployments that meet the limits at a demand (`crate::recommend_view`).
+    Recommend,
 }
 
 /// A filter of the table: each narrows the rows to one value, or leaves them all.
@@ -83,12 +85,14 @@ pub struct Filters {
 }
 
 /// The view and its filters: what the link carries besides the scenario.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ViewState {
     pub view: View,
     pub filters: Filters,
     /// The table's order; `None` is the published table's own.
     pub sort: Option<sort::Sort>,
+    /// The recommend view's demand and chips (its `rec.` keys).
+    pub recommend: crate::recommend_view::RecommendInputs,
 }
 
 /// A metric's id as the table file and the link spell it (`output_tok_s_per_chip`).
@@ -230,6 +234,10 @@ impl ViewState {
         if self.view == View::Validation {
             q.push(format!("{VIEW_KEY}={VALIDATION}"));
         }
+        if self.view == View::Recommend {
+            q.push(format!("{VIEW_KEY}={}", crate::recommend_view::RECOMMEND));
+        }
+        q.extend(Some(self.recommend.to_query()).filter(|r| !r.is_empty()));
         for key in FilterKey::ALL {
             if let Some(v) = self.filters.value(key) {
                 q.push(format!("{FILTER_PREFIX}{}={}", key.id(), encode(&v)));
@@ -260,10 +268,16 @@ pub fn split_query(query: &str, catalogue: &Catalogue) -> (ViewState, String, Ve
         if key == VIEW_KEY {
             match value.as_str() {
                 VALIDATION => state.view = View::Validation,
+                crate::recommend_view::RECOMMEND => state.view = View::Recommend,
                 "" | "explorer" => state.view = View::Explorer,
                 _ => notices.push(format!(
-                    "ignored {VIEW_KEY}={shown:?}: a view is explorer or {VALIDATION}"
+                    "ignored {VIEW_KEY}={shown:?}: a view is explorer, {VALIDATION} or {}",
+                    crate::recommend_view::RECOMMEND
                 )),
+            }
+        } else if crate::recommend_view::KEYS.contains(&key.as_str()) {
+            if let Err(why) = state.recommend.set(&key, &value, catalogue) {
+                notices.push(format!("ignored {key}={shown:?}: {why}"));
             }
         } else if key == format!("{FILTER_PREFIX}{}", sort::SORT_KEY) {
             match sort::Sort::parse(&value) {

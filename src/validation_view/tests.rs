@@ -166,6 +166,7 @@ fn the_view_and_its_filters_survive_the_link() {
             column: Column::Error,
             descending: true,
         }),
+        ..ViewState::default()
     };
     let scenario = Scenario::default();
     let link = format!("{}&{}", link_query(&scenario, Some(3)), state.to_query());
@@ -184,6 +185,7 @@ fn the_view_and_its_filters_survive_the_link() {
                 view: View::Validation,
                 filters: Filters::default(),
                 sort: None,
+                ..ViewState::default()
             },
             String::new(),
             Vec::new()

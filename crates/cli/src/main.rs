@@ -22,6 +22,7 @@ mod axes;
 mod bundle;
 mod deploy;
 mod explain;
+mod recommend;
 mod sweep;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -58,6 +59,10 @@ enum Command {
     /// Sweep homogeneous and heterogeneous splits and print the frontiers.
     #[command(allow_negative_numbers = true)]
     Sweep(sweep::SweepArgs),
+    /// Deployments across the catalogue that meet TTFT and TPOT limits at a demand,
+    /// ranked by $/Mtok, the fewest chips that do, and why the other chips fail.
+    #[command(allow_negative_numbers = true)]
+    Recommend(recommend::RecommendArgs),
     /// Run the validation table against published measurements.
     Validate {
         /// Print one JSON object instead of a table.
@@ -308,6 +313,7 @@ fn main() -> ExitCode {
         Command::Predict(args) => axes::run_predict(&args),
         Command::Sweep(args) => sweep::run_sweep(&args),
         Command::Deploy(args) => deploy::run_deploy(args),
+        Command::Recommend(args) => recommend::run_recommend(&args),
         Command::Validate { json, assumptions } => run_validate(json, &assumptions),
     };
     match result {

@@ -43,6 +43,7 @@ pub mod limits;
 pub mod memory;
 pub mod model;
 pub mod parallel;
+pub mod recommend;
 pub mod serving;
 pub mod sweep;
 pub mod units;

@@ -72,3 +72,11 @@ pub const MAX_LATENCY_LIMIT_MS: f64 = 1e9;
 pub const MAX_USER_CHIPS: usize = 8;
 /// Longest id a user's own chip may have.
 pub const MAX_USER_CHIP_ID: usize = 32;
+/// Most chip kinds one recommendation searches: one sweep per kind and axis, so the
+/// whole catalogue with a user's own chips fits and the page stays responsive.
+pub const MAX_RECOMMEND_CHIP_KINDS: usize = 48;
+/// Most chips one replica of a recommended deployment holds (the budget of each of
+/// its sweeps); replicas of it make up the demand, within the request's chip bound.
+pub const RECOMMEND_REPLICA_CHIPS: u32 = 64;
+/// The chip bound a recommendation uses when none is given (all replicas together).
+pub const DEFAULT_RECOMMEND_CHIPS: u32 = 1024;

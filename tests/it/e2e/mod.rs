@@ -27,6 +27,7 @@ mod own;
 mod phones;
 mod precision;
 mod rate;
+mod recommend;
 mod topology;
 mod validation_sort;
 mod validation_view;
@@ -394,6 +395,7 @@ fn the_release_page_works_end_to_end() {
     topology::a_split_point_draws_its_pools_and_links(&driver, &base);
     compare::two_pinned_scenarios_survive_the_link(&driver, &base);
     deploy::a_point_copies_its_launch_command(&driver, &base);
+    recommend::the_first_deployment_meets_the_limits_shown(&driver, &base);
 
     // Every control has a label a screen reader and keyboard user can find.
     let unlabelled = page.js("return [...document.querySelectorAll('input, select')]

@@ -13,6 +13,7 @@ mod fuzz;
 mod open_loop;
 mod pool_flags;
 mod precision;
+mod recommend;
 mod scheduling;
 mod snapshots;
 mod sweep_flags;

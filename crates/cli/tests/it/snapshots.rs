@@ -226,3 +226,28 @@ fn sweep_frontiers_and_callouts_of_two_scenarios() {
         ]),
     );
 }
+
+#[test]
+fn recommend_ranking_minimum_and_rejected_chips() {
+    // A fixed chip list, so that chips added to the catalogue do not move it.
+    check(
+        "recommend_llama.txt",
+        &run(&[
+            "recommend",
+            "--model",
+            "llama-3.3-70b",
+            "--isl",
+            "1000",
+            "--osl",
+            "1000",
+            "--ttft-ms",
+            "500",
+            "--tpot-ms",
+            "30",
+            "--rate",
+            "10",
+            "--chips",
+            "h100-sxm,h200,mi300x,b200,gaudi3,groq-lpu,m4-max,l40s",
+        ]),
+    );
+}

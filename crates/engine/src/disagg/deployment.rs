@@ -180,13 +180,21 @@ impl DeploymentSpec {
         &self,
         catalogue: &'a crate::catalogue::Catalogue,
     ) -> Result<Deployment<'a>> {
+        self.resolve_with(|id| catalogue.chip(id))
+    }
+
+    /// Looks the chips up with `chip` (a catalogue, or a sweep's own chip list).
+    pub fn resolve_with<'a>(
+        &self,
+        chip: impl Fn(&str) -> Result<&'a Chip>,
+    ) -> Result<Deployment<'a>> {
         let pool = |role: PoolRole| -> Result<Option<PoolConfig<'a>>> {
             self.pools
                 .iter()
                 .find(|p| p.role == role)
                 .map(|p| {
                     Ok(PoolConfig {
-                        chip: catalogue.chip(&p.chip)?,
+                        chip: chip(&p.chip)?,
                         parallelism: p.parallelism,
                     })
                 })

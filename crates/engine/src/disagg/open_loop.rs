@@ -66,10 +66,7 @@ pub(crate) fn concurrency(
     }
     let at = |batch: u32| evaluate(setup, &deployment.with_batch(batch));
     let served = |p: &DeploymentPoint| self::served(setup, p);
-    // The most the deployment holds: memory's and the engine's limits together.
-    let probe = at(1)?;
-    let most = probe.max_batch().clamp(1, crate::limits::MAX_BATCH as u64) as u32;
-    let full = at(most)?;
+    let Reach { probe, most, full } = reach(setup, deployment)?;
     if served(&full) < rate {
         return Err(EngineError::InvalidInput(format!(
             "the deployment serves at most {:.3} requests per second (at {} concurrent requests); a rate of {} exceeds it",
@@ -97,6 +94,29 @@ pub(crate) fn concurrency(
         serves: served(&closed),
         closed,
     })
+}
+
+/// A deployment at one request and at the most it holds.
+pub(crate) struct Reach {
+    pub probe: DeploymentPoint,
+    /// The largest concurrency: memory's and the engine's limits together.
+    pub most: u32,
+    pub full: DeploymentPoint,
+}
+
+pub(crate) fn reach(setup: &Setup, deployment: &Deployment) -> Result<Reach> {
+    let at = |batch: u32| evaluate(setup, &deployment.with_batch(batch));
+    let probe = at(1)?;
+    let most = probe.max_batch().clamp(1, crate::limits::MAX_BATCH as u64) as u32;
+    let full = at(most)?;
+    Ok(Reach { probe, most, full })
+}
+
+/// The most requests per second the deployment serves (at the most it holds), and
+/// that concurrency: the largest rate [`at_rate`] accepts.
+pub fn capacity(setup: &Setup, deployment: &Deployment) -> Result<(RequestsPerSecond, u32)> {
+    let r = reach(setup, deployment)?;
+    Ok((served(setup, &r.full), r.most))
 }
 
 /// The closed loop `point` at the held concurrency, delivering `rate`: token rates

@@ -165,7 +165,7 @@ impl SweepResult {
 
 /// By how much the largest aggregated pool of `chip` within the budget misses, with
 /// its best layout (the planner's closest miss), when even one sequence does not fit.
-fn closest_miss(setup: &Setup<'_>, chip: &Chip, max_chips: u32) -> Option<String> {
+pub(crate) fn closest_miss(setup: &Setup<'_>, chip: &Chip, max_chips: u32) -> Option<String> {
     let chips = *space::pool_sizes(max_chips).last()?;
     let choice = PoolChoice {
         chip,

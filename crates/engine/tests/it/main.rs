@@ -16,6 +16,7 @@ mod kernel_factors;
 mod little;
 mod precision;
 mod prefill_ep;
+mod recommend;
 mod sram;
 mod sweeps;
 mod topology;

@@ -1,0 +1,354 @@
+//! `disagg recommend`: argument handling and output only; the search is
+//! `disagg_engine::recommend`, and the JSON is the engine's own serialisation of its
+//! answer with, for each deployment, the `predict` flags that evaluate one replica.
+
+use crate::axes::{limit_ms, to_json, LengthArgs, LinkArgs, SpecArgs};
+use crate::bundle::{self, Flags};
+use crate::AssumptionArgs;
+use disagg_engine::bundle::Bundle;
+use disagg_engine::disagg::{Axis, DeploymentSpec, PoolRole};
+use disagg_engine::limits::{DEFAULT_RECOMMEND_CHIPS, MAX_BATCH, MAX_SWEEP_CHIPS, REQUEST_RATE};
+use disagg_engine::recommend::{
+    recommend, usd_per_mtok, Demand, Entry, Load, RecommendRequest, Recommendation,
+};
+use disagg_engine::sweep::Slo;
+use disagg_engine::units::RequestsPerSecond;
+use disagg_engine::{Catalogue, Chip};
+use serde::Serialize;
+use std::path::PathBuf;
+
+#[derive(clap::Args, Debug)]
+#[command(group(clap::ArgGroup::new("demand").required(true).args(["rate", "tokens_per_day", "users"])))]
+pub struct RecommendArgs {
+    /// A bundle file (the page's "Download bundle") holding the model, workload,
+    /// settings, assumptions and the chips to search; the flags it holds cannot be
+    /// given with it.
+    #[arg(long, value_name = "FILE", conflicts_with_all = RECOMMEND_BUNDLED)]
+    bundle: Option<PathBuf>,
+    /// Catalogue model id, or a path to a HuggingFace config.json.
+    #[arg(long, required_unless_present = "bundle")]
+    model: Option<String>,
+    #[command(flatten)]
+    lengths: LengthArgs,
+    /// Time-to-first-token limit in milliseconds (the mean at the demand).
+    #[arg(long)]
+    ttft_ms: f64,
+    /// Time-per-output-token limit in milliseconds.
+    #[arg(long)]
+    tpot_ms: f64,
+    /// Demand: requests per second arriving at random (Poisson).
+    #[arg(long, value_name = "R")]
+    rate: Option<f64>,
+    /// Demand: tokens per day, prompt and output together (a request carries
+    /// --isl + --osl of them), arriving at random.
+    #[arg(long, value_name = "T")]
+    tokens_per_day: Option<f64>,
+    /// Demand: concurrent users, each sending its next request when the last ends.
+    #[arg(long, value_name = "U")]
+    users: Option<u32>,
+    /// Chips to search, comma-separated catalogue ids (default: the whole catalogue).
+    #[arg(long, value_delimiter = ',')]
+    chips: Vec<String>,
+    /// Axes to search, comma-separated: agg, pd, af, spec (default: every axis that
+    /// applies to the model and draft).
+    #[arg(long, value_delimiter = ',')]
+    axis: Vec<String>,
+    /// Most chips of all replicas together.
+    #[arg(long, default_value_t = DEFAULT_RECOMMEND_CHIPS)]
+    max_chips: u32,
+    #[arg(long)]
+    weight_dtype: Option<String>,
+    #[arg(long)]
+    weight_bits: Option<f64>,
+    /// The experts' weight dtype (default: --weight-dtype).
+    #[arg(long)]
+    expert_dtype: Option<String>,
+    /// The LM head's and embedding's weight dtype (default: --weight-dtype).
+    #[arg(long)]
+    lm_head_dtype: Option<String>,
+    #[arg(long, default_value = "fp8")]
+    kv_dtype: String,
+    #[command(flatten)]
+    spec: SpecArgs,
+    #[command(flatten)]
+    link: LinkArgs,
+    /// One JSON object.
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    assumptions: AssumptionArgs,
+}
+
+/// The flags a bundle holds (clap ids), refused alongside `recommend --bundle`.
+const RECOMMEND_BUNDLED: [&str; 25] = [
+    "model",
+    "chips",
+    "isl",
+    "osl",
+    "cached",
+    "output_cv",
+    "prompts",
+    "weight_dtype",
+    "weight_bits",
+    "kv_dtype",
+    "draft_model",
+    "draft_chip",
+    "draft_chips",
+    "acceptance",
+    "draft_tokens",
+    "speculative_decode",
+    "link_gbps",
+    "no_kv_streaming",
+    "assumptions",
+    "aligned_group_prefill",
+    "prefill_two_batch_overlap",
+    "framework",
+    "expert_dtype",
+    "lm_head_dtype",
+    "redundant_experts",
+];
+
+/// The catalogue chips `--chips` names (the whole catalogue without it), each once.
+fn search_chips(args: &RecommendArgs) -> Result<Vec<Chip>, String> {
+    if args.chips.is_empty() {
+        Ok(Catalogue::builtin().chips.clone())
+    } else {
+        bundle::chips(args.chips.iter().map(String::as_str))
+    }
+}
+
+/// The bundle the flags describe (its chips are a bundle's few; the search's are
+/// [`search_chips`]).
+fn recommend_bundle(args: &RecommendArgs, chips: &[Chip]) -> Result<Bundle, String> {
+    let flags = Flags {
+        model: args.model.as_deref(),
+        lengths: &args.lengths,
+        weight_dtype: args.weight_dtype.as_deref(),
+        weight_bits: args.weight_bits,
+        expert_dtype: args.expert_dtype.as_deref(),
+        lm_head_dtype: args.lm_head_dtype.as_deref(),
+        kv_dtype: &args.kv_dtype,
+        spec: &args.spec,
+        link: &args.link,
+        assumptions: &args.assumptions,
+    };
+    bundle::from_flags(
+        &flags,
+        chips.iter().take(1).cloned().collect(),
+        Axis::Aggregated,
+    )
+}
+
+/// The demand the flags state, each bound checked under its flag's name.
+fn demand(args: &RecommendArgs) -> Result<Demand, String> {
+    if let Some(r) = args.rate {
+        if !(r.is_finite() && REQUEST_RATE.contains(&r)) {
+            return Err(format!(
+                "--rate {r} must lie between {} and {} requests per second",
+                REQUEST_RATE.start(),
+                REQUEST_RATE.end()
+            ));
+        }
+        return Ok(Demand::Rate(RequestsPerSecond::new(r)));
+    }
+    if let Some(t) = args.tokens_per_day {
+        if !(t.is_finite() && t > 0.0) {
+            return Err(format!(
+                "--tokens-per-day {t:?} must be a positive number of tokens"
+            ));
+        }
+        return Ok(Demand::TokensPerDay(t));
+    }
+    match args.users {
+        Some(u) if (1..=MAX_BATCH).contains(&u) => Ok(Demand::Users(u)),
+        Some(u) => Err(format!("--users {u} must lie between 1 and {MAX_BATCH}")),
+        None => Err("give one of --rate, --tokens-per-day or --users".into()),
+    }
+}
+
+/// `recommend`: the search over the flags' (or the bundle's) chips.
+pub fn run_recommend(args: &RecommendArgs) -> Result<(), String> {
+    let slo = Slo {
+        ttft: limit_ms(Some(args.ttft_ms), "--ttft-ms")?,
+        tpot: limit_ms(Some(args.tpot_ms), "--tpot-ms")?,
+        rate: None,
+    };
+    if !(1..=MAX_SWEEP_CHIPS).contains(&args.max_chips) {
+        return Err(format!(
+            "--max-chips {} must lie between 1 and {MAX_SWEEP_CHIPS}",
+            args.max_chips
+        ));
+    }
+    let axes = args
+        .axis
+        .iter()
+        .map(|a| Axis::parse(a).map_err(|e| format!("--axis: {e}")))
+        .collect::<Result<Vec<_>, _>>()?;
+    let demand = demand(args)?;
+    let (b, chips) = match &args.bundle {
+        Some(path) => {
+            let b = bundle::read(path)?;
+            let chips = b.chips.clone();
+            (b, chips)
+        }
+        None => {
+            let chips = search_chips(args)?;
+            (recommend_bundle(args, &chips)?, chips)
+        }
+    };
+    let inputs = b.inputs(Catalogue::builtin()).map_err(|e| e.to_string())?;
+    let req = RecommendRequest {
+        setup: inputs.setup(),
+        chips: chips.iter().collect(),
+        axes,
+        slo,
+        demand,
+        max_chips: args.max_chips,
+    };
+    let r = recommend(&req).map_err(|e| e.to_string())?;
+    if args.json {
+        out!("{}", to_json(&Report::new(&r))?);
+    } else {
+        print(inputs.model_name(), &r);
+    }
+    Ok(())
+}
+
+/// The answer as `--json` prints it: the engine's, each deployment with the `predict`
+/// flags of one replica.
+#[derive(Serialize)]
+struct Report<'a> {
+    #[serde(flatten)]
+    recommendation: &'a Recommendation,
+    /// `disagg predict` flags evaluating one replica of each ranked deployment at its
+    /// share of the demand (add the model and workload flags given here).
+    predict_flags: Vec<String>,
+    minimum_predict_flags: Option<String>,
+}
+
+impl<'a> Report<'a> {
+    fn new(r: &'a Recommendation) -> Self {
+        Report {
+            recommendation: r,
+            predict_flags: r.ranked.iter().map(predict_flags).collect(),
+            minimum_predict_flags: r.minimum().map(predict_flags),
+        }
+    }
+}
+
+/// The `disagg predict` flags for one replica of `e` at its load.
+pub(crate) fn predict_flags(e: &Entry) -> String {
+    let s: &DeploymentSpec = &e.spec;
+    let mut f = vec![format!("--axis {}", s.axis.id())];
+    for p in &s.pools {
+        let l = p.parallelism;
+        let n = l.chips();
+        let pool = match p.role {
+            PoolRole::Colocated | PoolRole::Target => {
+                format!(
+                    "--chip {} --chips {n} --tp {} --pp {} --ep {}",
+                    p.chip, l.tp, l.pp, l.ep
+                )
+            }
+            PoolRole::Prefill | PoolRole::Decode => {
+                let r = p.role.name();
+                format!(
+                    "--{r}-chip {} --{r}-chips {n} --{r}-tp {} --{r}-pp {} --{r}-dp {} --{r}-ep {}",
+                    p.chip, l.tp, l.pp, l.dp, l.ep
+                )
+            }
+            PoolRole::Attention => {
+                format!("--attn-chip {} --attn-chips {n} --attn-tp {}", p.chip, l.tp)
+            }
+            PoolRole::Experts => format!("--expert-chip {} --expert-chips {n}", p.chip),
+            PoolRole::Draft => format!("--draft-chip {} --draft-chips {n}", p.chip),
+        };
+        f.push(pool);
+    }
+    if s.axis == Axis::AttentionExpert {
+        f.push(format!("--micro-batches {}", s.micro_batches));
+    }
+    f.push(match e.load {
+        Load::Rate(r) => format!("--rate {}", r.value()),
+        Load::Concurrency(b) => format!("--batch {b}"),
+    });
+    f.join(" ")
+}
+
+fn money(e: &Entry) -> String {
+    usd_per_mtok(e).map_or("-".into(), |v| format!("{v:.3}"))
+}
+
+fn print(model: &str, r: &Recommendation) {
+    let limit = |t: Option<disagg_engine::units::Seconds>| {
+        t.map_or("none".into(), |t| format!("{} ms", t.ms()))
+    };
+    out!(
+        "{model}: recommend for TTFT {}, TPOT {}; demand: {}",
+        limit(r.slo.ttft),
+        limit(r.slo.tpot),
+        r.demand_read
+    );
+    out!(
+        "  searched {} axes over {} layouts, {} replica counts evaluated; at most {} chips in all",
+        r.axes.iter().map(|a| a.id()).collect::<Vec<_>>().join(","),
+        r.candidates,
+        r.evaluations,
+        r.max_chips
+    );
+    for n in &r.notes {
+        out!("  note: {n}");
+    }
+    out!("\nranked by $/Mtok (output), then chips:");
+    out!(
+        "  {:>4} {:5} {:>8} {:>6} {:>8} {:>8} {:>8}  one replica",
+        "rank",
+        "axis",
+        "replicas",
+        "chips",
+        "$/Mtok",
+        "TTFT ms",
+        "TPOT ms"
+    );
+    if r.ranked.is_empty() {
+        out!("  (no priced deployment meets the SLO at this demand)");
+    }
+    for (i, e) in r.ranked.iter().enumerate() {
+        out!(
+            "  {:>4} {:5} {:>8} {:>6} {:>8} {:>8.0} {:>8.1}  {}",
+            i + 1,
+            e.spec.axis.id(),
+            e.replicas,
+            e.total_chips,
+            money(e),
+            e.figures.ttft.ms(),
+            e.figures.tpot.ms(),
+            e.label
+        );
+    }
+    match r.minimum() {
+        Some(m) => out!(
+            "\nminimum hardware: {} chips, {} x {} ({} axis): $/Mtok {}, TTFT {:.0} ms, TPOT {:.1} ms",
+            m.total_chips,
+            m.replicas,
+            m.label,
+            m.spec.axis.id(),
+            money(m),
+            m.figures.ttft.ms(),
+            m.figures.tpot.ms()
+        ),
+        None => out!("\nminimum hardware: none meets the SLO at this demand within the bound"),
+    }
+    if let Some(first) = r.ranked.first() {
+        out!(
+            "  check the first: disagg predict <the model and workload flags above> {}",
+            predict_flags(first)
+        );
+    }
+    if !r.rejected.is_empty() {
+        out!("\nchip kinds with no deployment that meets the SLO at this demand:");
+        for f in &r.rejected {
+            out!("  {:18} {:14} {}", f.chip, f.kind.name(), f.reason);
+        }
+    }
+}

@@ -1,0 +1,89 @@
+//! The recommend view end to end: `?view=recommend` with limits and a rate searches in
+//! the worker, shows a ranked table whose first row meets the limits the inputs show,
+//! the minimum hardware and the chips left out with why; a demand in users searches
+//! again and travels in the link.
+
+use super::driver::{Driver, Session};
+use serde_json::json;
+
+/// Milliseconds from a cell or input ("499 ms", "1,050 ms", "500").
+fn ms(text: &str) -> f64 {
+    let t = text.trim().replace(',', "");
+    let (v, unit) = match t.strip_suffix(" ms") {
+        Some(v) => (v, 1.0),
+        None => match t.strip_suffix(" s") {
+            Some(v) => (v, 1000.0),
+            None => (t.as_str(), 1.0),
+        },
+    };
+    v.trim()
+        .parse::<f64>()
+        .unwrap_or_else(|_| panic!("not a time: {text:?}"))
+        * unit
+}
+
+fn value(page: &Session, id: &str) -> String {
+    page.js(&format!(
+        "return document.getElementById({}).value;",
+        json!(id)
+    ))
+    .as_str()
+    .unwrap_or_default()
+    .to_string()
+}
+
+fn wait_table(page: &Session) {
+    page.wait_for(
+        "the recommend table",
+        "return document.querySelector('#recommend-table tbody tr') !== null
+                && document.getElementById('recommend-busy') === null ? true : null;",
+    );
+}
+
+pub fn the_first_deployment_meets_the_limits_shown(driver: &Driver, base: &str) {
+    let page = driver.session();
+    page.open(&format!(
+        "{base}/?v=1&model=llama-3.3-70b&isl=1000&osl=1000&ttft=500&tpot=30&rate=10&view=recommend&rec.chips=h100-sxm,h200,b200,groq-lpu"
+    ));
+    wait_table(&page);
+    assert_eq!(
+        page.js("return [document.querySelector('main.layout').hidden,
+                        document.getElementById('view-recommend').getAttribute('aria-pressed')];"),
+        json!([true, "true"])
+    );
+    let (ttft_limit, tpot_limit) = (ms(&value(&page, "rec-ttft")), ms(&value(&page, "rec-tpot")));
+    assert_eq!((ttft_limit, tpot_limit), (500.0, 30.0));
+    let ttft = ms(&page.text("#recommend-table tbody tr .rec-ttft"));
+    let tpot = ms(&page.text("#recommend-table tbody tr .rec-tpot"));
+    assert!(ttft <= ttft_limit, "first row TTFT {ttft} ms");
+    assert!(tpot <= tpot_limit, "first row TPOT {tpot} ms");
+    let minimum = page.text("#recommend-minimum");
+    assert!(minimum.starts_with("Minimum hardware: "), "{minimum}");
+    let rejected = page.text("#recommend-rejected");
+    assert!(
+        rejected.contains("Groq") && rejected.contains("memory"),
+        "{rejected}"
+    );
+    for word in ["NaN", "inf"] {
+        assert!(!page.text("#recommend").contains(word), "{word} on screen");
+    }
+    // A demand in users replaces the rate, searches again, and lands in the link.
+    page.set_value("rec-users", "64");
+    page.wait_for(
+        "the search for 64 users",
+        "const s = document.getElementById('recommend-summary');
+         return s && s.innerText.includes('64 concurrent users')
+                && document.getElementById('recommend-busy') === null ? true : null;",
+    );
+    let link = page.js("return location.search;");
+    let link = link.as_str().unwrap_or_default();
+    assert!(
+        link.contains("view=recommend") && link.contains("rec.users=64"),
+        "{link}"
+    );
+    let tpot = ms(&page.text("#recommend-table tbody tr .rec-tpot"));
+    assert!(tpot <= tpot_limit, "first row TPOT {tpot} ms for users");
+    let serious = page.accessibility_violations();
+    assert!(serious.is_empty(), "{serious:?}");
+    page.close();
+}
