@@ -16,6 +16,7 @@
 mod accessibility;
 mod bundle;
 mod chart;
+mod desk;
 mod docs;
 mod driver;
 mod error_band;
@@ -388,6 +389,7 @@ fn the_release_page_works_end_to_end() {
     bundle::a_bundle_reproduces_the_page_in_the_cli(&driver, &base);
     own::own_chips_and_effects(&driver, &base);
     precision::experts_in_their_own_format(&driver, &base);
+    desk::the_desk_preset_reproduces_exo(&driver, &base);
 
     // Every control has a label a screen reader and keyboard user can find.
     let unlabelled = page.js("return [...document.querySelectorAll('input, select')]
