@@ -102,7 +102,7 @@ impl Reading {
         })
     }
 
-    /// "predicted 2.70 s, EXO measured 2.32 s (+16%)".
+    /// "predicted 2,695 ms, EXO measured 2,320 ms (+16%)".
     pub fn line(&self) -> String {
         format!(
             "predicted {}, EXO measured {} ({}{})",

@@ -58,7 +58,7 @@ pub fn the_desk_preset_reproduces_exo(driver: &Driver, base: &str) {
         disagg_explorer::format::percent(error)
     );
     assert_eq!(line, expected);
-    assert!(line.contains("EXO measured 2320 ms"), "{line}");
+    assert!(line.contains("EXO measured 2,320 ms"), "{line}");
     // EXO's deployment is the point whose details are open.
     page.wait_for(
         "EXO's deployment's details",
