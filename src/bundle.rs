@@ -103,6 +103,7 @@ pub fn bundle(
         tpot_ms: s.tpot_ms,
     };
     b.assumptions = s.assumptions();
+    b.link.id = s.link.clone();
     b.deployment = point;
     Ok(b)
 }
@@ -164,6 +165,9 @@ fn settings(b: &Bundle, catalogue: &Catalogue) -> Result<Vec<(String, String, St
     set("kv_dtype", "kv", b.kv_dtype.name().into());
     if b.link.gbps.is_some() || !b.link.kv_streaming {
         return Err(cli_only("link"));
+    }
+    if let Some(id) = &b.link.id {
+        set("link.id", "link", id.clone());
     }
     let sw = b.sweep;
     set("sweep.axis", "axis", sw.axis.id().into());
@@ -580,6 +584,7 @@ mod tests {
                 Bundle {
                     link: disagg_engine::bundle::LinkSettings {
                         gbps: Some(400.0),
+                        id: None,
                         kv_streaming: true,
                     },
                     ..b.clone()

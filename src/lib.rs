@@ -17,6 +17,7 @@ pub mod chains;
 pub mod chart;
 pub mod chips;
 pub mod compare;
+pub mod desk;
 pub mod effects;
 pub mod explore;
 pub mod export;

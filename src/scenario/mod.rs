@@ -124,6 +124,8 @@ pub struct Scenario {
     /// Modelling constants set away from their defaults (link keys `a.<name>`, the
     /// names of the CLI's `--assumptions` file, in its units).
     pub assumptions: BTreeMap<String, f64>,
+    /// A catalogued link between pools (link key `link`; `None`: the chips' own).
+    pub link: Option<String>,
 }
 
 impl Default for Scenario {
@@ -163,47 +165,9 @@ impl Default for Scenario {
             chip_edits: BTreeMap::new(),
             user_chips: BTreeMap::new(),
             assumptions: BTreeMap::new(),
+            link: None,
         }
     }
-}
-
-/// Percent-encodes what a query value must not carry raw.
-pub(crate) fn encode(s: &str) -> String {
-    let mut out = String::new();
-    for b in s.bytes() {
-        match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b',' => {
-                out.push(b as char)
-            }
-            _ => out.push_str(&format!("%{b:02X}")),
-        }
-    }
-    out
-}
-
-/// Decodes `%XX` and `+`; malformed escapes are kept literally (and then fail lookup).
-pub(crate) fn decode(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'+' => out.push(b' '),
-            b'%' if i + 2 < bytes.len() => {
-                let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).ok();
-                match hex.and_then(|h| u8::from_str_radix(h, 16).ok()) {
-                    Some(v) => {
-                        out.push(v);
-                        i += 2;
-                    }
-                    None => out.push(b'%'),
-                }
-            }
-            b => out.push(b),
-        }
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 impl Scenario {
@@ -301,6 +265,9 @@ impl Scenario {
         }
         if self.colour_by == ColourBy::Chip {
             q.push("colour=chip".into());
+        }
+        if let Some(l) = &self.link {
+            q.push(format!("link={}", encode(l)));
         }
         for (id, from) in &self.user_chips {
             q.push(format!(
@@ -578,6 +545,7 @@ impl Scenario {
                 )
             }
             "draft" => self.set_draft(value, catalogue)?,
+            "link" => self.set_link(value)?,
             "re" => {
                 self.redundant_experts = parse_in(
                     value,
@@ -686,8 +654,11 @@ fn shorten(s: &str) -> String {
 
 mod assumptions;
 mod draft;
+mod encoding;
+mod link;
 mod user_chips;
 pub use assumptions::ASSUMPTION_PREFIX;
+pub(crate) use encoding::{decode, encode};
 pub use user_chips::{CHIP_EDIT_PREFIX, USER_CHIP_FROM};
 
 #[cfg(test)]

@@ -55,6 +55,7 @@ fn query_round_trips() {
         ]
         .into(),
         user_chips: [("my-h100".to_string(), "h100-sxm".to_string())].into(),
+        link: Some("tb5-rdma".into()),
         assumptions: [
             ("mfu".to_string(), 0.45),
             ("step_overhead".to_string(), 0.0003),

@@ -10,6 +10,7 @@ mod chart_view;
 mod chip_edits;
 mod chip_picker;
 mod controls;
+mod desk;
 mod detail;
 mod export;
 mod launch;
@@ -31,6 +32,7 @@ pub use chart_view::{ChartView, FrontierTable, Status};
 pub use chip_edits::ChipEdits;
 pub use chip_picker::ChipPicker;
 pub use controls::Controls;
+pub use desk::{DeskControls, DeskReading};
 pub use detail::Detail;
 pub use export::Export;
 pub use notices::Notices;
@@ -356,6 +358,7 @@ pub fn App() -> impl IntoView {
         <main class="layout" hidden=move || !explorer()>
             <aside class="controls" aria-label="Scenario">
                 <Controls/>
+                <DeskControls/>
                 <ChipPicker/>
                 <OwnChips/>
                 <ChipEdits/>
@@ -369,6 +372,7 @@ pub fn App() -> impl IntoView {
                 <ChartView/>
                 <Status/>
                 <Export/>
+                <DeskReading/>
                 <Detail/>
                 <FrontierTable/>
                 <PointsTable/>

@@ -120,6 +120,7 @@ pub fn metric_label(m: Metric) -> &'static str {
         Metric::OutputTokSPerDecodeChip => "output tok/s per decode chip",
         Metric::InputTokSPerPrefillChip => "input tok/s per prefill chip",
         Metric::DecodeStepTokSPerChip => "decode-step tok/s per chip",
+        Metric::E2eMs => "request latency, ms",
     }
 }
 

@@ -85,6 +85,10 @@ pub struct LinkArgs {
     /// (400 = one 400G NIC per chip); default: the catalogue's links.
     #[arg(long)]
     pub(crate) link_gbps: Option<f64>,
+    /// A catalogued link between pools (`disagg list links`: tb5, tb5-rdma, 10gbe, ...):
+    /// its bandwidth per direction and latency; --link-gbps still sets the bandwidth.
+    #[arg(long, value_name = "ID")]
+    pub(crate) link: Option<String>,
     /// Ship the KV cache only after prefill ends (default: layer by layer).
     #[arg(long)]
     pub(crate) no_kv_streaming: bool,

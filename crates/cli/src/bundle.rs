@@ -179,6 +179,7 @@ pub(crate) fn from_flags(f: &Flags, chips: Vec<Chip>, axis: Axis) -> Result<Bund
         },
         link: LinkSettings {
             gbps: f.link.link_gbps,
+            id: f.link.link.clone(),
             kv_streaming: !f.link.no_kv_streaming,
         },
         assumptions: f.assumptions.resolve()?,

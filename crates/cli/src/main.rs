@@ -77,6 +77,9 @@ enum Command {
 enum ListWhat {
     Chips,
     Models,
+    /// The catalogued links between machines (Thunderbolt, Ethernet, RDMA): bandwidth
+    /// per direction and latency, for --link.
+    Links,
     /// The default modelling assumptions as JSON (times in seconds), a starting point
     /// for --assumptions.
     Assumptions,
@@ -237,7 +240,7 @@ pub(crate) struct PredictArgs {
 }
 
 /// The flags a bundle holds (clap ids), refused alongside `predict --bundle`.
-const PREDICT_BUNDLED: [&str; 53] = [
+const PREDICT_BUNDLED: [&str; 54] = [
     "model",
     "chip",
     "chips",
@@ -267,6 +270,7 @@ const PREDICT_BUNDLED: [&str; 53] = [
     "draft_tokens",
     "speculative_decode",
     "link_gbps",
+    "link",
     "no_kv_streaming",
     "tp",
     "pp",
@@ -360,6 +364,25 @@ fn list(what: ListWhat) -> Result<(), String> {
                     c.fast.bandwidth.gb_per_s(),
                     opt(c.tdp.map(|w| w.value()), 1.0, 0),
                     opt(c.price.map(|p| p.value()), 1.0, 2),
+                );
+            }
+        }
+        ListWhat::Links => {
+            out!(
+                "{:10} {:38} {:>12} {:>11}",
+                "id",
+                "name",
+                "Gb/s each way",
+                "latency us"
+            );
+            for l in &disagg_engine::catalogue::Links::builtin().links {
+                out!(
+                    "{:10} {:38} {:>12.0} {:>11}",
+                    l.id,
+                    truncate(&l.name, 38),
+                    l.gbps(),
+                    l.latency
+                        .map_or("default".to_string(), |s| format!("{:.0}", s.value() * 1e6)),
                 );
             }
         }

@@ -88,7 +88,7 @@ pub struct SweepArgs {
 }
 
 /// The flags a bundle holds (clap ids), refused alongside `sweep --bundle`.
-pub(crate) const SWEEP_BUNDLED: [&str; 33] = [
+pub(crate) const SWEEP_BUNDLED: [&str; 34] = [
     "model",
     "axis",
     "chips",
@@ -112,6 +112,7 @@ pub(crate) const SWEEP_BUNDLED: [&str; 33] = [
     "draft_tokens",
     "speculative_decode",
     "link_gbps",
+    "link",
     "no_kv_streaming",
     "assumptions",
     "aligned_group_prefill",

@@ -18,6 +18,7 @@ mod bundle;
 mod chart;
 mod compare;
 mod deploy;
+mod desk;
 mod docs;
 mod driver;
 mod error_band;
@@ -396,6 +397,7 @@ fn the_release_page_works_end_to_end() {
     compare::two_pinned_scenarios_survive_the_link(&driver, &base);
     deploy::a_point_copies_its_launch_command(&driver, &base);
     recommend::the_first_deployment_meets_the_limits_shown(&driver, &base);
+    desk::the_desk_preset_reproduces_exo(&driver, &base);
 
     // Every control has a label a screen reader and keyboard user can find.
     let unlabelled = page.js("return [...document.querySelectorAll('input, select')]

@@ -2,7 +2,7 @@
 //! field by its path. The bounds are `limits`' and the engine's own validators'.
 
 use super::{refuse, Bundle, ModelSource};
-use crate::catalogue::{Chip, ChipField};
+use crate::catalogue::{Chip, ChipField, Links};
 use crate::error::Result;
 use crate::limits::{
     BITS_PER_WEIGHT, LINK_BYTES_PER_S, MAX_BATCH, MAX_CHIPS, MAX_CONFIG_BYTES, MAX_DRAFT_TOKENS,
@@ -192,6 +192,11 @@ impl Bundle {
             1..=MAX_DRAFT_TOKENS,
             "",
         )?;
+        if let Some(id) = &self.link.id {
+            Links::builtin()
+                .get(id)
+                .map_err(|e| refuse("link.id", e.to_string()))?;
+        }
         if let Some(g) = self.link.gbps {
             let bytes = BytesPerSecond::from_gbit_per_s(g).value();
             if !LINK_BYTES_PER_S.contains(&bytes) {

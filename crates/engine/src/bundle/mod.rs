@@ -20,7 +20,7 @@ pub mod chips;
 mod tests;
 
 use crate::assumptions::Assumptions;
-use crate::catalogue::{Catalogue, Chip, ModelPreset};
+use crate::catalogue::{Catalogue, Chip, Links, ModelPreset};
 use crate::disagg::{Axis, Deployment, DeploymentSpec, Draft, Setup, Speculation};
 use crate::dtype::{DType, WeightFormat};
 use crate::error::{EngineError, Result};
@@ -84,11 +84,15 @@ pub struct SpeculationSettings {
 }
 
 /// The link between pools.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LinkSettings {
     /// Per-chip bandwidth in gigabits per second; `None`: the catalogue's links.
     pub gbps: Option<f64>,
+    /// A catalogued link (`catalogue/links`, e.g. `tb5-rdma`, `10gbe`): its bandwidth
+    /// where `gbps` states none, and its latency; `None`: the chips' own links.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
     /// KV shipped layer by layer while prefill runs.
     pub kv_streaming: bool,
 }
@@ -97,6 +101,7 @@ impl Default for LinkSettings {
     fn default() -> LinkSettings {
         LinkSettings {
             gbps: None,
+            id: None,
             kv_streaming: true,
         }
     }
@@ -373,10 +378,21 @@ impl<'a> Inputs<'a> {
     pub fn setup(&self) -> Setup<'_> {
         let b = self.bundle;
         let s = &b.speculation;
+        // Checked when the inputs were read (`link.id`).
+        let named = b
+            .link
+            .id
+            .as_deref()
+            .and_then(|id| Links::builtin().get(id).ok());
         Setup {
             kv: b.kv_dtype,
             assumptions: b.assumptions,
-            inter_pool_link: b.link.gbps.map(BytesPerSecond::from_gbit_per_s),
+            inter_pool_link: b
+                .link
+                .gbps
+                .map(BytesPerSecond::from_gbit_per_s)
+                .or(named.map(|l| l.bandwidth)),
+            inter_pool_latency: named.map(|l| l.link().latency),
             kv_streaming: b.link.kv_streaming,
             speculation: Speculation {
                 draft: match (&self.draft, s.eagle_layers) {

@@ -7,12 +7,14 @@
 
 pub mod chip;
 pub mod edit;
+pub mod link;
 pub mod model_preset;
 pub mod provenance;
 pub mod user_chip;
 
 pub use chip::{Chip, ChipEfficiency, Link, MemoryKind, MemoryTier};
 pub use edit::ChipField;
+pub use link::{LinkPreset, Links};
 pub use model_preset::{ModelPreset, USER_MODEL_ID};
 pub use provenance::{Grade, Provenance};
 pub use user_chip::{UserChip, TEMPLATE};

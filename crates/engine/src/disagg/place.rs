@@ -34,7 +34,9 @@ pub fn inter_pool_link(setup: &Setup, a: &Chip, a_chips: u32, b: &Chip, b_chips:
     } else {
         (a.network_link(), b.network_link())
     };
-    let latency = la.latency.max(lb.latency);
+    let latency = setup
+        .inter_pool_latency
+        .unwrap_or(la.latency.max(lb.latency));
     let bandwidth = match setup.inter_pool_link {
         Some(bw) => bw,
         None if same_domain => la.bandwidth,

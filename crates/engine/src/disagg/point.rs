@@ -72,6 +72,13 @@ pub(crate) struct Core {
 }
 
 impl Figures {
+    /// One request from its arrival to its last of `osl` tokens: the first token at
+    /// TTFT, each later one a TPOT after the one before, `TTFT + (OSL - 1) * TPOT`
+    /// (`audit/MODEL.md` 6.3.2); what a single-request run's total time measures.
+    pub fn request_latency(&self, osl: f64) -> Seconds {
+        self.ttft + self.tpot * (osl - 1.0).max(0.0)
+    }
+
     /// Applies chip counts, prices and power of `pools` to an axis' core figures.
     pub(crate) fn new(core: Core, pools: &[(&Chip, u32)]) -> Figures {
         let chips: u32 = pools.iter().map(|(_, n)| n).sum();

@@ -6,7 +6,7 @@ use crate::dtype::{DType, Precision, WeightFormat};
 use crate::error::{EngineError, Result};
 use crate::limits::{BITS_PER_WEIGHT, LINK_BYTES_PER_S, MAX_DRAFT_TOKENS, MAX_EAGLE_LAYERS};
 use crate::model::ModelIr;
-use crate::units::BytesPerSecond;
+use crate::units::{BytesPerSecond, Seconds};
 use crate::workload::Workload;
 
 /// What drafts tokens for speculative decoding.
@@ -112,6 +112,9 @@ pub struct Setup<'a> {
     /// (scale-up when both pools fit one scale-up domain of the same chip, else
     /// scale-out).
     pub inter_pool_link: Option<BytesPerSecond>,
+    /// One-way latency of a named link between pools (`catalogue/links`, the CLI's
+    /// `--link`); `None`: the slower of the two chips' own links.
+    pub inter_pool_latency: Option<Seconds>,
     /// Ship the KV cache layer by layer while prefill still runs (prefill/decode).
     pub kv_streaming: bool,
     pub speculation: Speculation<'a>,
@@ -134,6 +137,7 @@ impl<'a> Setup<'a> {
             kv: DType::Fp8,
             assumptions: Assumptions::default(),
             inter_pool_link: None,
+            inter_pool_latency: None,
             kv_streaming: true,
             speculation: Speculation {
                 draft: Draft::Mtp,
@@ -196,6 +200,14 @@ impl<'a> Setup<'a> {
                     "the inter-pool link bandwidth must lie between {} and {} Gb/s",
                     LINK_BYTES_PER_S.start() * 8.0 / 1e9,
                     LINK_BYTES_PER_S.end() * 8.0 / 1e9
+                )));
+            }
+        }
+        if let Some(l) = self.inter_pool_latency {
+            if !(l.0.is_finite() && (0.0..=1.0).contains(&l.0)) {
+                return Err(EngineError::InvalidInput(format!(
+                    "the inter-pool link latency must lie between 0 and 1 s, not {} s",
+                    l.0
                 )));
             }
         }

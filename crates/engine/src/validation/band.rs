@@ -59,7 +59,8 @@ impl Metric {
     pub fn class(self) -> MetricClass {
         match self {
             Metric::TokSUser | Metric::TpotMs | Metric::DecodeTokS => MetricClass::Interactivity,
-            Metric::TtftMs | Metric::PrefillTokS => MetricClass::Ttft,
+            // A request's whole latency, measured from its arrival like TTFT.
+            Metric::TtftMs | Metric::PrefillTokS | Metric::E2eMs => MetricClass::Ttft,
             Metric::OutputTokS
             | Metric::OutputTokSPerChip
             | Metric::InputTokSPerChip

@@ -15,7 +15,7 @@ pub use band::*;
 pub use table::*;
 
 use crate::assumptions::Assumptions;
-use crate::catalogue::Catalogue;
+use crate::catalogue::{Catalogue, Links};
 use crate::disagg::open_loop::at_rate;
 use crate::disagg::plan::{plan, PoolChoice};
 use crate::disagg::{
@@ -134,8 +134,14 @@ pub fn evaluate_point(
             bits_override: point.weight_bits,
         },
     );
+    let link = match &point.link {
+        Some(id) => Some(Links::builtin().get(id)?.link()),
+        None => None,
+    };
     let setup = Setup {
         kv: point.kv_dtype,
+        inter_pool_link: link.map(|l| l.bandwidth),
+        inter_pool_latency: link.map(|l| l.latency),
         expert_dtype: point.expert_dtype,
         lm_head_dtype: point.lm_head_dtype,
         assumptions: point.assumptions(assumptions),
@@ -212,7 +218,7 @@ pub fn evaluate_point(
 /// The point's metric read off its evaluation; `None` when it is not finite.
 fn value(e: &DeploymentPoint, metric: Metric, point: &BenchmarkPoint) -> Option<f64> {
     metric
-        .read(e, point.workload().isl as f64)
+        .read(e, point.workload().isl as f64, point.workload().osl as f64)
         .filter(|v| v.is_finite())
 }
 

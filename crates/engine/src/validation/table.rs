@@ -127,12 +127,15 @@ pub enum Metric {
     /// Output tokens per second per chip of every pool counting decode steps alone
     /// (prefill excluded): what a decode-only benchmark measures.
     DecodeStepTokSPerChip,
+    /// One request from arrival to its last token, ms: `TTFT + (OSL - 1) * TPOT`
+    /// (`audit/MODEL.md` 6.3.2), what a single-request run's "total time" measures.
+    E2eMs,
 }
 
 impl Metric {
-    /// Reads this metric off an evaluated deployment of a prompt of `isl` tokens;
-    /// `None` where it has no meaning on the deployment's axis.
-    pub fn read(self, p: &DeploymentPoint, isl: f64) -> Option<f64> {
+    /// Reads this metric off an evaluated deployment of requests of `isl` prompt and
+    /// `osl` output tokens; `None` where it has no meaning on the deployment's axis.
+    pub fn read(self, p: &DeploymentPoint, isl: f64, osl: f64) -> Option<f64> {
         let f = &p.figures;
         // The colocated pool is both the prefill and the decode pool.
         let pool = |role: PoolRole| {
@@ -161,6 +164,7 @@ impl Metric {
             Metric::TokSUser => Some(f.tok_s_user.0),
             Metric::TpotMs => Some(f.tpot.ms()),
             Metric::TtftMs => Some(f.ttft.ms()),
+            Metric::E2eMs => Some(f.request_latency(osl).ms()),
             Metric::DecodeTokS => shared_decode_step().map(|step| 1.0 / step),
             Metric::DecodeStepTokSPerChip => {
                 shared_decode_step().map(|step| f.running as f64 / step / f.chips as f64)
@@ -318,6 +322,10 @@ pub struct BenchmarkPoint {
     /// means the global assumption (every step).
     #[serde(default)]
     pub scheduler_recv_interval: Option<u32>,
+    /// A catalogued link between the pools (`catalogue/links`, e.g. `10gbe`) where the
+    /// source names the cable or network; absent means the chips' own links.
+    #[serde(default)]
+    pub link: Option<String>,
 }
 
 /// A metric and the value it must reach; the model's batch is searched for it.
