@@ -5,6 +5,7 @@
 use crate::bundle::{self, Flags};
 use crate::{print_problems, PredictArgs};
 use disagg_engine::bundle::Bundle;
+use disagg_engine::cost::api;
 use disagg_engine::disagg::explain::explain;
 use disagg_engine::disagg::open_loop::at_rate;
 use disagg_engine::disagg::open_loop_explain::explain_at_rate;
@@ -285,6 +286,12 @@ pub fn run_predict(args: &PredictArgs) -> Result<(), String> {
             None => explain(&setup, &deployment),
         }
         .map_err(|e| e.to_string())?;
+        let mut e = e;
+        let against = against_api(&inputs, &e.point, args.api.as_deref())?;
+        if let Some(a) = &against {
+            e.chains
+                .extend(a.chains(setup.workload.isl as f64, setup.workload.osl as f64));
+        }
         if args.json {
             let report = PointReport::new(name, setup.precision(), b.kv_dtype, &e.point, &e.chains)
                 .ok_or("the evaluated deployment has no generating pool")?
@@ -292,6 +299,7 @@ pub fn run_predict(args: &PredictArgs) -> Result<(), String> {
             out!("{}", to_json(&report)?);
         } else {
             print_point(name, &e.point);
+            print_against(against.as_ref());
             print_bands(&validated, &e.point);
             crate::explain::print(&e);
         }
@@ -302,9 +310,60 @@ pub fn run_predict(args: &PredictArgs) -> Result<(), String> {
         }
         .map_err(|e| e.to_string())?;
         print_point(name, &point);
+        print_against(against_api(&inputs, &point, args.api.as_deref())?.as_ref());
         print_bands(&validated, &point);
     }
     Ok(())
+}
+
+/// The point against an API's price for its model (`--api`, or the table's first row
+/// for the model); `None` for a model of the user's own or one the table lacks.
+fn against_api(
+    inputs: &disagg_engine::bundle::Inputs,
+    p: &DeploymentPoint,
+    provider: Option<&str>,
+) -> Result<Option<api::Against<'static>>, String> {
+    let Some(model) = inputs.model_id() else {
+        return match provider {
+            Some(name) => Err(format!(
+                "--api {name}: the model is a config of your own; the API price table maps catalogue models"
+            )),
+            None => Ok(None),
+        };
+    };
+    let w = inputs.setup().workload;
+    api::against(
+        api::ApiTable::builtin(),
+        &p.figures,
+        model,
+        provider,
+        w.isl as f64,
+        w.osl as f64,
+    )
+    .map_err(|e| e.to_string())
+}
+
+fn print_against(a: Option<&api::Against>) {
+    let Some(a) = a else { return };
+    let b = &a.breakeven;
+    let verdict = if b.ever_cheaper() {
+        format!(
+            "self-hosting is cheaper above {:.3e} tokens a month; one deployment carries {:.3e}",
+            b.breakeven_tokens_per_month, b.capacity_tokens_per_month
+        )
+    } else {
+        format!(
+            "never cheaper: the break-even {:.3e} tokens a month needs {:.0} deployments of {:.3e} each, and each costs more per token than the API",
+            b.breakeven_tokens_per_month, b.replicas, b.capacity_tokens_per_month
+        )
+    };
+    out!(
+        "  vs API           {} {} at ${:.3}/Mtok of this mix ({} $/h): {verdict}",
+        a.api.provider,
+        a.api.api_model,
+        b.api_usd_per_mtok,
+        a.basis
+    );
 }
 
 /// One line per metric class: how far off the point's figures of that class may be.
@@ -592,8 +651,21 @@ fn print_point(model: &str, p: &DeploymentPoint) {
         }
         _ => out!("  $/Mtok           n/a (a chip has no public price)"),
     }
-    match (f.watts, f.joules_per_output_token) {
-        (Some(w), Some(j)) => out!("  power            {w:.0} W at TDP, {j:.3} J per output token"),
+    match (
+        f.own_usd_per_hour,
+        f.own_usd_per_mtok_output,
+        f.own_usd_per_mtok_input,
+    ) {
+        (Some(h), Some(o), Some(i)) => out!(
+            "  owned            {:.3} $/h in use; $/Mtok output {o:.3}, input {i:.3}",
+            h.value()
+        ),
+        _ => out!("  owned            n/a (no purchase price: give --capex-usd-per-chip)"),
+    }
+    match (f.watts, f.joules_per_output_token, f.joules_per_token) {
+        (Some(w), Some(j), Some(t)) => out!(
+            "  power            {w:.0} W at its utilisation, {j:.3} J per output token, {t:.3} J per token"
+        ),
         _ => out!("  power            n/a (a chip has no published TDP)"),
     }
     if p.pools.len() > 1 {

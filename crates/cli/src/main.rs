@@ -20,6 +20,7 @@ macro_rules! out {
 
 mod axes;
 mod bundle;
+mod cost;
 mod explain;
 mod sweep;
 
@@ -49,17 +50,17 @@ enum Command {
     /// Predict one deployment: aggregated (default) or split along an axis.
     // Negative numbers are values, so that `--isl -1` is refused by its own flag.
     #[command(allow_negative_numbers = true)]
-    Predict(PredictArgs),
+    Predict(Box<PredictArgs>),
     /// Sweep homogeneous and heterogeneous splits and print the frontiers.
     #[command(allow_negative_numbers = true)]
-    Sweep(sweep::SweepArgs),
+    Sweep(Box<sweep::SweepArgs>),
     /// Run the validation table against published measurements.
     Validate {
         /// Print one JSON object instead of a table.
         #[arg(long)]
         json: bool,
         #[command(flatten)]
-        assumptions: AssumptionArgs,
+        assumptions: Box<AssumptionArgs>,
     },
 }
 
@@ -102,6 +103,8 @@ pub(crate) struct AssumptionArgs {
     /// until the batch ends, no refill: llama-batched-bench, HF generate).
     #[arg(long, value_name = "continuous|static")]
     scheduling: Option<String>,
+    #[command(flatten)]
+    cost: cost::CostArgs,
 }
 
 impl AssumptionArgs {
@@ -144,6 +147,7 @@ impl AssumptionArgs {
             }
             a.redundant_experts = n;
         }
+        a.cost = self.cost.apply(a.cost)?;
         a.validate().map_err(|e| e.to_string())?;
         Ok(a)
     }
@@ -221,12 +225,17 @@ pub(crate) struct PredictArgs {
     /// steps operator by operator (`--json` always carries both).
     #[arg(long)]
     explain: bool,
+    /// Compare the deployment with this provider's API price for the model (the
+    /// catalogue's api_prices.toml): the monthly volume at which self-hosting is
+    /// cheaper, as a chain. Without it, the first API row for the model, if any.
+    #[arg(long, value_name = "PROVIDER")]
+    api: Option<String>,
     #[command(flatten)]
     assumptions: AssumptionArgs,
 }
 
 /// The flags a bundle holds (clap ids), refused alongside `predict --bundle`.
-const PREDICT_BUNDLED: [&str; 53] = [
+const PREDICT_BUNDLED: [&str; 60] = [
     "model",
     "chip",
     "chips",
@@ -280,6 +289,13 @@ const PREDICT_BUNDLED: [&str; 53] = [
     "redundant_experts",
     "eagle_layers",
     "scheduling",
+    "electricity_usd_kwh",
+    "pue",
+    "capex_usd_per_chip",
+    "years",
+    "duty_cycle",
+    "idle_share",
+    "cost_basis",
 ];
 
 /// Writes one line of output; see [`out!`].

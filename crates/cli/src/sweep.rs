@@ -88,7 +88,7 @@ pub struct SweepArgs {
 }
 
 /// The flags a bundle holds (clap ids), refused alongside `sweep --bundle`.
-pub(crate) const SWEEP_BUNDLED: [&str; 33] = [
+pub(crate) const SWEEP_BUNDLED: [&str; 40] = [
     "model",
     "axis",
     "chips",
@@ -122,6 +122,13 @@ pub(crate) const SWEEP_BUNDLED: [&str; 33] = [
     "redundant_experts",
     "eagle_layers",
     "scheduling",
+    "electricity_usd_kwh",
+    "pue",
+    "capex_usd_per_chip",
+    "years",
+    "duty_cycle",
+    "idle_share",
+    "cost_basis",
 ];
 
 /// The bundle `sweep`'s flags describe.

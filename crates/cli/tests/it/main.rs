@@ -3,6 +3,7 @@
 
 mod bundle;
 mod cli;
+mod cost;
 mod eagle;
 mod error_band;
 mod explain;
