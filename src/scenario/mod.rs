@@ -124,6 +124,7 @@ pub struct Scenario {
     /// Modelling constants set away from their defaults (link keys `a.<name>`, the
     /// names of the CLI's `--assumptions` file, in its units).
     pub assumptions: BTreeMap<String, f64>,
+    pub cost: disagg_engine::cost::CostSettings, // link keys and bounds: `cost.rs`
 }
 
 impl Default for Scenario {
@@ -163,6 +164,7 @@ impl Default for Scenario {
             chip_edits: BTreeMap::new(),
             user_chips: BTreeMap::new(),
             assumptions: BTreeMap::new(),
+            cost: Default::default(),
         }
     }
 }
@@ -319,6 +321,7 @@ impl Scenario {
         for (name, v) in &self.assumptions {
             q.push(format!("{ASSUMPTION_PREFIX}{name}={v}"));
         }
+        q.extend(self.cost_query());
         // Last, being the longest: the user's config, when it is the model.
         if let (true, Some(cfg)) = (self.model == USER_MODEL_ID, &self.custom_config) {
             q.push(format!("cfg={}", encode(cfg)));
@@ -621,6 +624,7 @@ impl Scenario {
             }
             k if k.starts_with(CHIP_EDIT_PREFIX) => self.edit_chip(k, value, catalogue)?,
             k if k.starts_with(ASSUMPTION_PREFIX) => self.set_assumption(k, value)?,
+            k if cost::COST_KEYS.contains(&k) => self.set_cost(k, value)?,
             _ => return Err("unknown setting".into()),
         }
         Ok(Vec::new())
@@ -685,6 +689,7 @@ fn shorten(s: &str) -> String {
 }
 
 mod assumptions;
+pub(crate) mod cost;
 mod draft;
 mod user_chips;
 pub use assumptions::ASSUMPTION_PREFIX;

@@ -5,7 +5,6 @@
 use crate::bundle::{self, Flags};
 use crate::{print_problems, PredictArgs};
 use disagg_engine::bundle::Bundle;
-use disagg_engine::cost::api;
 use disagg_engine::disagg::explain::explain;
 use disagg_engine::disagg::open_loop::at_rate;
 use disagg_engine::disagg::open_loop_explain::explain_at_rate;
@@ -287,7 +286,7 @@ pub fn run_predict(args: &PredictArgs) -> Result<(), String> {
         }
         .map_err(|e| e.to_string())?;
         let mut e = e;
-        let against = against_api(&inputs, &e.point, args.api.as_deref())?;
+        let against = crate::cost::against_api(&inputs, &e.point, args.api.as_deref())?;
         if let Some(a) = &against {
             e.chains
                 .extend(a.chains(setup.workload.isl as f64, setup.workload.osl as f64));
@@ -299,7 +298,7 @@ pub fn run_predict(args: &PredictArgs) -> Result<(), String> {
             out!("{}", to_json(&report)?);
         } else {
             print_point(name, &e.point);
-            print_against(against.as_ref());
+            crate::cost::print_against(against.as_ref());
             print_bands(&validated, &e.point);
             crate::explain::print(&e);
         }
@@ -310,60 +309,12 @@ pub fn run_predict(args: &PredictArgs) -> Result<(), String> {
         }
         .map_err(|e| e.to_string())?;
         print_point(name, &point);
-        print_against(against_api(&inputs, &point, args.api.as_deref())?.as_ref());
+        crate::cost::print_against(
+            crate::cost::against_api(&inputs, &point, args.api.as_deref())?.as_ref(),
+        );
         print_bands(&validated, &point);
     }
     Ok(())
-}
-
-/// The point against an API's price for its model (`--api`, or the table's first row
-/// for the model); `None` for a model of the user's own or one the table lacks.
-fn against_api(
-    inputs: &disagg_engine::bundle::Inputs,
-    p: &DeploymentPoint,
-    provider: Option<&str>,
-) -> Result<Option<api::Against<'static>>, String> {
-    let Some(model) = inputs.model_id() else {
-        return match provider {
-            Some(name) => Err(format!(
-                "--api {name}: the model is a config of your own; the API price table maps catalogue models"
-            )),
-            None => Ok(None),
-        };
-    };
-    let w = inputs.setup().workload;
-    api::against(
-        api::ApiTable::builtin(),
-        &p.figures,
-        model,
-        provider,
-        w.isl as f64,
-        w.osl as f64,
-    )
-    .map_err(|e| e.to_string())
-}
-
-fn print_against(a: Option<&api::Against>) {
-    let Some(a) = a else { return };
-    let b = &a.breakeven;
-    let verdict = if b.ever_cheaper() {
-        format!(
-            "self-hosting is cheaper above {:.3e} tokens a month; one deployment carries {:.3e}",
-            b.breakeven_tokens_per_month, b.capacity_tokens_per_month
-        )
-    } else {
-        format!(
-            "never cheaper: the break-even {:.3e} tokens a month needs {:.0} deployments of {:.3e} each, and each costs more per token than the API",
-            b.breakeven_tokens_per_month, b.replicas, b.capacity_tokens_per_month
-        )
-    };
-    out!(
-        "  vs API           {} {} at ${:.3}/Mtok of this mix ({} $/h): {verdict}",
-        a.api.provider,
-        a.api.api_model,
-        b.api_usd_per_mtok,
-        a.basis
-    );
 }
 
 /// One line per metric class: how far off the point's figures of that class may be.

@@ -3,7 +3,8 @@
 //! the $ the frontier ranks by. Bounds and messages are the engine's
 //! (`CostSettings::validate`, `limits`).
 
-use disagg_engine::cost::{CostBasis, CostSettings};
+use disagg_engine::cost::{api, CostBasis, CostSettings};
+use disagg_engine::disagg::DeploymentPoint;
 
 #[derive(clap::Args, Debug, Default)]
 pub(crate) struct CostArgs {
@@ -64,4 +65,54 @@ impl CostArgs {
         s.validate().map_err(|e| e.to_string())?;
         Ok(s)
     }
+}
+
+/// The point against an API's price for its model (`--api`, or the table's first row
+/// for the model); `None` for a model of the user's own or one the table lacks.
+pub(crate) fn against_api(
+    inputs: &disagg_engine::bundle::Inputs,
+    p: &DeploymentPoint,
+    provider: Option<&str>,
+) -> Result<Option<api::Against<'static>>, String> {
+    let Some(model) = inputs.model_id() else {
+        return match provider {
+            Some(name) => Err(format!(
+                "--api {name}: the model is a config of your own; the API price table maps catalogue models"
+            )),
+            None => Ok(None),
+        };
+    };
+    let w = inputs.setup().workload;
+    api::against(
+        api::ApiTable::builtin(),
+        &p.figures,
+        model,
+        provider,
+        w.isl as f64,
+        w.osl as f64,
+    )
+    .map_err(|e| e.to_string())
+}
+
+pub(crate) fn print_against(a: Option<&api::Against>) {
+    let Some(a) = a else { return };
+    let b = &a.breakeven;
+    let verdict = if b.ever_cheaper() {
+        format!(
+            "self-hosting is cheaper above {:.3e} tokens a month; one deployment carries {:.3e}",
+            b.breakeven_tokens_per_month, b.capacity_tokens_per_month
+        )
+    } else {
+        format!(
+            "never cheaper: the break-even {:.3e} tokens a month needs {:.0} deployments of {:.3e} each, and each costs more per token than the API",
+            b.breakeven_tokens_per_month, b.replicas, b.capacity_tokens_per_month
+        )
+    };
+    out!(
+        "  vs API           {} {} at ${:.3}/Mtok of this mix ({} $/h): {verdict}",
+        a.api.provider,
+        a.api.api_model,
+        b.api_usd_per_mtok,
+        a.basis
+    );
 }

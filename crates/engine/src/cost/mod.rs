@@ -179,6 +179,17 @@ pub struct PoolLoad<'a> {
     pub utilisation: f64,
 }
 
+impl<'a> PoolLoad<'a> {
+    /// A pool busy a share `busy` of the time on steps split as `step` ([`utilisation`]).
+    pub fn new(chip: &'a Chip, chips: u32, busy: f64, step: &TimeBreakdown) -> PoolLoad<'a> {
+        PoolLoad {
+            chip,
+            chips,
+            utilisation: utilisation(busy, step),
+        }
+    }
+}
+
 /// A deployment's power and what owning it costs per hour in use.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Power {

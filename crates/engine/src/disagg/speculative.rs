@@ -29,7 +29,7 @@ use super::{
     Placed, PoolConfig, PoolReport, PoolRole, Reject, Setup, StepCosts,
 };
 use crate::catalogue::Chip;
-use crate::cost::{self, PoolLoad};
+use crate::cost::PoolLoad;
 use crate::error::{EngineError, Result};
 use crate::explain::{diff, num, power, product, quotient, sum, var, Chain, Source};
 use crate::kernel::{
@@ -329,26 +329,14 @@ pub fn combine(
 ) -> Figures {
     let transfer = crossing(setup, target, draft, batch);
     let round = round(setup, target, draft, batch, t, d);
-    let cycle_share = |x: Seconds| (x / round.iteration).min(1.0);
-    // With a draft pool of its own the target waits for the drafts, as the pools'
-    // reports state; the draft pool keeps no time split (`cost::utilisation`).
-    let mut pools = vec![PoolLoad {
-        chip: target.chip,
-        chips: target.chips(),
-        utilisation: cost::utilisation(
-            if draft.is_some() {
-                cycle_share(t.verify.total)
-            } else {
-                1.0
-            },
-            &t.time,
-        ),
-    }];
-    pools.extend(draft.map(|p| PoolLoad {
-        chip: p.chip,
-        chips: p.chips(),
-        utilisation: cost::utilisation(cycle_share(drafting(setup, d)), &TimeBreakdown::default()),
-    }));
+    // Busy shares as the pools' reports state them; a draft pool keeps no time split.
+    let busy = |x: Seconds| (x / round.iteration).min(1.0);
+    let (tb, none) = (
+        draft.map_or(1.0, |_| busy(t.verify.total)),
+        TimeBreakdown::default(),
+    );
+    let mut pools = vec![PoolLoad::new(target.chip, target.chips(), tb, &t.time)];
+    pools.extend(draft.map(|p| PoolLoad::new(p.chip, p.chips(), busy(drafting(setup, d)), &none)));
     Figures::new(
         Core {
             batch,
