@@ -82,7 +82,7 @@ pub struct Assumptions {
     #[serde(skip_serializing_if = "is_one")]
     pub scheduler_recv_interval: u32,
     /// Power and money: electricity, PUE, purchase and amortisation, and which dollars
-    /// the frontier ranks by (`cost`, MODEL.md section 9). No prediction of time reads it.
+    /// the frontier ranks by (`cost`, MODEL.md section 6.6). No prediction of time reads it.
     #[serde(skip_serializing_if = "CostSettings::is_default")]
     pub cost: CostSettings,
 }

@@ -1,6 +1,6 @@
 //! Self-hosting against an API: the public API prices of `catalogue/api_prices.toml`
 //! and the monthly volume at which a deployment's fixed hourly cost undercuts them
-//! (`audit/MODEL.md` section 9.4).
+//! (`audit/MODEL.md` section 6.6.4).
 
 use super::CostBasis;
 use crate::catalogue::Grade;
@@ -200,7 +200,7 @@ pub fn against<'a>(
     }))
 }
 
-/// A deployment against an API at a workload's mix (`audit/MODEL.md` section 9.4).
+/// A deployment against an API at a workload's mix (`audit/MODEL.md` section 6.6.4).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct BreakEven {
     /// The deployment's dollars per hour in use (rental or ownership).
@@ -266,7 +266,7 @@ impl BreakEven {
             "API price at the workload's mix",
             "p_api",
             "USD/Mtok",
-            "9.4",
+            "6.6.4",
             quotient(
                 sum([
                     product([var("ISL"), var("p_in")]),
@@ -297,7 +297,7 @@ impl BreakEven {
             "break-even volume against the API",
             "V*",
             "tokens/month",
-            "9.4",
+            "6.6.4",
             quotient(
                 product([var("C_h"), num(HOURS_PER_MONTH), num(1e6)]),
                 var("p_api"),
@@ -316,7 +316,7 @@ impl BreakEven {
             "one deployment's monthly capacity",
             "V_1",
             "tokens/month",
-            "9.4",
+            "6.6.4",
             product([var("X"), num(3600.0), num(HOURS_PER_MONTH)]),
             self.capacity_tokens_per_month,
         )
@@ -331,7 +331,7 @@ impl BreakEven {
             "deployments to carry the break-even volume",
             "R",
             "deployments",
-            "9.4",
+            "6.6.4",
             max([num(1.0), ceil_ratio("V*", "V_1")]),
             self.replicas,
         )

@@ -1,5 +1,5 @@
 //! The cost figures of an explained point as chains: power from utilisation, energy
-//! per token, and owning the chips ($/h and $/Mtok), `audit/MODEL.md` section 9.
+//! per token, and owning the chips ($/h and $/Mtok), `audit/MODEL.md` section 6.6.
 
 use super::{idle_power, roofline_share, utilisation, CostSettings, HOURS_PER_YEAR};
 use crate::catalogue::Chip;
@@ -29,7 +29,7 @@ fn pool_power(pool: &PoolReport, chip: &Chip, s: &CostSettings) -> Option<Chain>
         &format!("utilisation of the {} pool's chips", pool.role.name()),
         &symbol("u", pool),
         "share",
-        "9.1",
+        "6.6.1",
         product([
             var("b"),
             quotient(
@@ -106,7 +106,7 @@ fn pool_power(pool: &PoolReport, chip: &Chip, s: &CostSettings) -> Option<Chain>
             &format!("power of the {} pool", pool.role.name()),
             &symbol("P", pool),
             "W",
-            "9.1",
+            "6.6.1",
             product([
                 var("n"),
                 sum([
@@ -157,7 +157,7 @@ pub fn chains(
             "power of every chip at its utilisation",
             "P",
             "W",
-            "9.1",
+            "6.6.1",
             sum(pools.iter().map(|(p, _)| var(&symbol("P", p)))),
             total,
         ),
@@ -175,7 +175,7 @@ pub fn chains(
                 "energy per output token",
                 "J_out",
                 "J/token",
-                "9.1",
+                "6.6.1",
                 quotient(var("P"), var(&output.symbol)),
                 total / x_out,
             )
@@ -187,7 +187,7 @@ pub fn chains(
                 "energy per token (input and output)",
                 "J_tok",
                 "J/token",
-                "9.1",
+                "6.6.1",
                 quotient(var("P"), sum([var(&input.symbol), var(&output.symbol)])),
                 total / (x_in + x_out),
             )
@@ -220,7 +220,7 @@ pub fn chains(
         "owning the deployment, per hour in use",
         "C_own",
         "USD/h",
-        "9.2",
+        "6.6.2",
         sum([
             quotient(var("K"), product([var("Y"), num(HOURS_PER_YEAR), var("d")])),
             product([
@@ -286,7 +286,7 @@ pub fn chains(
                 quantity,
                 symbol,
                 "USD/Mtok",
-                "9.3",
+                "6.6.3",
                 product([
                     quotient(var("C_own"), product([var(&rate.symbol), num(3600.0)])),
                     num(1e6),

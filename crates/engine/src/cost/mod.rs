@@ -1,7 +1,7 @@
 //! What a deployment costs to run: its power from how busy its chips are, and its
 //! money either rented by the hour (the catalogue's `price`) or owned (purchase price
 //! amortised over the years in use, plus electricity through the facility's PUE).
-//! The equations are `audit/MODEL.md` section 9; the defaults and their sources are in
+//! The equations are `audit/MODEL.md` section 6.6; the defaults and their sources are in
 //! `audit/AUDIT.md`, "Cost of ownership".
 //!
 //! `api.rs` holds the public API prices and the break-even volume against them.
@@ -137,7 +137,7 @@ impl CostSettings {
 /// compute and memory time over its whole time; communication waits and fixed host
 /// and launch overheads count as idle). A pool whose step keeps no time split (a
 /// separate draft pool) counts its busy time as roofline-bound. `audit/MODEL.md`
-/// section 9.1.
+/// section 6.6.1.
 pub fn utilisation(busy: f64, step: &TimeBreakdown) -> f64 {
     let busy = if busy.is_finite() {
         busy.clamp(0.0, 1.0)
@@ -216,7 +216,7 @@ impl Power {
     }
 }
 
-/// Owning the deployment, per hour in use (`audit/MODEL.md` section 9.2):
+/// Owning the deployment, per hour in use (`audit/MODEL.md` section 6.6.2):
 ///
 /// ```text
 /// C_own = K / (Y x 8760 h x d) + [P_busy + P_idle (1 - d) / d] x PUE x price

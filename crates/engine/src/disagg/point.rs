@@ -56,7 +56,7 @@ pub struct Figures {
     #[serde(default)]
     pub cost_basis: CostBasis,
     /// All chips at their utilisation: idle power plus the busy share of the range up
-    /// to TDP (`audit/MODEL.md` section 9.1).
+    /// to TDP (`audit/MODEL.md` section 6.6.1).
     pub watts: Option<Watts>,
     /// Energy per output token at that power.
     pub joules_per_output_token: Option<Joules>,
