@@ -321,3 +321,63 @@ fn break_even_in_closed_form() {
         }
     }
 }
+
+#[test]
+fn an_open_loop_draws_less_power_and_its_chains_agree_with_its_figures() {
+    use crate::disagg::open_loop::at_rate;
+    use crate::disagg::open_loop_explain::explain_at_rate;
+    use crate::units::RequestsPerSecond;
+    let s = CostSettings {
+        capex_usd_per_chip: Some(25_000.0),
+        ..CostSettings::default()
+    };
+    let model = &Catalogue::builtin().model("llama-3.3-70b").unwrap().ir;
+    let mut setup = Setup::new(
+        model,
+        Workload::new(1000, 1000),
+        WeightFormat::new(DType::Fp8),
+    );
+    setup.assumptions.cost = s;
+    let d = Deployment::Aggregated {
+        pool: PoolConfig {
+            chip: chip("h100-sxm"),
+            parallelism: Parallelism {
+                tp: 4,
+                pp: 1,
+                dp: 1,
+                ep: 1,
+            },
+        },
+        batch: 64,
+    };
+    let rate = RequestsPerSecond::new(0.5);
+    let open = at_rate(&setup, &d, rate).unwrap();
+    let closed = evaluate(&setup, &d.with_batch(open.figures.batch)).unwrap();
+    assert!(open.figures.watts.unwrap().0 < closed.figures.watts.unwrap().0);
+    assert!(open.figures.watts.unwrap().0 > 4.0 * 105.0);
+    let e = explain_at_rate(&setup, &d, rate).unwrap();
+    for (q, v) in [
+        (
+            "energy per output token",
+            open.figures.joules_per_output_token.unwrap().0,
+        ),
+        (
+            "owning the deployment, per hour in use",
+            open.figures.own_usd_per_hour.unwrap().0,
+        ),
+    ] {
+        let c = e.chains.iter().find(|c| c.quantity == q).unwrap();
+        assert!((c.value - v).abs() <= 1e-9 * v, "{q}: {} vs {v}", c.value);
+        // Every link of the chain evaluates to its value from its inputs.
+        for link in c.walk() {
+            let r = link.recompute().unwrap();
+            let tol = 1e-9 * link.value.abs().max(1.0);
+            assert!(
+                (r - link.value).abs() <= tol,
+                "{}: {r} vs {}",
+                link.quantity,
+                link.value
+            );
+        }
+    }
+}

@@ -98,16 +98,8 @@ impl Figures {
             .map(|p| p.chip.price.map(|c| c.0 * p.chips as f64))
             .sum::<Option<f64>>()
             .map(UsdPerHour);
-        let power = Power::of(pools, settings.idle_share);
-        let watts = power.map(|p| p.busy);
         let output = core.output_tok_s;
-        let total = output + core.input_tok_s;
         let rental = usd_per_hour.map(|p| Money::of(p, core.input_tok_s, output));
-        let own = cost::capex(pools, settings)
-            .and_then(|k| cost::ownership_usd_per_hour(k, power, settings))
-            .map(|p| Money::of(p, core.input_tok_s, output));
-        let per_token =
-            |rate: TokensPerSecond| watts.and_then(|w| (rate.0 > 0.0).then(|| w / rate));
         let n = chips.max(1) as f64;
         Figures {
             batch: core.batch,
@@ -130,18 +122,44 @@ impl Figures {
             usd_per_mtok_blended: rental.and_then(|m| m.per_mtok_blended),
             output_tok_s_per_usd_hour: usd_per_hour
                 .and_then(|p| (p.0 > 0.0).then(|| output.0 / p.0)),
-            own_usd_per_hour: own.map(|m| m.usd_per_hour),
-            own_usd_per_mtok_output: own.and_then(|m| m.per_mtok_output),
-            own_usd_per_mtok_input: own.and_then(|m| m.per_mtok_input),
-            own_usd_per_mtok_blended: own.and_then(|m| m.per_mtok_blended),
+            own_usd_per_hour: None,
+            own_usd_per_mtok_output: None,
+            own_usd_per_mtok_input: None,
+            own_usd_per_mtok_blended: None,
             cost_basis: settings.basis,
-            watts,
-            joules_per_output_token: per_token(output),
-            joules_per_token: per_token(total),
+            watts: None,
+            joules_per_output_token: None,
+            joules_per_token: None,
             transfer: core.transfer,
             bottleneck: core.bottleneck,
             limiter: core.limiter,
             prefill_share: core.prefill_share,
+        }
+        .with_power(pools, settings)
+    }
+
+    /// These figures with the power of `pools` at their utilisations, and what follows
+    /// from it at these token rates: energy per token and owning the chips
+    /// (`audit/MODEL.md` 6.6.1 and 6.6.2). An open loop calls it again once its pools'
+    /// busy shares have fallen with the arrivals.
+    pub(crate) fn with_power(self, pools: &[PoolLoad], settings: &CostSettings) -> Figures {
+        let power = Power::of(pools, settings.idle_share);
+        let watts = power.map(|p| p.busy);
+        let (input, output) = (self.input_tok_s, self.output_tok_s);
+        let own = cost::capex(pools, settings)
+            .and_then(|k| cost::ownership_usd_per_hour(k, power, settings))
+            .map(|p| Money::of(p, input, output));
+        let per_token =
+            |rate: TokensPerSecond| watts.and_then(|w| (rate.0 > 0.0).then(|| w / rate));
+        Figures {
+            own_usd_per_hour: own.map(|m| m.usd_per_hour),
+            own_usd_per_mtok_output: own.and_then(|m| m.per_mtok_output),
+            own_usd_per_mtok_input: own.and_then(|m| m.per_mtok_input),
+            own_usd_per_mtok_blended: own.and_then(|m| m.per_mtok_blended),
+            watts,
+            joules_per_output_token: per_token(output),
+            joules_per_token: per_token(input + output),
+            ..self
         }
     }
 
