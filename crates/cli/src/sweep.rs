@@ -360,7 +360,8 @@ fn print_sweep(model: &str, r: &SweepResult) {
                 "  {:>10.1} {:>12.1} {:>10} {:>9.0} {:14} {}",
                 f.tok_s_user,
                 f.output_tok_s_per_chip,
-                f.usd_per_mtok_output
+                // The dollars the frontier ranks by (`--cost-basis`).
+                f.ranked_usd_per_mtok_output()
                     .map_or("-".into(), |v| format!("{v:.3}")),
                 f.ttft.ms(),
                 p.class.name(),

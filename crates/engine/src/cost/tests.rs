@@ -258,6 +258,13 @@ fn ranking_by_ownership_reads_the_ownership_figure() {
     };
     let f = llama70b_on_h100(own).figures;
     assert_eq!(f.ranked_usd_per_mtok_output(), f.own_usd_per_mtok_output);
+    // The chart's tok/s per $/hour is the same dollars: 1e6 / 3600 over $/Mtok.
+    let per_usd = f.ranked_output_tok_s_per_usd_hour().unwrap();
+    let mtok = f.own_usd_per_mtok_output.unwrap().0;
+    assert!(
+        (per_usd * mtok - 1e6 / 3600.0).abs() < 1e-6,
+        "{per_usd} {mtok}"
+    );
     let f = llama70b_on_h100(CostSettings::default()).figures;
     assert_eq!(f.ranked_usd_per_mtok_output(), f.usd_per_mtok_output);
 }

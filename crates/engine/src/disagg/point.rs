@@ -196,6 +196,17 @@ impl Figures {
         }
     }
 
+    /// Output tokens per second per dollar-per-hour in the dollars the frontier ranks
+    /// by: the reciprocal, up to a constant, of [`Figures::ranked_usd_per_mtok_output`].
+    pub fn ranked_output_tok_s_per_usd_hour(&self) -> Option<f64> {
+        match self.cost_basis {
+            CostBasis::Rental => self.output_tok_s_per_usd_hour,
+            CostBasis::Ownership => self
+                .own_usd_per_hour
+                .and_then(|p| (p.0 > 0.0).then(|| self.output_tok_s.0 / p.0)),
+        }
+    }
+
     /// True when every number is finite (a sweep drops points that are not).
     pub fn is_finite(&self) -> bool {
         [
