@@ -388,3 +388,24 @@ fn an_open_loop_draws_less_power_and_its_chains_agree_with_its_figures() {
         }
     }
 }
+
+#[test]
+fn a_users_purchase_price_and_idle_power_are_chip_edits() {
+    use crate::catalogue::ChipField;
+    let h100 = chip("h100-sxm")
+        .edited(ChipField::PurchasePrice, 25_000.0)
+        .unwrap()
+        .edited(ChipField::IdlePower, 70.0)
+        .unwrap();
+    assert_eq!(h100.purchase_price.map(|u| u.0), Some(25_000.0));
+    let s = CostSettings::default();
+    assert_eq!(s.capex(&h100), Some(25_000.0));
+    // The flag, when given, prices every chip alike.
+    let flagged = CostSettings {
+        capex_usd_per_chip: Some(30_000.0),
+        ..s
+    };
+    assert_eq!(flagged.capex(&h100), Some(30_000.0));
+    assert!((chip_power(&h100, 0.0, 0.15).unwrap().0 - 70.0).abs() < 1e-12);
+    assert!(h100.edited(ChipField::PurchasePrice, 0.0).is_err());
+}
