@@ -17,9 +17,26 @@ pub const FIGURE_CHAINS: [(&str, &str); 10] = [
     ("input tok/s per chip", "input tok/s per chip"),
     ("$/Mtok output", "output $/Mtok"),
     ("$/Mtok input", "input $/Mtok"),
-    ("J per output token (TDP bound)", "energy per output token"),
+    ("J per output token", "energy per output token"),
     ("memory per chip (fullest)", "memory per chip"),
     ("max batch (memory)", "max batch"),
+];
+
+/// The cost figures that open a chain where the point has them: energy per token of
+/// either kind, ownership (with a purchase price) and the API break-even (for a model
+/// the API price table lists).
+pub const COST_FIGURE_CHAINS: [(&str, &str); 5] = [
+    ("J per token (input and output)", "energy per token"),
+    ("$/Mtok output, owned", "ownership output $/Mtok"),
+    ("$/Mtok input, owned", "ownership input $/Mtok"),
+    (
+        "break-even vs API (tokens/month)",
+        "break-even volume against the API",
+    ),
+    (
+        "deployments to reach it",
+        "deployments to carry the break-even volume",
+    ),
 ];
 
 /// The chain a figure opens, if the engine explains it for this point (a chip without
@@ -28,6 +45,7 @@ pub fn chain_for<'a>(chains: &'a [Chain], figure: &str) -> Option<&'a Chain> {
     let quantity = FIGURE_CHAINS
         .iter()
         .chain(&crate::open_loop::FIGURE_CHAINS)
+        .chain(&COST_FIGURE_CHAINS)
         .find(|(f, _)| *f == figure)?
         .1;
     chains.iter().find(|c| c.quantity.starts_with(quantity))

@@ -4,6 +4,7 @@
 use crate::bundle::{bundle, target};
 use crate::scenario::Scenario;
 use disagg_engine::bundle::{Bundle, Inputs};
+use disagg_engine::cost::api;
 use disagg_engine::disagg::explain::{explain, Explained};
 use disagg_engine::disagg::open_loop_explain::explain_at_rate;
 use disagg_engine::disagg::{
@@ -97,11 +98,25 @@ pub fn detail(
     let deployment = i.resolve(spec).map_err(|e| e.to_string())?;
     // With a request rate, the deployment under those arrivals (the spec's batch is
     // replaced by the concurrency they hold): the CLI's `predict --rate --explain`.
-    match s.rate {
+    let mut e = match s.rate {
         Some(r) => explain_at_rate(&i.setup(), &deployment, RequestsPerSecond::new(r)),
         None => explain(&i.setup(), &deployment),
     }
-    .map_err(|e| e.to_string())
+    .map_err(|e| e.to_string())?;
+    // Self-hosting against the model's API price, where the table has one.
+    if let Some(a) = against(s, &e.point.figures) {
+        e.chains.extend(a.chains(s.isl as f64, s.osl as f64));
+    }
+    Ok(e)
+}
+
+/// A point's figures against the first API price the table has for the scenario's
+/// model (`cost::api::against`); `None` for a model without one.
+pub fn against(s: &Scenario, f: &Figures) -> Option<api::Against<'static>> {
+    let table = api::ApiTable::builtin();
+    api::against(table, f, &s.model, None, s.isl as f64, s.osl as f64)
+        .ok()
+        .flatten()
 }
 
 /// The same deployment without speculation at the same batch, where the point

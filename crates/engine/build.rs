@@ -31,6 +31,9 @@ fn main() {
     let bench = root.join("benchmarks.toml");
     println!("cargo:rerun-if-changed={}", bench.display());
     writeln!(out, "pub static BENCHMARKS: &str = {:?};", to_json(&bench)).unwrap();
+    let api = root.join("api_prices.toml");
+    println!("cargo:rerun-if-changed={}", api.display());
+    writeln!(out, "pub static API_PRICES: &str = {:?};", to_json(&api)).unwrap();
     let dest = Path::new(&env::var("OUT_DIR").unwrap()).join("catalogue.rs");
     fs::write(dest, out).unwrap();
 }

@@ -287,7 +287,8 @@ pub fn misses_label(s: &Scenario) -> &'static str {
 pub fn y_value(y: YAxis, f: &Figures) -> Option<f64> {
     let v = match y {
         YAxis::TokSPerChip => Some(f.output_tok_s_per_chip.value()),
-        YAxis::TokSPerUsdHour => f.output_tok_s_per_usd_hour,
+        // The dollars the frontier ranks by (rental, or ownership with `own=1`).
+        YAxis::TokSPerUsdHour => f.ranked_output_tok_s_per_usd_hour(),
     }?;
     (v.is_finite() && v > 0.0).then_some(v)
 }
@@ -300,7 +301,7 @@ pub fn y_label(y: YAxis) -> &'static str {
 }
 
 fn usd(f: &Figures) -> Option<f64> {
-    f.usd_per_mtok_output
+    f.ranked_usd_per_mtok_output()
         .map(|v| v.value())
         .filter(|v| v.is_finite() && *v > 0.0)
 }

@@ -17,6 +17,7 @@ impl Scenario {
             framework: self.framework,
             redundant_experts: self.redundant_experts,
             scheduling: self.scheduling,
+            cost: self.cost,
             ..Assumptions::default()
         };
         for (name, v) in &self.assumptions {

@@ -126,6 +126,7 @@ pub struct Scenario {
     pub assumptions: BTreeMap<String, f64>,
     /// A catalogued link between pools (link key `link`; `None`: the chips' own).
     pub link: Option<String>,
+    pub cost: disagg_engine::cost::CostSettings, // link keys and bounds: `cost.rs`
 }
 
 impl Default for Scenario {
@@ -166,6 +167,7 @@ impl Default for Scenario {
             user_chips: BTreeMap::new(),
             assumptions: BTreeMap::new(),
             link: None,
+            cost: Default::default(),
         }
     }
 }
@@ -286,6 +288,7 @@ impl Scenario {
         for (name, v) in &self.assumptions {
             q.push(format!("{ASSUMPTION_PREFIX}{name}={v}"));
         }
+        q.extend(self.cost_query());
         // Last, being the longest: the user's config, when it is the model.
         if let (true, Some(cfg)) = (self.model == USER_MODEL_ID, &self.custom_config) {
             q.push(format!("cfg={}", encode(cfg)));
@@ -589,6 +592,7 @@ impl Scenario {
             }
             k if k.starts_with(CHIP_EDIT_PREFIX) => self.edit_chip(k, value, catalogue)?,
             k if k.starts_with(ASSUMPTION_PREFIX) => self.set_assumption(k, value)?,
+            k if cost::COST_KEYS.contains(&k) => self.set_cost(k, value)?,
             _ => return Err("unknown setting".into()),
         }
         Ok(Vec::new())
@@ -653,6 +657,7 @@ fn shorten(s: &str) -> String {
 }
 
 mod assumptions;
+pub(crate) mod cost;
 mod draft;
 mod encoding;
 mod link;

@@ -61,6 +61,15 @@ fn query_round_trips() {
             ("step_overhead".to_string(), 0.0003),
         ]
         .into(),
+        cost: disagg_engine::cost::CostSettings {
+            electricity_usd_kwh: 0.0825,
+            pue: 1.31,
+            capex_usd_per_chip: Some(27_500.0),
+            years: 3.5,
+            duty_cycle: 0.72,
+            idle_share: 0.2,
+            basis: disagg_engine::cost::CostBasis::Ownership,
+        },
     };
     let (back, notices) = Scenario::from_query(&s.to_query(), cat());
     assert_eq!(back, s);
@@ -629,4 +638,84 @@ fn a_recommend_link_round_trips_with_its_limits_and_demand() {
     let (view2, rest2, _) = split_query(&again, cat());
     assert_eq!(view2, view);
     assert_eq!(Scenario::from_query(&rest2, cat()).0, s);
+}
+
+#[test]
+fn cost_settings_travel_in_the_link_checked_by_the_engines_bounds() {
+    let mut s = Scenario::default();
+    assert!(!s.to_query().contains("kwh="), "defaults are not written");
+    for (key, value) in [
+        ("kwh", "0.31"),
+        ("pue", "1.2"),
+        ("capex", "30000"),
+        ("years", "4"),
+        ("duty", "0.6"),
+        ("idle", "0.1"),
+        ("own", "1"),
+    ] {
+        s.apply(key, value, cat()).unwrap();
+        assert!(s.to_query().contains(&format!("{key}={value}")), "{key}");
+    }
+    let (back, notices) = Scenario::from_query(&s.to_query(), cat());
+    assert!(notices.is_empty(), "{notices:?}");
+    assert_eq!(back, s);
+    let c = back.assumptions().cost;
+    assert_eq!(c.electricity_usd_kwh, 0.31);
+    assert_eq!(c.capex_usd_per_chip, Some(30_000.0));
+    assert_eq!(c.basis, disagg_engine::cost::CostBasis::Ownership);
+    // Each bad value is refused naming the CLI flag of the same setting, and leaves
+    // the scenario as it was.
+    for (key, value, needle) in [
+        ("pue", "0.5", "--pue"),
+        ("kwh", "-1", "--electricity-usd-kwh"),
+        ("duty", "0", "--duty-cycle"),
+        ("years", "NaN", "years"),
+        ("capex", "abc", "capex"),
+        ("own", "2", "own"),
+    ] {
+        let mut t = s.clone();
+        let why = t.apply(key, value, cat()).unwrap_err();
+        assert!(why.contains(needle), "{key}={value}: {why}");
+        assert_eq!(t, s);
+    }
+    // An empty value returns a setting to its default, and the link drops it.
+    for key in ["kwh", "pue", "capex", "years", "duty", "idle", "own"] {
+        s.apply(key, "", cat()).unwrap();
+    }
+    assert_eq!(s.cost, disagg_engine::cost::CostSettings::default());
+    assert!(!s.to_query().contains("pue="));
+}
+
+#[test]
+fn the_electricity_price_moves_the_detail_panels_ownership_figures_only() {
+    let mut s = Scenario {
+        model: "deepseek-v3".into(),
+        axis: disagg_engine::disagg::Axis::Aggregated,
+        chips: vec!["h200".into()],
+        max_chips: 8,
+        isl: 1000,
+        osl: 1000,
+        ..Scenario::default()
+    };
+    s.apply("capex", "30000", cat()).unwrap();
+    let swept = crate::explore::explore(&s, cat()).unwrap();
+    let spec = &swept.cloud[swept.cloud.len() / 2].spec;
+    let at = |kwh: &str| {
+        let mut t = s.clone();
+        t.apply("kwh", kwh, cat()).unwrap();
+        crate::explore::detail(&t, spec, cat()).unwrap()
+    };
+    let (a, b) = (at("0.05"), at("0.5"));
+    let (fa, fb) = (&a.point.figures, &b.point.figures);
+    assert_eq!(fa.usd_per_mtok_output, fb.usd_per_mtok_output);
+    assert_eq!(fa.usd_per_mtok_input, fb.usd_per_mtok_input);
+    assert!(
+        fb.own_usd_per_mtok_output.unwrap().value() > fa.own_usd_per_mtok_output.unwrap().value()
+    );
+    // DeepSeek-V3 has an API row: the break-even chain is among the panel's chains.
+    assert!(crate::chains::chain_for(&a.chains, "break-even vs API (tokens/month)").is_some());
+    for (figure, _) in crate::chains::COST_FIGURE_CHAINS {
+        let c = crate::chains::chain_for(&a.chains, figure).unwrap_or_else(|| panic!("{figure}"));
+        assert!(c.recompute().is_some(), "{figure}");
+    }
 }

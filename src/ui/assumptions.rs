@@ -120,6 +120,7 @@ pub fn AssumptionsPanel() -> impl IntoView {
                 </table>
             </div>
             <super::PrefixedErrors prefix=ASSUMPTION_PREFIX/>
+            <super::cost::CostSettingsPanel/>
         </details>
     }
 }

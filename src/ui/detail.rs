@@ -65,6 +65,7 @@ fn pools(d: &DeploymentPoint) -> impl IntoView {
 /// in the panel below the list (`open`), and each with an error band has it below.
 fn summary(
     e: &Explained,
+    against: Option<&disagg_engine::cost::api::Against>,
     rate: Option<f64>,
     bands: &BTreeMap<&'static str, String>,
     open: RwSignal<Option<&'static str>>,
@@ -89,7 +90,7 @@ fn summary(
             format::usd_per_mtok(f.usd_per_mtok_blended),
         ),
         (
-            "J per output token (TDP bound)",
+            "J per output token",
             format::joules(f.joules_per_output_token),
         ),
         (
@@ -114,6 +115,7 @@ fn summary(
         rows.push(("input tok/s per prefill chip", format::rate(v)));
     }
     rows.push(("TTFT p50 / p90", format::ttft_spread(&d.ttft)));
+    rows.extend(crate::ui::cost::rows(e, against));
     rows.push(("TTFT, where it goes", format::ttft_parts(&d.ttft.parts)));
     // At a rate the batch is the concurrency the arrivals hold: the rate's rows first.
     if let Some(r) = rate {
@@ -165,12 +167,17 @@ pub fn Detail() -> impl IntoView {
                 }
                 _ => None,
             };
+            let against = point
+                .as_ref()
+                .ok()
+                .and_then(|x| crate::explore::against(&e.scenario, &x.point.figures));
             Some((
                 p.label.clone(),
                 speculation_summary(&e.scenario),
                 gain,
                 point,
                 e.scenario.rate,
+                against,
             ))
         })
     });
@@ -197,7 +204,7 @@ pub fn Detail() -> impl IntoView {
         open.set(None);
     });
     let body = move || {
-        let (label, speculation, gain, result, rate) = evaluated.get()?;
+        let (label, speculation, gain, result, rate, against) = evaluated.get()?;
         Some(match result {
             Ok(e) => {
                 let chains = e.chains.clone();
@@ -225,7 +232,7 @@ pub fn Detail() -> impl IntoView {
                 {rate.map(|r| view! { <p class="open-loop" id="open-loop-answer">{crate::open_loop::answer(&e, r)}</p> })}
                 <p class="measured-error" id="measured-error">{measured}</p>
                 <p class="hint">"Click a figure to see how it is computed: its formula, every input with its source, and the model's section."</p>
-                <dl class="figures">{summary(&e, rate, &bands, open)}</dl>
+                <dl class="figures">{summary(&e, against.as_ref(), rate, &bands, open)}</dl>
                 <div id="chain-panel" aria-live="polite">{chain_panel}</div>
                 <div class="table-scroll" tabindex="0" role="region" aria-label="Pools"><table class="pools">
                     <caption class="visually-hidden">"The deployment's pools"</caption>

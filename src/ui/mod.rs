@@ -10,6 +10,7 @@ mod chart_view;
 mod chip_edits;
 mod chip_picker;
 mod controls;
+pub(crate) mod cost;
 mod desk;
 mod detail;
 mod export;

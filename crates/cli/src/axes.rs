@@ -289,6 +289,12 @@ pub fn run_predict(args: &PredictArgs) -> Result<(), String> {
             None => explain(&setup, &deployment),
         }
         .map_err(|e| e.to_string())?;
+        let mut e = e;
+        let against = crate::cost::against_api(&inputs, &e.point, args.api.as_deref())?;
+        if let Some(a) = &against {
+            e.chains
+                .extend(a.chains(setup.workload.isl as f64, setup.workload.osl as f64));
+        }
         if args.json {
             let report = PointReport::new(name, setup.precision(), b.kv_dtype, &e.point, &e.chains)
                 .ok_or("the evaluated deployment has no generating pool")?
@@ -297,6 +303,7 @@ pub fn run_predict(args: &PredictArgs) -> Result<(), String> {
             out!("{}", to_json(&report)?);
         } else {
             print_point(name, &e.point);
+            crate::cost::print_against(against.as_ref());
             print_bands(&validated, &e.point);
             crate::explain::print(&e);
         }
@@ -307,6 +314,9 @@ pub fn run_predict(args: &PredictArgs) -> Result<(), String> {
         }
         .map_err(|e| e.to_string())?;
         print_point(name, &point);
+        crate::cost::print_against(
+            crate::cost::against_api(&inputs, &point, args.api.as_deref())?.as_ref(),
+        );
         print_bands(&validated, &point);
     }
     Ok(())
@@ -597,8 +607,21 @@ fn print_point(model: &str, p: &DeploymentPoint) {
         }
         _ => out!("  $/Mtok           n/a (a chip has no public price)"),
     }
-    match (f.watts, f.joules_per_output_token) {
-        (Some(w), Some(j)) => out!("  power            {w:.0} W at TDP, {j:.3} J per output token"),
+    match (
+        f.own_usd_per_hour,
+        f.own_usd_per_mtok_output,
+        f.own_usd_per_mtok_input,
+    ) {
+        (Some(h), Some(o), Some(i)) => out!(
+            "  owned            {:.3} $/h in use; $/Mtok output {o:.3}, input {i:.3}",
+            h.value()
+        ),
+        _ => out!("  owned            n/a (no purchase price: give --capex-usd-per-chip)"),
+    }
+    match (f.watts, f.joules_per_output_token, f.joules_per_token) {
+        (Some(w), Some(j), Some(t)) => out!(
+            "  power            {w:.0} W at its utilisation, {j:.3} J per output token, {t:.3} J per token"
+        ),
         _ => out!("  power            n/a (a chip has no published TDP)"),
     }
     if p.pools.len() > 1 {

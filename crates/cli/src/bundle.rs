@@ -211,6 +211,7 @@ mod tests {
             "csv",
             "compare_axes",
             "explain",
+            "api",
             "help",
         ];
         let cli = crate::Cli::command();

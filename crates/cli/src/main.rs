@@ -20,6 +20,7 @@ macro_rules! out {
 
 mod axes;
 mod bundle;
+mod cost;
 mod deploy;
 mod explain;
 mod recommend;
@@ -51,25 +52,25 @@ enum Command {
     /// Predict one deployment: aggregated (default) or split along an axis.
     // Negative numbers are values, so that `--isl -1` is refused by its own flag.
     #[command(allow_negative_numbers = true)]
-    Predict(PredictArgs),
+    Predict(Box<PredictArgs>),
     /// Print the launch commands (vLLM, SGLang, TensorRT-LLM or NVIDIA Dynamo) of the
     /// deployment `predict` evaluates; --framework names the framework.
     #[command(allow_negative_numbers = true)]
-    Deploy(deploy::DeployArgs),
+    Deploy(Box<deploy::DeployArgs>),
     /// Sweep homogeneous and heterogeneous splits and print the frontiers.
     #[command(allow_negative_numbers = true)]
-    Sweep(sweep::SweepArgs),
+    Sweep(Box<sweep::SweepArgs>),
     /// Deployments across the catalogue that meet TTFT and TPOT limits at a demand,
     /// ranked by $/Mtok, the fewest chips that do, and why the other chips fail.
     #[command(allow_negative_numbers = true)]
-    Recommend(recommend::RecommendArgs),
+    Recommend(Box<recommend::RecommendArgs>),
     /// Run the validation table against published measurements.
     Validate {
         /// Print one JSON object instead of a table.
         #[arg(long)]
         json: bool,
         #[command(flatten)]
-        assumptions: AssumptionArgs,
+        assumptions: Box<AssumptionArgs>,
     },
 }
 
@@ -116,6 +117,8 @@ pub(crate) struct AssumptionArgs {
     /// until the batch ends, no refill: llama-batched-bench, HF generate).
     #[arg(long, value_name = "continuous|static")]
     scheduling: Option<String>,
+    #[command(flatten)]
+    cost: cost::CostArgs,
 }
 
 impl AssumptionArgs {
@@ -158,6 +161,7 @@ impl AssumptionArgs {
             }
             a.redundant_experts = n;
         }
+        a.cost = self.cost.apply(a.cost)?;
         a.validate().map_err(|e| e.to_string())?;
         Ok(a)
     }
@@ -235,12 +239,17 @@ pub(crate) struct PredictArgs {
     /// steps operator by operator (`--json` always carries both).
     #[arg(long)]
     explain: bool,
+    /// Compare the deployment with this provider's API price for the model (the
+    /// catalogue's api_prices.toml): the monthly volume at which self-hosting is
+    /// cheaper, as a chain. Without it, the first API row for the model, if any.
+    #[arg(long, value_name = "PROVIDER")]
+    api: Option<String>,
     #[command(flatten)]
     assumptions: AssumptionArgs,
 }
 
 /// The flags a bundle holds (clap ids), refused alongside `predict --bundle`.
-const PREDICT_BUNDLED: [&str; 54] = [
+const PREDICT_BUNDLED: [&str; 61] = [
     "model",
     "chip",
     "chips",
@@ -295,6 +304,13 @@ const PREDICT_BUNDLED: [&str; 54] = [
     "redundant_experts",
     "eagle_layers",
     "scheduling",
+    "electricity_usd_kwh",
+    "pue",
+    "capex_usd_per_chip",
+    "years",
+    "duty_cycle",
+    "idle_share",
+    "cost_basis",
 ];
 
 /// Writes one line of output; see [`out!`].
@@ -316,7 +332,7 @@ fn main() -> ExitCode {
         Command::List { what } => list(what),
         Command::Predict(args) => axes::run_predict(&args),
         Command::Sweep(args) => sweep::run_sweep(&args),
-        Command::Deploy(args) => deploy::run_deploy(args),
+        Command::Deploy(args) => deploy::run_deploy(*args),
         Command::Recommend(args) => recommend::run_recommend(&args),
         Command::Validate { json, assumptions } => run_validate(json, &assumptions),
     };

@@ -88,7 +88,7 @@ pub struct SweepArgs {
 }
 
 /// The flags a bundle holds (clap ids), refused alongside `sweep --bundle`.
-pub(crate) const SWEEP_BUNDLED: [&str; 34] = [
+pub(crate) const SWEEP_BUNDLED: [&str; 41] = [
     "model",
     "axis",
     "chips",
@@ -123,6 +123,13 @@ pub(crate) const SWEEP_BUNDLED: [&str; 34] = [
     "redundant_experts",
     "eagle_layers",
     "scheduling",
+    "electricity_usd_kwh",
+    "pue",
+    "capex_usd_per_chip",
+    "years",
+    "duty_cycle",
+    "idle_share",
+    "cost_basis",
 ];
 
 /// The bundle `sweep`'s flags describe.
@@ -354,7 +361,8 @@ fn print_sweep(model: &str, r: &SweepResult) {
                 "  {:>10.1} {:>12.1} {:>10} {:>9.0} {:14} {}",
                 f.tok_s_user,
                 f.output_tok_s_per_chip,
-                f.usd_per_mtok_output
+                // The dollars the frontier ranks by (`--cost-basis`).
+                f.ranked_usd_per_mtok_output()
                     .map_or("-".into(), |v| format!("{v:.3}")),
                 f.ttft.ms(),
                 p.class.name(),

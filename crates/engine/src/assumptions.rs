@@ -3,6 +3,7 @@
 //! calibration may override per chip (see `audit/AUDIT.md` for the evidence).
 
 use crate::catalogue::Chip;
+use crate::cost::CostSettings;
 use crate::dtype::ComputeRate;
 use crate::error::{EngineError, Result};
 use crate::limits::{MAX_RECV_INTERVAL, MAX_REDUNDANT_EXPERTS, MIN_EFFICIENCY};
@@ -80,6 +81,10 @@ pub struct Assumptions {
     /// (MODEL.md 6.1.3).
     #[serde(skip_serializing_if = "is_one")]
     pub scheduler_recv_interval: u32,
+    /// Power and money: electricity, PUE, purchase and amortisation, and which dollars
+    /// the frontier ranks by (`cost`, MODEL.md section 6.6). No prediction of time reads it.
+    #[serde(skip_serializing_if = "CostSettings::is_default")]
+    pub cost: CostSettings,
 }
 
 fn is_zero(n: &u32) -> bool {
@@ -112,6 +117,7 @@ impl Default for Assumptions {
             pinned: Pinned::NONE,
             redundant_experts: 0,
             scheduler_recv_interval: 1,
+            cost: CostSettings::default(),
         }
     }
 }
@@ -137,6 +143,7 @@ impl Assumptions {
                 MAX_REDUNDANT_EXPERTS as f64,
             ));
         }
+        self.cost.validate()?;
         if !(1..=MAX_RECV_INTERVAL).contains(&self.scheduler_recv_interval) {
             return Err(out_of_range(
                 "scheduler_recv_interval",

@@ -23,7 +23,7 @@ impl Objective {
     pub fn value(self, f: &Figures) -> Option<f64> {
         let v = match self {
             Objective::ThroughputPerChip => Some(f.output_tok_s_per_chip.0),
-            Objective::CostPerMtok => f.usd_per_mtok_output.map(|u| u.0),
+            Objective::CostPerMtok => f.ranked_usd_per_mtok_output().map(|u| u.0),
         }?;
         (v.is_finite() && v > 0.0).then_some(v)
     }

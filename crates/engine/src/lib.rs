@@ -30,6 +30,7 @@
 pub mod assumptions;
 pub mod bundle;
 pub mod catalogue;
+pub mod cost;
 pub mod deploy;
 pub mod disagg;
 pub mod dtype;

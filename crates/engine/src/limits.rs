@@ -80,3 +80,17 @@ pub const MAX_RECOMMEND_CHIP_KINDS: usize = 48;
 pub const RECOMMEND_REPLICA_CHIPS: u32 = 64;
 /// The chip bound a recommendation uses when none is given (all replicas together).
 pub const DEFAULT_RECOMMEND_CHIPS: u32 = 1024;
+/// Electricity price a cost setting may state, USD per kWh (`--electricity-usd-kwh`).
+pub const ELECTRICITY_USD_KWH: std::ops::RangeInclusive<f64> = 0.0..=10.0;
+/// Power usage effectiveness a cost setting may state (`--pue`): 1 is no overhead.
+pub const PUE: std::ops::RangeInclusive<f64> = 1.0..=5.0;
+/// Purchase price of one chip a user may state, USD (`--capex-usd-per-chip`).
+pub const CAPEX_USD_PER_CHIP: std::ops::RangeInclusive<f64> = 0.0..=1e8;
+/// Years an owned chip's purchase may be spread over (`--years`).
+pub const OWNERSHIP_YEARS: std::ops::RangeInclusive<f64> = 0.1..=30.0;
+/// Share of the hours an owned deployment is in use (`--duty-cycle`).
+pub const DUTY_CYCLE: std::ops::RangeInclusive<f64> = 0.01..=1.0;
+/// Idle power as a share of TDP for chips with no catalogued idle power (`--idle-share`).
+pub const IDLE_SHARE: std::ops::RangeInclusive<f64> = 0.0..=1.0;
+/// Monthly token volume a break-even may be asked about, and most replicas it reports.
+pub const MAX_MONTHLY_TOKENS: f64 = 1e18;

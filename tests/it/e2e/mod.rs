@@ -17,6 +17,7 @@ mod accessibility;
 mod bundle;
 mod chart;
 mod compare;
+mod cost;
 mod deploy;
 mod desk;
 mod docs;
@@ -386,6 +387,7 @@ fn the_release_page_works_end_to_end() {
     own::a_users_chip_numbers(&driver, &base);
     own::a_users_assumptions(&driver, &base);
     explain::a_figure_opens_its_chain_and_steps_their_operators(&driver, &base);
+    cost::electricity_moves_ownership_only(&driver, &base);
     docs::the_documents(&driver, &base);
     validation_view::published_measurements(&driver, &base);
     error_band::each_figure_shows_its_band(&driver, &base);

@@ -3,6 +3,7 @@
 
 mod bundle;
 mod cli;
+mod cost;
 mod deploy;
 mod eagle;
 mod error_band;

@@ -29,6 +29,8 @@ fn raw(f: ChipField, c: &Chip) -> Option<f64> {
         ChipField::Tdp => c.tdp.map(|w| w.value()),
         ChipField::ScaleUpBandwidth => c.scale_up.map(|l| l.bandwidth.value()),
         ChipField::ScaleUpDomain => Some(c.scale_up_domain as f64),
+        ChipField::IdlePower => c.idle_power.map(|w| w.value()),
+        ChipField::PurchasePrice => c.purchase_price.map(|u| u.value()),
     }
 }
 

@@ -31,9 +31,14 @@ use crate::workload::Workload;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 
-/// The bundle format this engine writes and reads. A change that an older reader
-/// would misread gets a new number.
-pub const FORMAT: u32 = 1;
+/// The bundle format this engine writes. A change that an older reader would misread
+/// gets a new number. 2 adds the cost settings (`assumptions.cost`: electricity, PUE,
+/// purchase and amortisation, the $ the frontier ranks by), which a format-1 reader
+/// would refuse as an unknown field.
+pub const FORMAT: u32 = 2;
+/// The oldest format this engine reads: format 1 carries no cost settings, which then
+/// keep their defaults.
+pub const OLDEST_FORMAT: u32 = 1;
 /// The engine that writes a bundle; a bundle from a newer engine is refused, since
 /// its catalogue or formulas may differ.
 pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -226,11 +231,11 @@ impl Bundle {
                     "missing: this is not a Disagg Explorer bundle",
                 ))
             }
-            Some(Some(f)) if f == FORMAT as u64 => {}
+            Some(Some(f)) if (OLDEST_FORMAT as u64..=FORMAT as u64).contains(&f) => {}
             Some(Some(f)) => {
                 return Err(refuse(
                     "format",
-                    format!("{f} is not a format this engine reads (it reads {FORMAT}); use the engine that wrote it"),
+                    format!("{f} is not a format this engine reads (it reads {OLDEST_FORMAT} to {FORMAT}); use the engine that wrote it"),
                 ))
             }
             Some(None) => return Err(refuse("format", "must be a whole number")),
@@ -359,6 +364,15 @@ impl<'a> Inputs<'a> {
     /// The name reports give the model: its catalogue id, or the config's name.
     pub fn model_name(&self) -> &str {
         self.model.name
+    }
+
+    /// The catalogue id of the model, where the bundle names a catalogue model (the
+    /// API price table maps to these).
+    pub fn model_id(&self) -> Option<&str> {
+        match &self.bundle.model {
+            ModelSource::Catalogue(id) => Some(id),
+            ModelSource::Config { .. } => None,
+        }
     }
 
     /// The bundle's chips, as a catalogue of those chips only.

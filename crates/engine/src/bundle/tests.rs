@@ -205,7 +205,8 @@ fn every_bad_field_is_refused_by_its_path() {
             "deployment.pools[0].chip",
         ),
         (&["surprise"], json!(1), "surprise"),
-        (&["format"], json!(2), "format"),
+        (&["format"], json!(3), "format"),
+        (&["format"], json!(0), "format"),
         (&["format"], json!("one"), "format"),
         (&["-format"], Value::Null, "format"),
         (&["engine_version"], json!("99.0.0"), "newer"),
@@ -425,4 +426,40 @@ fn a_prefill_pools_expert_layout_and_overlap_travel_and_older_bundles_still_read
         old.assumptions.expert_skew,
         Assumptions::default().expert_skew
     );
+}
+
+#[test]
+fn cost_settings_travel_and_format_1_bundles_still_read() {
+    let cat = Catalogue::builtin();
+    let plain = Bundle::new(
+        ModelSource::Catalogue("llama-3.3-70b".into()),
+        Workload::new(1000, 1000),
+        vec![cat.chip("h100-sxm").unwrap().clone()],
+        Axis::Aggregated,
+    );
+    // Default cost settings are not written, so such a bundle is format 1 apart from
+    // its number, and a format-1 reader's text reads here with the defaults.
+    let text = plain.to_json();
+    assert!(!text.contains("\"cost\""));
+    let old = text.replace(&format!("\"format\": {FORMAT}"), "\"format\": 1");
+    assert_ne!(old, text);
+    let back = Bundle::read(&old).unwrap();
+    assert_eq!(back.assumptions.cost, crate::cost::CostSettings::default());
+    let mut b = plain;
+    b.assumptions.cost.electricity_usd_kwh = 0.31;
+    b.assumptions.cost.capex_usd_per_chip = Some(30_000.0);
+    b.assumptions.cost.basis = crate::cost::CostBasis::Ownership;
+    let back = Bundle::read(&b.to_json()).unwrap();
+    assert_eq!(back, b);
+    assert_eq!(
+        back.inputs(cat).unwrap().setup().assumptions.cost,
+        b.assumptions.cost
+    );
+    // Out of bounds, refused by its path.
+    let bad = edited(&["assumptions", "cost", "pue"], json!(0.2));
+    let why = Bundle::read(&bad).unwrap_err().to_string();
+    assert!(why.contains("pue"), "{why}");
+    // A format this engine does not know.
+    let future = text.replace(&format!("\"format\": {FORMAT}"), "\"format\": 99");
+    assert!(Bundle::read(&future).is_err());
 }

@@ -4,7 +4,7 @@
 use super::provenance::{resolve, Dimension, Provenance, RawValue};
 use crate::dtype::ComputeRate;
 use crate::error::EngineError;
-use crate::units::{Bytes, BytesPerSecond, FlopsPerSecond, Seconds, UsdPerHour, Watts};
+use crate::units::{Bytes, BytesPerSecond, FlopsPerSecond, Seconds, Usd, UsdPerHour, Watts};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -88,7 +88,14 @@ pub struct Chip {
     pub scale_up_domain: u32,
     pub scale_out: Option<Link>,
     pub tdp: Option<Watts>,
+    /// Power with nothing running (the runtime loaded); `None`: the cost settings'
+    /// share of TDP (`cost::idle_power`).
+    #[serde(default)]
+    pub idle_power: Option<Watts>,
     pub price: Option<UsdPerHour>,
+    /// The vendor's list price of one chip (or one device, for a desk machine).
+    #[serde(default)]
+    pub purchase_price: Option<Usd>,
     pub efficiency: ChipEfficiency,
     /// What the fast tier is made of (DRAM unless the chip's file says `sram`).
     #[serde(default)]
@@ -174,7 +181,9 @@ pub(super) struct ChipFile {
     scale_out_bandwidth: Option<RawValue>,
     scale_out_latency: Option<RawValue>,
     tdp: Option<RawValue>,
+    idle_power: Option<RawValue>,
     price: Option<RawValue>,
+    purchase_price: Option<RawValue>,
     mfu: Option<RawValue>,
     mfu_fp8: Option<RawValue>,
     mfu_fp4: Option<RawValue>,
@@ -262,7 +271,9 @@ impl ChipFile {
             Dimension::Time,
         )?;
         let tdp = take_opt("tdp", &self.tdp, Dimension::Power)?;
+        let idle_power = take_opt("idle_power", &self.idle_power, Dimension::Power)?;
         let price = take_opt("price", &self.price, Dimension::Price)?;
+        let purchase_price = take_opt("purchase_price", &self.purchase_price, Dimension::Money)?;
         let matmul_bf16 = take_opt(
             "matmul_bf16_tflops",
             &self.matmul_bf16_tflops,
@@ -350,6 +361,13 @@ impl ChipFile {
                 (None, _) => {}
             }
         }
+        if let (Some(idle), Some(tdp)) = (idle_power, tdp) {
+            if !(0.0..=tdp).contains(&idle) {
+                return Err(bad(format!(
+                    "idle_power {idle} W must lie between 0 and the TDP {tdp} W"
+                )));
+            }
+        }
         let sm_count = match sm_count {
             None => None,
             Some(n) if n >= 1.0 && n.fract() == 0.0 && n <= 1e5 => Some(n as u32),
@@ -391,7 +409,9 @@ impl ChipFile {
                 latency: out_lat.map(Seconds).unwrap_or(DEFAULT_SCALE_OUT_LATENCY),
             }),
             tdp: tdp.map(Watts),
+            idle_power: idle_power.map(Watts),
             price: price.map(UsdPerHour),
+            purchase_price: purchase_price.map(Usd),
             efficiency,
             memory_kind,
             sm_count,

@@ -6,7 +6,7 @@ use super::chip::{Chip, Link, DEFAULT_SCALE_UP_LATENCY};
 use super::provenance::{Grade, Provenance};
 use super::Catalogue;
 use crate::error::{EngineError, Result};
-use crate::units::{Bytes, BytesPerSecond, FlopsPerSecond, UsdPerHour, Watts};
+use crate::units::{Bytes, BytesPerSecond, FlopsPerSecond, Usd, UsdPerHour, Watts};
 use std::ops::RangeInclusive;
 
 /// A chip number a user may replace.
@@ -21,10 +21,14 @@ pub enum ChipField {
     Tdp,
     ScaleUpBandwidth,
     ScaleUpDomain,
+    /// Power with nothing running (`cost::idle_power`, MODEL.md 6.6.1).
+    IdlePower,
+    /// List price of one chip, for ownership figures (MODEL.md 6.6.2).
+    PurchasePrice,
 }
 
 impl ChipField {
-    pub const ALL: [ChipField; 9] = [
+    pub const ALL: [ChipField; 11] = [
         ChipField::Price,
         ChipField::MemoryBandwidth,
         ChipField::Memory,
@@ -34,6 +38,8 @@ impl ChipField {
         ChipField::Tdp,
         ChipField::ScaleUpBandwidth,
         ChipField::ScaleUpDomain,
+        ChipField::IdlePower,
+        ChipField::PurchasePrice,
     ];
 
     /// The fields a chip cannot do without: a chip from the template must be given
@@ -56,6 +62,8 @@ impl ChipField {
             ChipField::Tdp => "tdp",
             ChipField::ScaleUpBandwidth => "scale_up_bandwidth",
             ChipField::ScaleUpDomain => "scale_up_domain",
+            ChipField::IdlePower => "idle_power",
+            ChipField::PurchasePrice => "purchase_price",
         }
     }
 
@@ -66,9 +74,10 @@ impl ChipField {
             ChipField::MemoryBandwidth => "TB/s",
             ChipField::Memory => "GB",
             ChipField::Bf16 | ChipField::Fp8 | ChipField::Fp4 => "TFLOPS",
-            ChipField::Tdp => "W",
+            ChipField::Tdp | ChipField::IdlePower => "W",
             ChipField::ScaleUpBandwidth => "GB/s",
             ChipField::ScaleUpDomain => "chips",
+            ChipField::PurchasePrice => "USD",
         }
     }
 
@@ -84,6 +93,8 @@ impl ChipField {
             ChipField::Tdp => 1.0..=100_000.0,
             ChipField::ScaleUpBandwidth => 0.1..=1_000_000.0,
             ChipField::ScaleUpDomain => 1.0..=1_000_000.0,
+            ChipField::IdlePower => 0.0..=100_000.0,
+            ChipField::PurchasePrice => 1.0..=1e8,
         }
     }
 
@@ -132,6 +143,8 @@ impl ChipField {
             ChipField::Tdp => chip.tdp.map(|w| w.value()),
             ChipField::ScaleUpBandwidth => chip.scale_up.map(|l| l.bandwidth.value() / 1e9),
             ChipField::ScaleUpDomain => Some(chip.scale_up_domain as f64),
+            ChipField::IdlePower => chip.idle_power.map(|w| w.value()),
+            ChipField::PurchasePrice => chip.purchase_price.map(|u| u.value()),
         }
     }
 }
@@ -160,6 +173,8 @@ impl Chip {
                 })
             }
             ChipField::ScaleUpDomain => chip.scale_up_domain = value as u32,
+            ChipField::IdlePower => chip.idle_power = Some(Watts::new(value)),
+            ChipField::PurchasePrice => chip.purchase_price = Some(Usd::new(value)),
         }
         // A field with no provenance has no catalogue number behind it (a chip from the
         // template, or a price the catalogue lacks).

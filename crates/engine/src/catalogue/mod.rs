@@ -38,6 +38,11 @@ pub(crate) fn embedded_benchmarks() -> &'static str {
     embedded::BENCHMARKS
 }
 
+/// The API price table's JSON, for [`crate::cost::api`].
+pub(crate) fn embedded_api_prices() -> &'static str {
+    embedded::API_PRICES
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct Catalogue {
     pub chips: Vec<Chip>,

@@ -66,6 +66,8 @@ pub enum Dimension {
     Time,
     Power,
     Price,
+    /// A sum of money (a purchase price).
+    Money,
     Count,
     Fraction,
     Params,
@@ -92,6 +94,7 @@ impl Dimension {
             (Dimension::Power, "W") => 1.0,
             (Dimension::Power, "kW") => 1e3,
             (Dimension::Price, "USD/h") => 1.0,
+            (Dimension::Money, "USD") => 1.0,
             (Dimension::Count, "chips") => 1.0,
             (Dimension::Count, "SMs") => 1.0,
             (Dimension::Fraction, "fraction") => 1.0,

@@ -9,6 +9,7 @@ use super::{
     place, pool_label, Core, DeploymentPoint, Figures, Limiter, Placed, PoolConfig, PoolReport,
     PoolRole, Reject, Setup, StepCosts,
 };
+use crate::cost::{self, PoolLoad};
 use crate::error::Result;
 use crate::kernel::{operator_table, step_chain, step_cost, StepCost};
 use crate::units::{Bytes, Seconds};
@@ -82,7 +83,13 @@ pub fn combine(setup: &Setup, pool: PoolConfig, running: u32, s: &ColocatedSide)
             limiter: Limiter::Colocated,
             prefill_share: s.round.prefill_share(),
         },
-        &[(pool.chip, pool.chips())],
+        &[PoolLoad {
+            chip: pool.chip,
+            chips: pool.chips(),
+            // The colocated pool steps without pause.
+            utilisation: cost::utilisation(1.0, &s.decode.time_breakdown()),
+        }],
+        &setup.assumptions.cost,
     )
 }
 

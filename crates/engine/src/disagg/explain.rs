@@ -211,30 +211,23 @@ pub fn explain(setup: &Setup, deployment: &Deployment) -> Result<Explained> {
             chains.push(money("input $/Mtok", "$_in", &axis.input, v.value()));
         }
     }
-    if let (Some(power), Some(j)) = (
-        pool_sum(
-            &pools,
-            "P",
-            "W",
-            "the chips' board power (TDP)",
-            "tdp",
-            |c| c.tdp.map(|w| w.value()),
-        ),
-        f.joules_per_output_token,
-    ) {
-        chains.push(
-            Chain::new(
-                "energy per output token (all chips at TDP)",
-                "J_tok",
-                "J/token",
-                "6.6",
-                quotient(var("W"), var("X_out")),
-                j.value(),
-            )
-            .derived("power of every chip at TDP", power)
-            .derived("output tok/s", axis.output),
-        );
-    }
+    let costed: Vec<(&PoolReport, &Chip)> = point
+        .pools
+        .iter()
+        .filter_map(|r| {
+            pools
+                .iter()
+                .find(|(role, _, _)| *role == r.role)
+                .map(|(_, chip, _)| (r, *chip))
+        })
+        .collect();
+    chains.extend(crate::cost::explain::chains(
+        &costed,
+        f,
+        &setup.assumptions.cost,
+        &axis.input,
+        &axis.output,
+    ));
     if let Some(fullest) = point
         .pools
         .iter()
@@ -312,7 +305,7 @@ fn pool_sum(
 ) -> Option<Chain> {
     let (symbol, quantity) = match prefix {
         "c" => ("C_h", "price of every chip per hour"),
-        _ => ("W", "power of every chip at TDP"),
+        _ => ("W", "power of every chip"),
     };
     let terms: Vec<Expr> = pools
         .iter()

@@ -15,6 +15,7 @@
 
 use super::ttft::{prefill_queue, Ttft, TtftParts, Wait};
 use super::{evaluate, Axis, Deployment, DeploymentPoint, PoolRole, Setup};
+use crate::cost::PoolLoad;
 use crate::error::{EngineError, Result};
 use crate::limits::REQUEST_RATE;
 use crate::units::{RequestsPerSecond, Seconds};
@@ -26,7 +27,7 @@ pub fn at_rate(
     rate: RequestsPerSecond,
 ) -> Result<DeploymentPoint> {
     let held = concurrency(setup, deployment, rate)?;
-    Ok(deliver(held.closed.clone(), rate, &held))
+    Ok(deliver(setup, deployment, held.closed.clone(), rate, &held))
 }
 
 /// The concurrency arrivals at a rate build up: the smallest whose closed loop keeps up.
@@ -122,6 +123,8 @@ pub fn capacity(setup: &Setup, deployment: &Deployment) -> Result<(RequestsPerSe
 /// The closed loop `point` at the held concurrency, delivering `rate`: token rates
 /// scaled by `rate / X(b)`, TTFT the M/D/1 wait in front of the prefill steps.
 pub(crate) fn deliver(
+    setup: &Setup,
+    deployment: &Deployment,
     mut point: DeploymentPoint,
     rate: RequestsPerSecond,
     held: &Held,
@@ -133,6 +136,16 @@ pub(crate) fn deliver(
         pool.input_tok_s_per_chip = pool.input_tok_s_per_chip * share;
         pool.output_tok_s_per_chip = pool.output_tok_s_per_chip * share;
     }
+    // The pools are busy less of the time: their power follows (MODEL.md 6.6.1).
+    let loads: Vec<PoolLoad> = deployment
+        .pools()
+        .into_iter()
+        .filter_map(|(role, cfg)| {
+            let r = point.pool(role)?;
+            Some(PoolLoad::new(cfg.chip, cfg.chips(), r.utilisation, &r.time))
+        })
+        .collect();
+    point.figures = point.figures.with_power(&loads, &setup.assumptions.cost);
     let utilisation = prefill_utilisation(&held.closed) * share;
     point.ttft = open_loop_ttft(&point.ttft, utilisation);
     point.figures.ttft = point.ttft.mean();

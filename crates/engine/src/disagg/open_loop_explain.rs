@@ -34,7 +34,7 @@ pub fn explain_at_rate(
             &super::evaluate(setup, &deployment.with_batch(b - 1))?,
         )),
     };
-    let point = deliver(closed.point.clone(), rate, &held);
+    let point = deliver(setup, deployment, closed.point.clone(), rate, &held);
     let osl = setup.workload.osl as f64;
     let b = held.batch;
     let x_out = closed
@@ -191,21 +191,47 @@ pub fn explain_at_rate(
     }
     let mut chains = vec![ttft];
     let f = &point.figures;
+    // The token rates as delivered, for the cost chains, which are opened afresh from
+    // the open loop's own pools (their busy shares fell with the arrivals, and so did
+    // their power): rescaling the closed loop's would miss that.
+    let rate = |name: &str, value: f64| {
+        closed
+            .chains
+            .iter()
+            .flat_map(|c| c.walk())
+            .find(|c| c.quantity == name)
+            .map(|c| rescaled(c.clone(), &share, value, true, b))
+    };
+    let rates = rate("input tok/s", f.input_tok_s.0).zip(rate("output tok/s", f.output_tok_s.0));
+    let is_cost = |q: &str| {
+        q.starts_with("energy per") || q.starts_with("owning the") || q.starts_with("ownership ")
+    };
     for c in closed.chains.into_iter().skip(1) {
+        if is_cost(&c.quantity) {
+            continue;
+        }
         let scaled = match c.quantity.as_str() {
             "output tok/s per chip" => Some((f.output_tok_s_per_chip.0, true)),
             "input tok/s per chip" => Some((f.input_tok_s_per_chip.0, true)),
             "output $/Mtok" => f.usd_per_mtok_output.map(|v| (v.0, false)),
             "input $/Mtok" => f.usd_per_mtok_input.map(|v| (v.0, false)),
-            q if q.starts_with("energy per output token") => {
-                f.joules_per_output_token.map(|v| (v.0, false))
-            }
             _ => None,
         };
         chains.push(match scaled {
             Some((value, rate_like)) => rescaled(c, &share, value, rate_like, b),
             None => c,
         });
+    }
+    if let Some((input, output)) = rates {
+        let costed: Vec<_> = deployment
+            .pools()
+            .into_iter()
+            .filter_map(|(role, cfg)| point.pool(role).map(|r| (r, cfg.chip)))
+            .collect();
+        let cost = &setup.assumptions.cost;
+        chains.extend(crate::cost::explain::chains(
+            &costed, f, cost, &input, &output,
+        ));
     }
     chains.extend(percentiles);
     chains.push(held_chain);

@@ -5,6 +5,7 @@
 use super::ttft::Ttft;
 use super::{Axis, Limiter, PoolRole};
 use crate::catalogue::Chip;
+use crate::cost::{self, CostBasis, CostSettings, Money, PoolLoad, Power};
 use crate::kernel::{Bottleneck, OperatorTable, StepCost, TimeBreakdown};
 use crate::memory::MemoryUsage;
 use crate::parallel::Parallelism;
@@ -41,10 +42,27 @@ pub struct Figures {
     pub usd_per_mtok_blended: Option<UsdPerMtok>,
     /// Output tokens per second per dollar-per-hour of chips (a ratio of the two).
     pub output_tok_s_per_usd_hour: Option<f64>,
-    /// All chips at TDP: an upper bound.
+    /// Owning the chips instead (`cost::ownership_usd_per_hour`), per hour in use,
+    /// where every chip has a purchase price and a TDP.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub own_usd_per_hour: Option<UsdPerHour>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub own_usd_per_mtok_output: Option<UsdPerMtok>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub own_usd_per_mtok_input: Option<UsdPerMtok>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub own_usd_per_mtok_blended: Option<UsdPerMtok>,
+    /// Which of the two the $/Mtok frontier ranks by.
+    #[serde(default)]
+    pub cost_basis: CostBasis,
+    /// All chips at their utilisation: idle power plus the busy share of the range up
+    /// to TDP (`audit/MODEL.md` section 6.6.1).
     pub watts: Option<Watts>,
-    /// Energy per output token at TDP.
+    /// Energy per output token at that power.
     pub joules_per_output_token: Option<Joules>,
+    /// Energy per token of either kind (input and output together).
+    #[serde(default)]
+    pub joules_per_token: Option<Joules>,
     /// Time on the inter-pool link a request or step waits for (exposed part).
     #[serde(rename = "transfer_s")]
     pub transfer: Seconds,
@@ -80,19 +98,16 @@ impl Figures {
     }
 
     /// Applies chip counts, prices and power of `pools` to an axis' core figures.
-    pub(crate) fn new(core: Core, pools: &[(&Chip, u32)]) -> Figures {
-        let chips: u32 = pools.iter().map(|(_, n)| n).sum();
-        let sum = |f: &dyn Fn(&Chip) -> Option<f64>| -> Option<f64> {
-            pools
-                .iter()
-                .map(|(c, n)| f(c).map(|v| v * *n as f64))
-                .sum::<Option<f64>>()
-        };
-        let usd_per_hour = sum(&|c| c.price.map(|p| p.0)).map(UsdPerHour);
-        let watts = sum(&|c| c.tdp.map(|w| w.0)).map(Watts);
-        let per_mtok = |rate: TokensPerSecond| usd_per_hour.and_then(|p| p.per_mtok(rate));
-        let n = chips.max(1) as f64;
+    pub(crate) fn new(core: Core, pools: &[PoolLoad], settings: &CostSettings) -> Figures {
+        let chips: u32 = pools.iter().map(|p| p.chips).sum();
+        let usd_per_hour = pools
+            .iter()
+            .map(|p| p.chip.price.map(|c| c.0 * p.chips as f64))
+            .sum::<Option<f64>>()
+            .map(UsdPerHour);
         let output = core.output_tok_s;
+        let rental = usd_per_hour.map(|p| Money::of(p, core.input_tok_s, output));
+        let n = chips.max(1) as f64;
         Figures {
             batch: core.batch,
             running: core.running,
@@ -109,17 +124,49 @@ impl Figures {
             output_tok_s_per_chip: output / n,
             input_tok_s_per_chip: core.input_tok_s / n,
             usd_per_hour,
-            usd_per_mtok_output: per_mtok(output),
-            usd_per_mtok_input: per_mtok(core.input_tok_s),
-            usd_per_mtok_blended: per_mtok(output + core.input_tok_s),
+            usd_per_mtok_output: rental.and_then(|m| m.per_mtok_output),
+            usd_per_mtok_input: rental.and_then(|m| m.per_mtok_input),
+            usd_per_mtok_blended: rental.and_then(|m| m.per_mtok_blended),
             output_tok_s_per_usd_hour: usd_per_hour
                 .and_then(|p| (p.0 > 0.0).then(|| output.0 / p.0)),
-            watts,
-            joules_per_output_token: watts.and_then(|w| (output.0 > 0.0).then(|| w / output)),
+            own_usd_per_hour: None,
+            own_usd_per_mtok_output: None,
+            own_usd_per_mtok_input: None,
+            own_usd_per_mtok_blended: None,
+            cost_basis: settings.basis,
+            watts: None,
+            joules_per_output_token: None,
+            joules_per_token: None,
             transfer: core.transfer,
             bottleneck: core.bottleneck,
             limiter: core.limiter,
             prefill_share: core.prefill_share,
+        }
+        .with_power(pools, settings)
+    }
+
+    /// These figures with the power of `pools` at their utilisations, and what follows
+    /// from it at these token rates: energy per token and owning the chips
+    /// (`audit/MODEL.md` 6.6.1 and 6.6.2). An open loop calls it again once its pools'
+    /// busy shares have fallen with the arrivals.
+    pub(crate) fn with_power(self, pools: &[PoolLoad], settings: &CostSettings) -> Figures {
+        let power = Power::of(pools, settings.idle_share);
+        let watts = power.map(|p| p.busy);
+        let (input, output) = (self.input_tok_s, self.output_tok_s);
+        let own = cost::capex(pools, settings)
+            .and_then(|k| cost::ownership_usd_per_hour(k, power, settings))
+            .map(|p| Money::of(p, input, output));
+        let per_token =
+            |rate: TokensPerSecond| watts.and_then(|w| (rate.0 > 0.0).then(|| w / rate));
+        Figures {
+            own_usd_per_hour: own.map(|m| m.usd_per_hour),
+            own_usd_per_mtok_output: own.and_then(|m| m.per_mtok_output),
+            own_usd_per_mtok_input: own.and_then(|m| m.per_mtok_input),
+            own_usd_per_mtok_blended: own.and_then(|m| m.per_mtok_blended),
+            watts,
+            joules_per_output_token: per_token(output),
+            joules_per_token: per_token(input + output),
+            ..self
         }
     }
 
@@ -136,10 +183,34 @@ impl Figures {
             usd_per_mtok_output: per_token(self.usd_per_mtok_output),
             usd_per_mtok_input: per_token(self.usd_per_mtok_input),
             usd_per_mtok_blended: per_token(self.usd_per_mtok_blended),
+            own_usd_per_mtok_output: per_token(self.own_usd_per_mtok_output),
+            own_usd_per_mtok_input: per_token(self.own_usd_per_mtok_input),
+            own_usd_per_mtok_blended: per_token(self.own_usd_per_mtok_blended),
             output_tok_s_per_usd_hour: self.output_tok_s_per_usd_hour.map(|v| v * share),
             joules_per_output_token: self.joules_per_output_token.map(|j| Joules(j.0 / share)),
+            joules_per_token: self.joules_per_token.map(|j| Joules(j.0 / share)),
             prefill_share: (self.prefill_share * share).clamp(0.0, 1.0),
             ..self
+        }
+    }
+
+    /// The $/Mtok of output the frontier ranks by: rental or ownership, as the cost
+    /// settings chose.
+    pub fn ranked_usd_per_mtok_output(&self) -> Option<UsdPerMtok> {
+        match self.cost_basis {
+            CostBasis::Rental => self.usd_per_mtok_output,
+            CostBasis::Ownership => self.own_usd_per_mtok_output,
+        }
+    }
+
+    /// Output tokens per second per dollar-per-hour in the dollars the frontier ranks
+    /// by: the reciprocal, up to a constant, of [`Figures::ranked_usd_per_mtok_output`].
+    pub fn ranked_output_tok_s_per_usd_hour(&self) -> Option<f64> {
+        match self.cost_basis {
+            CostBasis::Rental => self.output_tok_s_per_usd_hour,
+            CostBasis::Ownership => self
+                .own_usd_per_hour
+                .and_then(|p| (p.0 > 0.0).then(|| self.output_tok_s.0 / p.0)),
         }
     }
 

@@ -29,6 +29,7 @@ use super::{
     Placed, PoolConfig, PoolReport, PoolRole, Reject, Setup, StepCosts,
 };
 use crate::catalogue::Chip;
+use crate::cost::PoolLoad;
 use crate::error::{EngineError, Result};
 use crate::explain::{diff, num, power, product, quotient, sum, var, Chain, Source};
 use crate::kernel::{
@@ -338,8 +339,14 @@ pub fn combine(
 ) -> Figures {
     let transfer = crossing(setup, target, draft, batch);
     let round = round(setup, target, draft, batch, t, d);
-    let mut pools = vec![(target.chip, target.chips())];
-    pools.extend(draft.map(|p| (p.chip, p.chips())));
+    // Busy shares as the pools' reports state them; a draft pool keeps no time split.
+    let busy = |x: Seconds| (x / round.iteration).min(1.0);
+    let (tb, none) = (
+        draft.map_or(1.0, |_| busy(t.verify.total)),
+        TimeBreakdown::default(),
+    );
+    let mut pools = vec![PoolLoad::new(target.chip, target.chips(), tb, &t.time)];
+    pools.extend(draft.map(|p| PoolLoad::new(p.chip, p.chips(), busy(drafting(setup, d)), &none)));
     Figures::new(
         Core {
             batch,
@@ -358,6 +365,7 @@ pub fn combine(
             prefill_share: round.prefill_share(),
         },
         &pools,
+        &setup.assumptions.cost,
     )
 }
 

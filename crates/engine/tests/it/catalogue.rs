@@ -204,7 +204,7 @@ fn nothing_in_the_repository_cites_a_file_outside_it() {
 /// repositories and documentation, papers and official results. A value whose sources
 /// are all blogs, shops, wikis or aggregators (even faithful reproductions of a
 /// datasheet) is at most an estimate.
-const PRIMARY: [&str; 11] = [
+const PRIMARY: [&str; 12] = [
     "docs.cloud.google.com", // Google Cloud TPU documentation
     "github.com/aws-neuron", // AWS Neuron SDK repository
     "awsdocs-neuron",        // AWS Neuron documentation
@@ -216,6 +216,7 @@ const PRIMARY: [&str; 11] = [
     "Apple newsroom",        // the vendor's announcements
     "datasheet PB-",         // a vendor datasheet by document number
     "product brief PB-",     // a vendor product brief by document number
+    "support.apple.com",     // Apple Support's own measurements (Mac Studio power)
 ];
 
 #[test]

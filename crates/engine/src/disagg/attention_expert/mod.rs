@@ -24,6 +24,7 @@ use super::{
     inter_pool_link, link_time, pool_label, Core, DeploymentPoint, Figures, Limiter, PoolConfig,
     PoolReport, PoolRole, Reject, Setup,
 };
+use crate::cost::{self, PoolLoad};
 use crate::error::{EngineError, Result};
 use crate::kernel::{step_cost_of, Placement, Side, StepShape};
 use crate::kernel::{Bottleneck, StepCost, TimeBreakdown};
@@ -374,17 +375,21 @@ pub fn combine(
     s: &Sides,
 ) -> Figures {
     let t = timings(setup, attention, experts, micro_batches, batch, s);
-    figures(setup, attention, experts, batch, s, &t)
+    figures(setup, attention, experts, micro_batches, batch, s, &t)
 }
 
 fn figures(
     setup: &Setup,
     attention: PoolConfig,
     experts: PoolConfig,
+    micro_batches: u32,
     batch: u32,
     s: &Sides,
     t: &Timings,
 ) -> Figures {
+    let layers = moe_layers(setup.model);
+    // Each pool's busy share of the round, as its pool report states it.
+    let busy = |x: Seconds| x.0 * micro_batches as f64 / t.round.iteration.0;
     let (round, limiter) = (&t.round, t.limiter);
     let bottleneck = match limiter {
         Limiter::InterPoolLink => Bottleneck::Communication,
@@ -405,9 +410,21 @@ fn figures(
             prefill_share: round.prefill_share(),
         },
         &[
-            (attention.chip, attention.chips()),
-            (experts.chip, experts.chips()),
+            PoolLoad {
+                chip: attention.chip,
+                chips: attention.chips(),
+                utilisation: cost::utilisation(
+                    busy(s.attention.per_layer * layers + s.attention.dense),
+                    &s.attention.time,
+                ),
+            },
+            PoolLoad {
+                chip: experts.chip,
+                chips: experts.chips(),
+                utilisation: cost::utilisation(busy(s.experts.per_layer * layers), &s.experts.time),
+            },
         ],
+        &setup.assumptions.cost,
     )
 }
 
@@ -463,7 +480,7 @@ pub fn evaluate(
         _ => super::layout_error(setup, setup.model, PoolRole::Attention, attention),
     })?;
     let t = timings(setup, attention, experts, micro_batches, batch, &s);
-    let figures = figures(setup, attention, experts, batch, &s, &t);
+    let figures = figures(setup, attention, experts, micro_batches, batch, &s, &t);
     let step = t.round.iteration;
     let mut reasons = Vec::new();
     match s.attention.fit {

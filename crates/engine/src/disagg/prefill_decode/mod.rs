@@ -33,6 +33,7 @@ use super::{
     DeploymentPoint, Figures, Limiter, Placed, PoolConfig, PoolReport, PoolRole, Reject, Setup,
     StepCosts,
 };
+use crate::cost::{self, PoolLoad};
 use crate::error::Result;
 use crate::explain::{diff, max, min, num, product, quotient, sum, var, Chain, Source};
 use crate::kernel::{operator_table, step_chain, step_cost, Bottleneck, StepCost, TimeBreakdown};
@@ -323,9 +324,20 @@ pub fn combine(
             prefill_share: 0.0,
         },
         &[
-            (prefill.chip, prefill.chips()),
-            (decode.chip, decode.chips()),
+            PoolLoad {
+                chip: prefill.chip,
+                chips: prefill.chips(),
+                // Each pool is busy the share of its capacity the loop's rate uses,
+                // as its report states.
+                utilisation: cost::utilisation(rate.0 / p.request_rate.0, &p.time),
+            },
+            PoolLoad {
+                chip: decode.chip,
+                chips: decode.chips(),
+                utilisation: cost::utilisation(rate.0 / d.request_rate.0, &d.time),
+            },
         ],
+        &setup.assumptions.cost,
     )
 }
 
