@@ -518,7 +518,7 @@ impl ChipRates {
         ChipRates {
             mfu_bf16: mfu,
             mfu_fp8,
-            mfu_fp4: e.mfu_fp4.unwrap_or(mfu_fp8),
+            mfu_fp4: e.mfu_fp4.or(measured(e.matmul_fp4)).unwrap_or(mfu_fp8),
             bw_eff: e.bw_eff.unwrap_or(a.bw_eff),
             kernel_overhead: e.kernel_overhead.unwrap_or(a.kernel_overhead),
         }

@@ -132,6 +132,14 @@ fn catalogue_rules_reject_bad_fields() {
         r#","matmul_fp8_tflops":{"value":150,"unit":"TFLOPS","grade":"estimate","source":"a"}"#,
         "matmul_fp8_tflops needs the dtype's peak beside it",
     );
+    check_rejected(
+        r#","matmul_fp4_tflops":{"value":150,"unit":"TFLOPS","grade":"estimate","source":"a"}"#,
+        "matmul_fp4_tflops needs the dtype's peak beside it",
+    );
+    check_rejected(
+        r#","fp4_tflops":{"value":400,"unit":"TFLOPS","grade":"verified","source":"a"},"matmul_fp4_tflops":{"value":500,"unit":"TFLOPS","grade":"estimate","source":"a"}"#,
+        "matmul_fp4_tflops 500.0 TFLOPS must lie in (0, the dense peak 400.0]",
+    );
     // A known kind with a known source loads, and says so.
     let sram = chip_file(r#","memory_kind":{"kind":"sram","source":"a"}"#);
     let c = Catalogue::from_json_files(&[("x.toml", &sram)], &[]);
