@@ -345,13 +345,18 @@ fn measured_matmul_shares_scale_the_global_mfu() {
     let rates = |id: &str| ChipRates::for_chip(cat().chip(id).unwrap(), &a);
     let close = |x: f64, y: f64| assert!((x - y).abs() < 1e-12, "{x} vs {y}");
 
-    // B200: 1,745.0 of 2,250 TFLOPS BF16 and 3,432.5 of 4,500 FP8 measured; FP4 has no
-    // measurement and takes FP8's share.
+    // B200: 1,745.0 of 2,250 TFLOPS BF16, 3,432.5 of 4,500 FP8 and 5,702 of 9,000 FP4
+    // measured, each dtype at its own share.
     let b200 = rates("b200");
     close(b200.mfu_bf16, 0.6 * (1745.0 / 2250.0) / MATMUL_REFERENCE);
     close(b200.mfu_fp8, 0.6 * (3432.5 / 4500.0) / MATMUL_REFERENCE);
-    close(b200.mfu_fp4, b200.mfu_fp8);
+    close(b200.mfu_fp4, 0.6 * (5702.0 / 9000.0) / MATMUL_REFERENCE);
+    close(b200.mfu(ComputeRate::Fp4), b200.mfu_fp4);
     close(b200.bw_eff, a.bw_eff);
+    // GB200 has no FP4 measurement: its FP4 matmuls take its FP8 share (3,615.6 of 5,000).
+    let gb200 = rates("gb200");
+    close(gb200.mfu_fp8, 0.6 * (3615.6 / 5000.0) / MATMUL_REFERENCE);
+    close(gb200.mfu_fp4, gb200.mfu_fp8);
     // MI325X: BF16 measured only (784.9 of 1,307.4 TFLOPS), so FP8 runs at the BF16 share
     // of its own peak.
     let mi325x = rates("mi325x");
