@@ -357,6 +357,18 @@ fn measured_matmul_shares_scale_the_global_mfu() {
     let gb200 = rates("gb200");
     close(gb200.mfu_fp8, 0.6 * (3615.6 / 5000.0) / MATMUL_REFERENCE);
     close(gb200.mfu_fp4, gb200.mfu_fp8);
+    // The rate an FP4 matmul runs at, peak x mfu: B200's is its measured 5,702 TFLOPS
+    // scaled by mfu / MATMUL_REFERENCE; GB200's is its 10,000 TFLOPS FP4 peak at FP8's share.
+    let fp4_rate = |id: &str| {
+        let chip = cat().chip(id).unwrap();
+        chip.peak(ComputeRate::Fp4).tflops() * rates(id).mfu(ComputeRate::Fp4)
+    };
+    let rel = |x: f64, y: f64| assert!((x / y - 1.0).abs() < 1e-12, "{x} vs {y}");
+    rel(fp4_rate("b200"), 5702.0 * 0.6 / MATMUL_REFERENCE);
+    rel(
+        fp4_rate("gb200"),
+        10_000.0 * 0.6 * (3615.6 / 5000.0) / MATMUL_REFERENCE,
+    );
     // MI325X: BF16 measured only (784.9 of 1,307.4 TFLOPS), so FP8 runs at the BF16 share
     // of its own peak.
     let mi325x = rates("mi325x");
