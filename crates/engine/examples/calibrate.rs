@@ -43,6 +43,7 @@ fn main() {
         chip.efficiency = ChipEfficiency {
             matmul_bf16: e.matmul_bf16,
             matmul_fp8: e.matmul_fp8,
+            matmul_fp4: e.matmul_fp4,
             ..ChipEfficiency::default()
         };
     }

@@ -41,6 +41,7 @@ fn main() {
             let e = &mut chip.efficiency;
             e.matmul_bf16 = e.matmul_bf16.map(|s| s * scale);
             e.matmul_fp8 = e.matmul_fp8.map(|s| s * scale);
+            e.matmul_fp4 = e.matmul_fp4.map(|s| s * scale);
         }
         let score = mean_log_error(&cat, &without_ttft, &a);
         let report = run(&cat, &full, &a);

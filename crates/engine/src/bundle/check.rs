@@ -133,6 +133,7 @@ pub(super) fn chip(at: &str, c: &Chip) -> Result<()> {
         ("bw_eff", e.bw_eff),
         ("matmul_bf16", e.matmul_bf16),
         ("matmul_fp8", e.matmul_fp8),
+        ("matmul_fp4", e.matmul_fp4),
     ] {
         if let Some(v) = v {
             within(&format!("{at}.efficiency.{field}"), v, 0.01..=1.0, "")?;

@@ -41,6 +41,9 @@ pub struct ChipEfficiency {
     /// The same for FP8 matmuls, as a share of the dense FP8 peak.
     #[serde(default)]
     pub matmul_fp8: Option<f64>,
+    /// The same for FP4 matmuls (NVFP4 or MXFP4), as a share of the dense FP4 peak.
+    #[serde(default)]
+    pub matmul_fp4: Option<f64>,
 }
 
 /// What the fast tier is made of, which decides what the runtime holds beside the
@@ -192,6 +195,7 @@ pub(super) struct ChipFile {
     step_overhead: Option<RawValue>,
     matmul_bf16_tflops: Option<RawValue>,
     matmul_fp8_tflops: Option<RawValue>,
+    matmul_fp4_tflops: Option<RawValue>,
     memory_kind: Option<MemoryKindFile>,
     sm_count: Option<RawValue>,
 }
@@ -284,6 +288,11 @@ impl ChipFile {
             &self.matmul_fp8_tflops,
             Dimension::FlopRate,
         )?;
+        let matmul_fp4 = take_opt(
+            "matmul_fp4_tflops",
+            &self.matmul_fp4_tflops,
+            Dimension::FlopRate,
+        )?;
         let sm_count = take_opt("sm_count", &self.sm_count, Dimension::Count)?;
         let efficiency = ChipEfficiency {
             mfu: take_opt("mfu", &self.mfu, Dimension::Fraction)?,
@@ -298,6 +307,7 @@ impl ChipFile {
             // measured share rather than the measured rate.
             matmul_bf16: matmul_bf16.map(|m| m / bf16),
             matmul_fp8: matmul_fp8.and_then(|m| fp8.map(|peak| m / peak)),
+            matmul_fp4: matmul_fp4.and_then(|m| fp4.map(|peak| m / peak)),
         };
         let memory_kind = match &self.memory_kind {
             None => MemoryKind::Dram,
@@ -345,6 +355,7 @@ impl ChipFile {
         for (name, measured, peak) in [
             ("matmul_bf16_tflops", matmul_bf16, Some(bf16)),
             ("matmul_fp8_tflops", matmul_fp8, fp8),
+            ("matmul_fp4_tflops", matmul_fp4, fp4),
         ] {
             match (measured, peak) {
                 (Some(m), Some(p)) if m > 0.0 && m <= p => {}

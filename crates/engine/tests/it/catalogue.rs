@@ -132,6 +132,14 @@ fn catalogue_rules_reject_bad_fields() {
         r#","matmul_fp8_tflops":{"value":150,"unit":"TFLOPS","grade":"estimate","source":"a"}"#,
         "matmul_fp8_tflops needs the dtype's peak beside it",
     );
+    check_rejected(
+        r#","matmul_fp4_tflops":{"value":150,"unit":"TFLOPS","grade":"estimate","source":"a"}"#,
+        "matmul_fp4_tflops needs the dtype's peak beside it",
+    );
+    check_rejected(
+        r#","fp4_tflops":{"value":400,"unit":"TFLOPS","grade":"verified","source":"a"},"matmul_fp4_tflops":{"value":500,"unit":"TFLOPS","grade":"estimate","source":"a"}"#,
+        "matmul_fp4_tflops 500.0 TFLOPS must lie in (0, the dense peak 400.0]",
+    );
     // A known kind with a known source loads, and says so.
     let sram = chip_file(r#","memory_kind":{"kind":"sram","source":"a"}"#);
     let c = Catalogue::from_json_files(&[("x.toml", &sram)], &[]);
@@ -338,13 +346,30 @@ fn measured_matmul_shares_scale_the_global_mfu() {
     let rates = |id: &str| ChipRates::for_chip(cat().chip(id).unwrap(), &a);
     let close = |x: f64, y: f64| assert!((x - y).abs() < 1e-12, "{x} vs {y}");
 
-    // B200: 1,745.0 of 2,250 TFLOPS BF16 and 3,432.5 of 4,500 FP8 measured; FP4 has no
-    // measurement and takes FP8's share.
+    // B200: 1,745.0 of 2,250 TFLOPS BF16, 3,432.5 of 4,500 FP8 and 5,702 of 9,000 FP4
+    // measured, each dtype at its own share.
     let b200 = rates("b200");
     close(b200.mfu_bf16, 0.6 * (1745.0 / 2250.0) / MATMUL_REFERENCE);
     close(b200.mfu_fp8, 0.6 * (3432.5 / 4500.0) / MATMUL_REFERENCE);
-    close(b200.mfu_fp4, b200.mfu_fp8);
+    close(b200.mfu_fp4, 0.6 * (5702.0 / 9000.0) / MATMUL_REFERENCE);
+    close(b200.mfu(ComputeRate::Fp4), b200.mfu_fp4);
     close(b200.bw_eff, a.bw_eff);
+    // GB200 has no FP4 measurement: its FP4 matmuls take its FP8 share (3,615.6 of 5,000).
+    let gb200 = rates("gb200");
+    close(gb200.mfu_fp8, 0.6 * (3615.6 / 5000.0) / MATMUL_REFERENCE);
+    close(gb200.mfu_fp4, gb200.mfu_fp8);
+    // The rate an FP4 matmul runs at, peak x mfu: B200's is its measured 5,702 TFLOPS
+    // scaled by mfu / MATMUL_REFERENCE; GB200's is its 10,000 TFLOPS FP4 peak at FP8's share.
+    let fp4_rate = |id: &str| {
+        let chip = cat().chip(id).unwrap();
+        chip.peak(ComputeRate::Fp4).tflops() * rates(id).mfu(ComputeRate::Fp4)
+    };
+    let rel = |x: f64, y: f64| assert!((x / y - 1.0).abs() < 1e-12, "{x} vs {y}");
+    rel(fp4_rate("b200"), 5702.0 * 0.6 / MATMUL_REFERENCE);
+    rel(
+        fp4_rate("gb200"),
+        10_000.0 * 0.6 * (3615.6 / 5000.0) / MATMUL_REFERENCE,
+    );
     // MI325X: BF16 measured only (784.9 of 1,307.4 TFLOPS), so FP8 runs at the BF16 share
     // of its own peak.
     let mi325x = rates("mi325x");
