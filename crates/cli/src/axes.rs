@@ -120,6 +120,29 @@ pub struct SpecArgs {
     pub(crate) speculative_decode: bool,
 }
 
+/// The weights' and KV cache's formats, shared by `predict`, `sweep` and `recommend`.
+#[derive(clap::Args, Debug)]
+pub(crate) struct PrecisionArgs {
+    /// Weight dtype of attention and the other non-expert weights, and of every
+    /// component not set apart: bf16 fp16 fp8 int8 fp4 int4 mxfp4 nvfp4 (default: the
+    /// model's usual one).
+    #[arg(long)]
+    pub(crate) weight_dtype: Option<String>,
+    /// Bits per weight, overriding the dtype's width (GGUF Q4_0 is about 4.5).
+    #[arg(long)]
+    pub(crate) weight_bits: Option<f64>,
+    /// The experts' weight dtype (routed and shared), e.g. mxfp4 or nvfp4 beside a
+    /// bf16 or fp8 --weight-dtype (default: --weight-dtype).
+    #[arg(long)]
+    pub(crate) expert_dtype: Option<String>,
+    /// The LM head's and embedding's weight dtype (default: --weight-dtype).
+    #[arg(long)]
+    pub(crate) lm_head_dtype: Option<String>,
+    /// KV-cache dtype.
+    #[arg(long, default_value = "fp8")]
+    pub(crate) kv_dtype: String,
+}
+
 /// The request lengths, shared by `predict` and `sweep`.
 #[derive(clap::Args, Debug)]
 pub(crate) struct LengthArgs {
@@ -464,11 +487,7 @@ pub(crate) fn predict_bundle(args: &PredictArgs) -> Result<Bundle, String> {
     let flags = Flags {
         model: args.model.as_deref(),
         lengths: &args.lengths,
-        weight_dtype: args.weight_dtype.as_deref(),
-        weight_bits: args.weight_bits,
-        expert_dtype: args.expert_dtype.as_deref(),
-        lm_head_dtype: args.lm_head_dtype.as_deref(),
-        kv_dtype: &args.kv_dtype,
+        precision: &args.precision,
         spec: &p.spec,
         link: &p.link,
         assumptions: &args.assumptions,

@@ -4,7 +4,7 @@
 //! (`disagg_engine::bundle`), so a run from flags and a run of the bundle those flags
 //! saved print the same figures to the last digit.
 
-use crate::axes::{LengthArgs, LinkArgs, SpecArgs};
+use crate::axes::{LengthArgs, LinkArgs, PrecisionArgs, SpecArgs};
 use crate::AssumptionArgs;
 use disagg_engine::bundle::{Bundle, LinkSettings, ModelSource, SpeculationSettings, Weights};
 use disagg_engine::disagg::{Axis, DEFAULT_EAGLE_LAYERS};
@@ -76,11 +76,7 @@ pub(crate) fn parse_dtype(s: &str, what: &str) -> Result<DType, String> {
 pub(crate) struct Flags<'a> {
     pub model: Option<&'a str>,
     pub lengths: &'a LengthArgs,
-    pub weight_dtype: Option<&'a str>,
-    pub weight_bits: Option<f64>,
-    pub expert_dtype: Option<&'a str>,
-    pub lm_head_dtype: Option<&'a str>,
-    pub kv_dtype: &'a str,
+    pub precision: &'a PrecisionArgs,
     pub spec: &'a SpecArgs,
     pub link: &'a LinkArgs,
     pub assumptions: &'a AssumptionArgs,
@@ -102,7 +98,8 @@ pub(crate) fn chips<'a>(ids: impl IntoIterator<Item = &'a str>) -> Result<Vec<Ch
 /// The bundle the flags describe, each bound checked under its flag's name.
 pub(crate) fn from_flags(f: &Flags, chips: Vec<Chip>, axis: Axis) -> Result<Bundle, String> {
     let model = model_source(f.model.ok_or("--model is required without --bundle")?)?;
-    if let Some(bits) = f.weight_bits {
+    let p = f.precision;
+    if let Some(bits) = p.weight_bits {
         if !BITS_PER_WEIGHT.contains(&bits) {
             return Err(format!(
                 "--weight-bits {bits:?} must lie between {} and {}",
@@ -112,21 +109,24 @@ pub(crate) fn from_flags(f: &Flags, chips: Vec<Chip>, axis: Axis) -> Result<Bund
         }
     }
     let weights = Weights {
-        dtype: f
+        dtype: p
             .weight_dtype
+            .as_deref()
             .map(|s| parse_dtype(s, "weight-dtype"))
             .transpose()?,
-        bits: f.weight_bits,
-        expert_dtype: f
+        bits: p.weight_bits,
+        expert_dtype: p
             .expert_dtype
+            .as_deref()
             .map(|s| parse_dtype(s, "expert-dtype"))
             .transpose()?,
-        lm_head_dtype: f
+        lm_head_dtype: p
             .lm_head_dtype
+            .as_deref()
             .map(|s| parse_dtype(s, "lm-head-dtype"))
             .transpose()?,
     };
-    let kv_dtype = parse_dtype(f.kv_dtype, "kv-dtype")?;
+    let kv_dtype = parse_dtype(&p.kv_dtype, "kv-dtype")?;
     let s = f.spec;
     let eagle = s.draft_model == "eagle";
     let draft = match s.draft_model.as_str() {

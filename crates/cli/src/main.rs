@@ -214,24 +214,8 @@ pub(crate) struct PredictArgs {
     /// up, and TTFT queues before the prefill steps (in place of --batch).
     #[arg(long, value_name = "R", conflicts_with_all = ["batch", "max_throughput"])]
     rate: Option<f64>,
-    /// Weight dtype of attention and the other non-expert weights, and of every
-    /// component not set apart: bf16 fp16 fp8 int8 fp4 int4 mxfp4 nvfp4 (default: the
-    /// model's usual one).
-    #[arg(long)]
-    weight_dtype: Option<String>,
-    /// Bits per weight, overriding the dtype's width (GGUF Q4_0 is about 4.5).
-    #[arg(long)]
-    weight_bits: Option<f64>,
-    /// The experts' weight dtype (routed and shared), e.g. mxfp4 or nvfp4 beside a
-    /// bf16 or fp8 --weight-dtype (default: --weight-dtype).
-    #[arg(long)]
-    expert_dtype: Option<String>,
-    /// The LM head's and embedding's weight dtype (default: --weight-dtype).
-    #[arg(long)]
-    lm_head_dtype: Option<String>,
-    /// KV-cache dtype.
-    #[arg(long, default_value = "fp8")]
-    kv_dtype: String,
+    #[command(flatten)]
+    precision: axes::PrecisionArgs,
     /// Print one JSON object.
     #[arg(long)]
     json: bool,

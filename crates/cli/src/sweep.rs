@@ -57,18 +57,8 @@ pub struct SweepArgs {
     /// that cannot hold that many at once is rejected.
     #[arg(long)]
     batch: Option<u32>,
-    #[arg(long)]
-    weight_dtype: Option<String>,
-    #[arg(long)]
-    weight_bits: Option<f64>,
-    /// The experts' weight dtype (default: --weight-dtype).
-    #[arg(long)]
-    expert_dtype: Option<String>,
-    /// The LM head's and embedding's weight dtype (default: --weight-dtype).
-    #[arg(long)]
-    lm_head_dtype: Option<String>,
-    #[arg(long, default_value = "fp8")]
-    kv_dtype: String,
+    #[command(flatten)]
+    precision: crate::axes::PrecisionArgs,
     #[command(flatten)]
     spec: SpecArgs,
     #[command(flatten)]
@@ -138,11 +128,7 @@ fn sweep_bundle(args: &SweepArgs) -> Result<Bundle, String> {
     let flags = Flags {
         model: args.model.as_deref(),
         lengths: &args.lengths,
-        weight_dtype: args.weight_dtype.as_deref(),
-        weight_bits: args.weight_bits,
-        expert_dtype: args.expert_dtype.as_deref(),
-        lm_head_dtype: args.lm_head_dtype.as_deref(),
-        kv_dtype: &args.kv_dtype,
+        precision: &args.precision,
         spec: &args.spec,
         link: &args.link,
         assumptions: &args.assumptions,
