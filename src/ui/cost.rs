@@ -38,10 +38,12 @@ pub fn rows(e: &Explained, against: Option<&Against>) -> Vec<(&'static str, Stri
         rows.push((
             "break-even vs API (tokens/month)",
             format!(
-                "{} vs {} {} at ${}/Mtok of this mix ({} $/h){}",
+                "{} vs {}'s {} ({}, read {}) at ${}/Mtok of this mix ({} $/h){}",
                 sig3(b.breakeven_tokens_per_month),
                 a.api.provider,
                 a.api.api_model,
+                a.choice.describe(),
+                a.api.read,
                 sig3(b.api_usd_per_mtok),
                 a.basis,
                 if b.ever_cheaper() {
