@@ -122,7 +122,7 @@ pub(crate) fn print_against(a: Option<&api::Against>) {
 pub(crate) fn list_apis() {
     let t = api::ApiTable::builtin();
     out!(
-        "{:11} {:30} {:16} {:>8} {:>8} {}",
+        "{:11} {:36} {:16} {:>8} {:>8} {}",
         "provider",
         "api model",
         "models",
@@ -132,7 +132,7 @@ pub(crate) fn list_apis() {
     );
     for p in &t.prices {
         out!(
-            "{:11} {:30} {:16} {:>8.3} {:>8.3} {}",
+            "{:11} {:36} {:16} {:>8.3} {:>8.3} {}",
             p.provider,
             p.api_model,
             p.models.join(","),
