@@ -110,8 +110,9 @@ pub fn detail(
     Ok(e)
 }
 
-/// A point's figures against the first API price the table has for the scenario's
-/// model (`cost::api::against`); `None` for a model without one.
+/// A point's figures against the cheapest API price the table has for the scenario's
+/// model at its mix (`cost::api::against`, which names the choice); `None` for a
+/// model without one.
 pub fn against(s: &Scenario, f: &Figures) -> Option<api::Against<'static>> {
     let table = api::ApiTable::builtin();
     api::against(table, f, &s.model, None, s.isl as f64, s.osl as f64)

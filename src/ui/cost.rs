@@ -38,10 +38,12 @@ pub fn rows(e: &Explained, against: Option<&Against>) -> Vec<(&'static str, Stri
         rows.push((
             "break-even vs API (tokens/month)",
             format!(
-                "{} vs {} {} at ${}/Mtok of this mix ({} $/h){}",
+                "{} vs {}'s {} ({}, read {}) at ${}/Mtok of this mix ({} $/h){}",
                 sig3(b.breakeven_tokens_per_month),
                 a.api.provider,
                 a.api.api_model,
+                a.choice.describe(),
+                a.api.read,
                 sig3(b.api_usd_per_mtok),
                 a.basis,
                 if b.ever_cheaper() {
@@ -175,5 +177,39 @@ pub fn CostSettingsPanel() -> impl IntoView {
                 })}
             </ul>
         </fieldset>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::scenario::Scenario;
+    use disagg_engine::catalogue::Catalogue;
+
+    #[test]
+    fn the_break_even_row_names_the_api_row_it_used_and_why() {
+        let s = Scenario {
+            model: "deepseek-v3".into(),
+            axis: disagg_engine::disagg::Axis::Aggregated,
+            chips: vec!["h200".into()],
+            max_chips: 8,
+            isl: 1000,
+            osl: 1000,
+            ..Scenario::default()
+        };
+        let cat = Catalogue::builtin();
+        let swept = crate::explore::explore(&s, cat).unwrap();
+        let spec = &swept.cloud[swept.cloud.len() / 2].spec;
+        let e = crate::explore::detail(&s, spec, cat).unwrap();
+        // Of DeepSeek-V3's two rows, DeepSeek's own is the cheaper at any mix.
+        let against = crate::explore::against(&s, &e.point.figures).unwrap();
+        let rows = super::rows(&e, Some(&against));
+        let (_, text) = rows
+            .iter()
+            .find(|(k, _)| *k == "break-even vs API (tokens/month)")
+            .unwrap();
+        assert!(
+            text.contains("DeepSeek's deepseek-chat (the cheapest of 2 listed, read 2026-11-25)"),
+            "{text}"
+        );
     }
 }

@@ -67,8 +67,8 @@ impl CostArgs {
     }
 }
 
-/// The point against an API's price for its model (`--api`, or the table's first row
-/// for the model); `None` for a model of the user's own or one the table lacks.
+/// The point against an API's price for its model (`--api`, or the model's cheapest
+/// row at the workload's mix); `None` for a model of the user's own or one the table lacks.
 pub(crate) fn against_api(
     inputs: &disagg_engine::bundle::Inputs,
     p: &DeploymentPoint,
@@ -109,10 +109,45 @@ pub(crate) fn print_against(a: Option<&api::Against>) {
         )
     };
     out!(
-        "  vs API           {} {} at ${:.3}/Mtok of this mix ({} $/h): {verdict}",
+        "  vs API           {} {} ({}) at ${:.3}/Mtok of this mix ({} $/h): {verdict}",
         a.api.provider,
         a.api.api_model,
+        a.choice.describe(),
         b.api_usd_per_mtok,
         a.basis
     );
+}
+
+/// `disagg list apis`: the API price table, each row with its date, then the sources.
+pub(crate) fn list_apis() {
+    let t = api::ApiTable::builtin();
+    out!(
+        "{:11} {:36} {:16} {:>8} {:>8} {}",
+        "provider",
+        "api model",
+        "models",
+        "in $/M",
+        "out $/M",
+        "read"
+    );
+    for p in &t.prices {
+        out!(
+            "{:11} {:36} {:16} {:>8.3} {:>8.3} {}",
+            p.provider,
+            p.api_model,
+            p.models.join(","),
+            p.input_usd_per_mtok,
+            p.output_usd_per_mtok,
+            p.read
+        );
+    }
+    out!("");
+    out!("USD per million tokens, each read on the provider's own page; with no --api, predict compares against the model's cheapest row at the workload's mix.");
+    let mut seen: Vec<&str> = Vec::new();
+    for p in &t.prices {
+        if !seen.contains(&p.source.as_str()) {
+            seen.push(&p.source);
+            out!("source: {}", p.source);
+        }
+    }
 }

@@ -84,6 +84,9 @@ enum ListWhat {
     /// The default modelling assumptions as JSON (times in seconds), a starting point
     /// for --assumptions.
     Assumptions,
+    /// The public API prices per model (input and output USD per million tokens), each
+    /// with the date it was read and its source, for --api.
+    Apis,
 }
 
 /// The modelling assumptions a command runs with: the defaults, a JSON file that
@@ -225,7 +228,8 @@ pub(crate) struct PredictArgs {
     explain: bool,
     /// Compare the deployment with this provider's API price for the model (the
     /// catalogue's api_prices.toml): the monthly volume at which self-hosting is
-    /// cheaper, as a chain. Without it, the first API row for the model, if any.
+    /// cheaper, as a chain. Without it, the model's cheapest row at the workload's mix,
+    /// if any (`disagg list apis` prints the table).
     #[arg(long, value_name = "PROVIDER")]
     api: Option<String>,
     #[command(flatten)]
@@ -386,6 +390,7 @@ fn list(what: ListWhat) -> Result<(), String> {
                 );
             }
         }
+        ListWhat::Apis => crate::cost::list_apis(),
         ListWhat::Models => {
             out!(
                 "{:16} {:22} {:>9} {:>9} {:>7} {:>8} {:>6} {:>7}",

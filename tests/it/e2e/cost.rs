@@ -75,7 +75,11 @@ pub(super) fn electricity_moves_ownership_only(driver: &Driver, base: &str) {
 
     // DeepSeek-V3 has a public API price: the break-even opens its chain.
     let row = figure(&page, "break-even vs API (tokens/month)");
-    assert!(row.contains("DeepSeek deepseek-chat"), "{row}");
+    // The row names the chosen API and why: the cheapest of DeepSeek-V3's rows.
+    assert!(
+        row.contains("DeepSeek's deepseek-chat (the cheapest of 2 listed"),
+        "{row}"
+    );
     page.js(
         "const b = [...document.querySelectorAll('#detail .figure-value')]
              .find(b => b.parentElement.previousElementSibling.textContent === 'break-even vs API (tokens/month)');

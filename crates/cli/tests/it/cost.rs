@@ -111,6 +111,34 @@ fn the_api_break_even_is_a_chain_and_an_unknown_provider_is_named() {
 }
 
 #[test]
+fn with_no_api_named_the_cheapest_row_is_used_and_named() {
+    // deepseek-v3 has two rows (DeepSeek's own and Fireworks'); at ISL = OSL = 1000
+    // DeepSeek's is cheaper (0.685 against 1.12 per Mtok of the mix).
+    let text = stdout(&disagg(&AGG));
+    let line = text
+        .lines()
+        .find(|l| l.contains("vs API"))
+        .expect("a vs API line");
+    assert!(
+        line.contains("DeepSeek deepseek-chat (the cheapest of 2 listed) at $0.685/Mtok"),
+        "{line}"
+    );
+    // Named, the dearer row is used, and the error for a provider without a row
+    // lists both providers.
+    let text = stdout(&disagg(&[&AGG[..], &["--api", "fireworks"]].concat()));
+    assert!(
+        text.contains("Fireworks DeepSeek V3 family (as named) at $1.120/Mtok"),
+        "{text}"
+    );
+    let o = disagg(&[&AGG[..], &["--api", "groq"]].concat());
+    assert!(
+        stderr(&o).contains("the table has DeepSeek, Fireworks"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
 fn sweep_ranks_by_ownership_when_asked() {
     let base = [
         "sweep",

@@ -251,3 +251,8 @@ fn recommend_ranking_minimum_and_rejected_chips() {
         ]),
     );
 }
+
+#[test]
+fn list_apis_prints_the_price_table_with_dates_and_sources() {
+    check("list_apis.txt", &run(&["list", "apis"]));
+}

@@ -99,11 +99,24 @@ impl ApiTable {
             if !ok(r.input_usd_per_mtok) || !ok(r.output_usd_per_mtok) {
                 return Err(bad(format!("{}: prices must be positive", r.api_model)));
             }
-            let date = r.read.as_bytes();
-            if date.len() != 10 || date[4] != b'-' || date[7] != b'-' {
+            if !is_iso_date(&r.read) {
                 return Err(bad(format!(
-                    "{}: read '{}' is not YYYY-MM-DD",
+                    "{}: read '{}' is not a date YYYY-MM-DD",
                     r.api_model, r.read
+                )));
+            }
+            if r.models.is_empty() {
+                return Err(bad(format!("{}: models is empty", r.api_model)));
+            }
+            // One row per provider and API model: a second one would make `--api`
+            // and the cheapest-row choice depend on the file's order.
+            if prices.iter().any(|p: &ApiPrice| {
+                p.provider.eq_ignore_ascii_case(&r.provider)
+                    && p.api_model.eq_ignore_ascii_case(&r.api_model)
+            }) {
+                return Err(bad(format!(
+                    "{} {}: the row appears twice",
+                    r.provider, r.api_model
                 )));
             }
             prices.push(ApiPrice {
@@ -122,17 +135,89 @@ impl ApiTable {
     }
 
     /// The rows serving catalogue model `model`.
-    pub fn for_model<'a>(&'a self, model: &'a str) -> impl Iterator<Item = &'a ApiPrice> {
+    pub fn for_model<'a>(&'a self, model: &str) -> impl Iterator<Item = &'a ApiPrice> {
+        let model = model.to_string();
         self.prices
             .iter()
-            .filter(move |p| p.models.iter().any(|m| m == model))
+            .filter(move |p| p.models.contains(&model))
     }
 
-    /// The row of `provider` (case-insensitive) serving `model`.
-    pub fn find(&self, provider: &str, model: &str) -> Option<&ApiPrice> {
-        self.prices.iter().find(|p| {
-            p.provider.eq_ignore_ascii_case(provider) && p.models.iter().any(|m| m == model)
-        })
+    /// The row of `provider` (case-insensitive) serving `model`; of several, the
+    /// cheapest at the mix.
+    pub fn find(&self, provider: &str, model: &str, isl: f64, osl: f64) -> Option<&ApiPrice> {
+        cheapest(
+            self.for_model(model)
+                .filter(|p| p.provider.eq_ignore_ascii_case(provider)),
+            isl,
+            osl,
+        )
+    }
+
+    /// The cheapest row for `model` at a workload's mix (`audit/MODEL.md` 6.6.4);
+    /// ties go to the row listed first.
+    pub fn cheapest(&self, model: &str, isl: f64, osl: f64) -> Option<&ApiPrice> {
+        cheapest(self.for_model(model), isl, osl)
+    }
+
+    /// The providers with a row for `model`, each once, in the table's order.
+    pub fn providers(&self, model: &str) -> Vec<&str> {
+        let mut names: Vec<&str> = Vec::new();
+        for p in self.for_model(model) {
+            if !names.iter().any(|n| n.eq_ignore_ascii_case(&p.provider)) {
+                names.push(&p.provider);
+            }
+        }
+        names
+    }
+}
+
+fn cheapest<'a>(
+    rows: impl Iterator<Item = &'a ApiPrice>,
+    isl: f64,
+    osl: f64,
+) -> Option<&'a ApiPrice> {
+    // `min_by` keeps the last of equals; folding keeps the first.
+    rows.fold(None, |best: Option<&ApiPrice>, p| match best {
+        Some(b) if b.mix_usd_per_mtok(isl, osl) <= p.mix_usd_per_mtok(isl, osl) => Some(b),
+        _ => Some(p),
+    })
+}
+
+/// `YYYY-MM-DD` with a month 1 to 12 and a day 1 to 31.
+fn is_iso_date(s: &str) -> bool {
+    let b = s.as_bytes();
+    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
+        return false;
+    }
+    let digits = |r: std::ops::Range<usize>| {
+        b[r.clone()]
+            .iter()
+            .all(u8::is_ascii_digit)
+            .then(|| s[r].parse::<u32>().ok())?
+    };
+    matches!(
+        (digits(0..4), digits(5..7), digits(8..10)),
+        (Some(_), Some(1..=12), Some(1..=31))
+    )
+}
+
+/// How the row a deployment is compared with was chosen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Choice {
+    /// Named with `--api`.
+    Named,
+    /// No provider named: the cheapest at the workload's mix of `of` rows.
+    Cheapest { of: usize },
+}
+
+impl Choice {
+    /// Words for the output, after the row's name.
+    pub fn describe(self) -> String {
+        match self {
+            Choice::Named => "as named".into(),
+            Choice::Cheapest { of: 1 } => "the only one listed".into(),
+            Choice::Cheapest { of } => format!("the cheapest of {of} listed"),
+        }
     }
 }
 
@@ -140,6 +225,7 @@ impl ApiTable {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Against<'a> {
     pub api: &'a ApiPrice,
+    pub choice: Choice,
     /// "rental" or "ownership": the dollars per hour compared.
     pub basis: &'static str,
     pub breakeven: BreakEven,
@@ -153,10 +239,12 @@ impl Against<'_> {
 }
 
 /// The deployment of `f` against `provider`'s price for catalogue model `model`, or,
-/// with no provider named, the first row for the model. The dollars per hour are the
-/// ones the frontier ranks by (`f.cost_basis`), else whichever the point has. `None`
-/// when the table has no row for the model or the point has no price; a named
-/// provider without a row for the model is an error naming `--api`.
+/// with no provider named, the model's cheapest row at the workload's mix (the
+/// lowest price a buyer could pay, so the hardest break-even). The dollars per hour
+/// are the ones the frontier ranks by (`f.cost_basis`), else whichever the point has.
+/// `None` when the table has no row for the model or the point has no price; a named
+/// provider without a row for the model is an error naming `--api` and the
+/// providers that have one.
 pub fn against<'a>(
     table: &'a ApiTable,
     f: &Figures,
@@ -165,25 +253,28 @@ pub fn against<'a>(
     isl: f64,
     osl: f64,
 ) -> Result<Option<Against<'a>>> {
-    let api = match provider {
-        Some(name) => Some(table.find(name, model).ok_or_else(|| {
-            let known: Vec<String> = table.for_model(model).map(|p| p.provider.clone()).collect();
-            EngineError::InvalidInput(if known.is_empty() {
-                format!("--api {name}: the API price table has no row for {model}")
-            } else {
-                format!(
-                    "--api {name}: no price for {model} from {name}; the table has {}",
-                    known.join(", ")
-                )
-            })
-        })?),
-        None => table
-            .prices
-            .iter()
-            .find(|p| p.models.iter().any(|m| m == model)),
-    };
-    let Some(api) = api else {
-        return Ok(None);
+    let (api, choice) = match provider {
+        Some(name) => {
+            let api = table.find(name, model, isl, osl).ok_or_else(|| {
+                let known = table.providers(model);
+                EngineError::InvalidInput(if known.is_empty() {
+                    format!("--api {name}: the API price table has no row for {model}")
+                } else {
+                    format!(
+                        "--api {name}: no price for {model} from {name}; the table has {}",
+                        known.join(", ")
+                    )
+                })
+            })?;
+            (api, Choice::Named)
+        }
+        None => {
+            let Some(api) = table.cheapest(model, isl, osl) else {
+                return Ok(None);
+            };
+            let of = table.for_model(model).count();
+            (api, Choice::Cheapest { of })
+        }
     };
     let own = f.own_usd_per_hour.map(|u| ("ownership", u));
     let rent = f.usd_per_hour.map(|u| ("rental", u));
@@ -194,6 +285,7 @@ pub fn against<'a>(
     Ok(pick.and_then(|(basis, usd)| {
         BreakEven::of(usd, f.input_tok_s, f.output_tok_s, api, isl, osl).map(|breakeven| Against {
             api,
+            choice,
             basis,
             breakeven,
         })

@@ -272,8 +272,9 @@ fn ranking_by_ownership_reads_the_ownership_figure() {
 #[test]
 fn the_api_table_loads_and_maps_to_catalogue_models() {
     let t = ApiTable::builtin();
-    assert!(!t.prices.is_empty());
+    assert!(t.prices.len() > 2);
     for p in &t.prices {
+        assert!(!p.models.is_empty(), "{}", p.api_model);
         for m in &p.models {
             assert!(
                 Catalogue::builtin().model(m).is_ok(),
@@ -281,8 +282,132 @@ fn the_api_table_loads_and_maps_to_catalogue_models() {
             );
         }
         assert!(p.source.contains("https://"), "{}", p.api_model);
+        for v in [p.input_usd_per_mtok, p.output_usd_per_mtok] {
+            assert!(v.is_finite() && v > 0.0, "{} {v}", p.api_model);
+        }
+        // Only verified rows: every one was read on the provider's own page.
+        assert_eq!(
+            p.grade,
+            crate::catalogue::Grade::Verified,
+            "{}",
+            p.api_model
+        );
     }
-    assert!(t.find("deepseek", "deepseek-v3").is_some());
+    let mut pairs: Vec<(String, String)> = t
+        .prices
+        .iter()
+        .map(|p| (p.provider.to_lowercase(), p.api_model.to_lowercase()))
+        .collect();
+    pairs.sort();
+    pairs.dedup();
+    assert_eq!(
+        pairs.len(),
+        t.prices.len(),
+        "a (provider, api_model) repeats"
+    );
+    assert!(t.find("deepseek", "deepseek-v3", 1000.0, 1000.0).is_some());
+}
+
+/// A table of `rows` (provider, api_model, model, input, output, date) as the
+/// loader reads it.
+fn table_json(rows: &[(&str, &str, &str, f64, f64, &str)]) -> String {
+    let price: Vec<serde_json::Value> = rows
+        .iter()
+        .map(|(provider, api_model, model, i, o, read)| {
+            serde_json::json!({
+                "provider": provider, "api_model": api_model, "models": [model],
+                "input_usd_per_mtok": i, "output_usd_per_mtok": o, "read": read,
+                "grade": "verified", "source": "s",
+            })
+        })
+        .collect();
+    serde_json::json!({ "sources": { "s": "https://example.org" }, "price": price }).to_string()
+}
+
+#[test]
+fn the_loader_refuses_bad_dates_prices_and_repeated_rows() {
+    let ok = ("P", "m", "llama-3.1-8b", 1.0, 2.0, "2026-11-25");
+    assert!(ApiTable::from_json(&table_json(&[ok])).is_ok());
+    for (bad, what) in [
+        (
+            ("P", "m", "llama-3.1-8b", 1.0, 2.0, "2026-13-01"),
+            "13th month",
+        ),
+        (
+            ("P", "m", "llama-3.1-8b", 1.0, 2.0, "2026-11-32"),
+            "32nd day",
+        ),
+        (
+            ("P", "m", "llama-3.1-8b", 1.0, 2.0, "25/11/2026"),
+            "not ISO",
+        ),
+        (
+            ("P", "m", "llama-3.1-8b", 1.0, 2.0, "2026-1x-05"),
+            "not digits",
+        ),
+        (
+            ("P", "m", "llama-3.1-8b", 0.0, 2.0, "2026-11-25"),
+            "zero input",
+        ),
+        (
+            ("P", "m", "llama-3.1-8b", 1.0, -2.0, "2026-11-25"),
+            "negative output",
+        ),
+    ] {
+        assert!(ApiTable::from_json(&table_json(&[bad])).is_err(), "{what}");
+    }
+    // NaN and infinity cannot be written in JSON; the loader's check covers TOML's.
+    let twice = ApiTable::from_json(&table_json(&[
+        ok,
+        ("p", "M", "llama-3.1-8b", 3.0, 4.0, "2026-11-25"),
+    ]));
+    let e = twice.unwrap_err().to_string();
+    assert!(e.contains("twice"), "{e}");
+}
+
+#[test]
+fn with_no_provider_named_the_cheapest_row_at_the_mix_is_used() {
+    // A is cheaper on input, B on output: which wins depends on the mix.
+    let t = ApiTable::from_json(&table_json(&[
+        ("A", "a", "llama-3.1-8b", 0.10, 1.00, "2026-11-25"),
+        ("B", "b", "llama-3.1-8b", 0.50, 0.40, "2026-11-25"),
+        ("C", "c", "llama-3.3-70b", 0.01, 0.01, "2026-11-25"),
+    ]))
+    .unwrap();
+    // Prefill-heavy, 9000/1000: A 0.19, B 0.49 per Mtok.
+    assert_eq!(
+        t.cheapest("llama-3.1-8b", 9000.0, 1000.0).unwrap().provider,
+        "A"
+    );
+    // Decode-heavy, 1000/9000: A 0.91, B 0.41.
+    assert_eq!(
+        t.cheapest("llama-3.1-8b", 1000.0, 9000.0).unwrap().provider,
+        "B"
+    );
+    assert!(t.cheapest("qwen3-4b", 1.0, 1.0).is_none());
+    let f = llama70b_on_h100(CostSettings::default()).figures;
+    let a = super::api::against(&t, &f, "llama-3.1-8b", None, 1000.0, 9000.0)
+        .unwrap()
+        .unwrap();
+    assert_eq!(a.api.provider, "B");
+    assert_eq!(a.choice, super::api::Choice::Cheapest { of: 2 });
+    assert_eq!(a.choice.describe(), "the cheapest of 2 listed");
+    // Named, the dearer row is kept, and the choice says so.
+    let a = super::api::against(&t, &f, "llama-3.1-8b", Some("a"), 1000.0, 9000.0)
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (a.api.provider.as_str(), a.choice),
+        ("A", super::api::Choice::Named)
+    );
+    // An unknown provider is refused, naming the ones the model has.
+    let e = super::api::against(&t, &f, "llama-3.1-8b", Some("Z"), 1000.0, 9000.0)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("--api Z") && e.contains("A, B") && !e.contains('C'),
+        "{e}"
+    );
 }
 
 #[test]
