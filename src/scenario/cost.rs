@@ -77,3 +77,59 @@ impl Scenario {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use disagg_engine::Catalogue;
+
+    fn cat() -> &'static Catalogue {
+        Catalogue::builtin()
+    }
+
+    #[test]
+    fn cost_settings_travel_in_the_link_checked_by_the_engines_bounds() {
+        let mut s = Scenario::default();
+        assert!(!s.to_query().contains("kwh="), "defaults are not written");
+        for (key, value) in [
+            ("kwh", "0.31"),
+            ("pue", "1.2"),
+            ("capex", "30000"),
+            ("years", "4"),
+            ("duty", "0.6"),
+            ("idle", "0.1"),
+            ("own", "1"),
+        ] {
+            s.apply(key, value, cat()).unwrap();
+            assert!(s.to_query().contains(&format!("{key}={value}")), "{key}");
+        }
+        let (back, notices) = Scenario::from_query(&s.to_query(), cat());
+        assert!(notices.is_empty(), "{notices:?}");
+        assert_eq!(back, s);
+        let c = back.assumptions().cost;
+        assert_eq!(c.electricity_usd_kwh, 0.31);
+        assert_eq!(c.capex_usd_per_chip, Some(30_000.0));
+        assert_eq!(c.basis, disagg_engine::cost::CostBasis::Ownership);
+        // Each bad value is refused naming the CLI flag of the same setting, and leaves
+        // the scenario as it was.
+        for (key, value, needle) in [
+            ("pue", "0.5", "--pue"),
+            ("kwh", "-1", "--electricity-usd-kwh"),
+            ("duty", "0", "--duty-cycle"),
+            ("years", "NaN", "years"),
+            ("capex", "abc", "capex"),
+            ("own", "2", "own"),
+        ] {
+            let mut t = s.clone();
+            let why = t.apply(key, value, cat()).unwrap_err();
+            assert!(why.contains(needle), "{key}={value}: {why}");
+            assert_eq!(t, s);
+        }
+        // An empty value returns a setting to its default, and the link drops it.
+        for key in ["kwh", "pue", "capex", "years", "duty", "idle", "own"] {
+            s.apply(key, "", cat()).unwrap();
+        }
+        assert_eq!(s.cost, disagg_engine::cost::CostSettings::default());
+        assert!(!s.to_query().contains("pue="));
+    }
+}
