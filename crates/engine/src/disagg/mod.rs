@@ -19,6 +19,7 @@ pub mod aggregated;
 pub mod attention_expert;
 mod axis;
 mod deployment;
+mod draft_model;
 pub mod explain;
 mod group_prefill;
 mod round_explain;

@@ -20,6 +20,7 @@
 //! step from Python (its own forward pass, attention metadata and argmax), so each
 //! draft step pays an engine step's host work as well.
 
+pub use super::draft_model::{draft_model, eagle_model, mtp_model};
 use super::explain::AxisChains;
 use super::layouts::{colocated_draft_layout, mtp_layout};
 use super::round::{GroupPrefill, Round, RoundPrefill};
@@ -35,72 +36,10 @@ use crate::explain::{diff, num, power, product, quotient, sum, var, Chain, Sourc
 use crate::kernel::{
     operator_table, step_chain, step_cost, Bottleneck, StepCost, StepShape, TimeBreakdown,
 };
-use crate::model::{Ffn, ModelIr};
+use crate::model::ModelIr;
 use crate::parallel::Parallelism;
 use crate::serving::Framework;
 use crate::units::{Bytes, Seconds, TokensPerSecond};
-
-/// The MTP layers as a model of their own: the target's last layer shape, repeated
-/// `mtp_layers` times, sharing the target's embedding and LM head.
-pub fn mtp_model(target: &ModelIr) -> Option<ModelIr> {
-    if target.mtp_layers == 0 {
-        return None;
-    }
-    let mut last = *target.groups.last()?;
-    last.count = target.mtp_layers;
-    Some(ModelIr {
-        architecture: format!("{} MTP", target.architecture),
-        num_layers: target.mtp_layers,
-        groups: vec![last],
-        ..target.clone()
-    })
-}
-
-/// An EAGLE draft head as a model of its own: `layers` decoder layers of the target's
-/// width with the attention of its first layer without experts (its last layer when
-/// every layer has experts), sharing the target's embedding and LM head. The head's
-/// FFN is dense: the target's dense FFN when it has one (DeepSeek-V3's first layers),
-/// else one as wide as a token's active experts (`top_k * i_e + i_s`), since the
-/// published heads are dense layers even for MoE targets. The head attends over the
-/// whole context (no sliding window). Left out (`audit/AUDIT.md`): EAGLE-3's fusion of
-/// three feature vectors (one `3h x h` matrix) and its smaller draft vocabulary.
-pub fn eagle_model(target: &ModelIr, layers: u32) -> Option<ModelIr> {
-    let mut layer = *target
-        .groups
-        .iter()
-        .find(|g| !g.ffn.is_moe() && g.attention.has_weights())
-        .or(target.groups.last())?;
-    layer.count = layers;
-    layer.window = None;
-    if let Ffn::Moe {
-        top_k,
-        expert_intermediate,
-        shared_intermediate,
-        ..
-    } = layer.ffn
-    {
-        layer.ffn = Ffn::Dense {
-            intermediate: top_k * expert_intermediate + shared_intermediate,
-        };
-    }
-    Some(ModelIr {
-        architecture: format!("{} EAGLE head", target.architecture),
-        num_layers: layers,
-        groups: vec![layer],
-        mtp_layers: 0,
-        ..target.clone()
-    })
-}
-
-/// The draft as a model: the MTP layers, the EAGLE head or the draft model.
-pub fn draft_model<'m>(setup: &Setup<'m>) -> Option<std::borrow::Cow<'m, ModelIr>> {
-    use std::borrow::Cow;
-    match setup.speculation.draft {
-        Draft::Mtp => mtp_model(setup.model).map(Cow::Owned),
-        Draft::Eagle { layers } => eagle_model(setup.model, layers).map(Cow::Owned),
-        Draft::Model { ir, .. } => Some(Cow::Borrowed(ir)),
-    }
-}
 
 /// Whether the framework serving `chip` runs each draft step from the host, paying an
 /// engine step's host work ([`crate::Assumptions::host_overhead`]) per drafted token.
