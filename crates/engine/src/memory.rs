@@ -65,6 +65,10 @@ pub enum Part {
     AttentionAndDense,
     /// The MoE layers' experts and routers only (the expert pool).
     Experts,
+    /// Every layer of a pipeline stage's model (`ModelIr::layer_range`), with the
+    /// input embedding on the first stage and the LM head on the last (`audit/MODEL.md`
+    /// 6.10).
+    Stage { first: bool, last: bool },
 }
 
 /// What one chip holds of `part` of a model under `par`: the one walk over the model's
@@ -101,7 +105,7 @@ impl LayerShare {
             let count = g.count as f64;
             let attention_here = part != Part::Experts;
             let ffn_here = match part {
-                Part::Whole => true,
+                Part::Whole | Part::Stage { .. } => true,
                 Part::AttentionAndDense => !g.ffn.is_moe(),
                 Part::Experts => g.ffn.is_moe(),
             };
@@ -151,6 +155,15 @@ impl MemoryPlan {
         let table = model.vocab as f64 * h / par.tp as f64;
         let embedding = match part {
             Part::Experts => 0.0,
+            // A stage keeps a table for each end it holds; one alone keeps the tied one.
+            Part::Stage { first, last } if first && last => {
+                if model.tied_embeddings {
+                    table
+                } else {
+                    2.0 * table
+                }
+            }
+            Part::Stage { first, last } => table * (first as u8 + last as u8) as f64,
             _ if par.pp == 1 && !model.tied_embeddings => 2.0 * table,
             _ => table,
         };

@@ -392,11 +392,88 @@ impl ModelIr {
             })
             .sum()
     }
+
+    /// The layers `start..end` of the model's depth as a model of their own (a pipeline
+    /// stage, `audit/MODEL.md` 6.10), with the same width, vocabulary and context. The
+    /// IR keeps each layer kind's count, not where the layers sit, so the depth is laid
+    /// out with every group spread evenly along it (at each position the group furthest
+    /// behind its even share, `count * (position + 1) / layers`, comes next; ties to the
+    /// earlier group) and the range takes what falls in it: a range of `n` layers holds
+    /// each group's share of `n` to within a layer, and consecutive ranges add up to
+    /// the whole. `end` is capped at the model's layers; work is one step per layer and
+    /// group, both bounded by `limits::MAX_LAYERS`.
+    pub fn layer_range(&self, start: u32, end: u32) -> ModelIr {
+        let layers = self.layer_count();
+        let end = end.min(layers);
+        let mut taken = vec![0u32; self.groups.len()];
+        let mut here = vec![0u32; self.groups.len()];
+        for position in 0..end {
+            let behind = |i: usize| {
+                let g = &self.groups[i];
+                g.count as f64 * (position + 1) as f64 / layers as f64 - taken[i] as f64
+            };
+            let next = (0..self.groups.len())
+                .filter(|&i| taken[i] < self.groups[i].count)
+                .fold(None, |best: Option<usize>, i| match best {
+                    Some(b) if behind(b) >= behind(i) => Some(b),
+                    _ => Some(i),
+                });
+            let Some(i) = next else { break };
+            taken[i] += 1;
+            if position >= start {
+                here[i] += 1;
+            }
+        }
+        ModelIr {
+            num_layers: end.saturating_sub(start),
+            mtp_layers: 0,
+            groups: self
+                .groups
+                .iter()
+                .zip(here)
+                .filter(|(_, n)| *n > 0)
+                .map(|(g, count)| LayerGroup { count, ..*g })
+                .collect(),
+            ..self.clone()
+        }
+    }
+
+    /// Layers in the groups (the model's depth as the kernel walks it).
+    pub fn layer_count(&self) -> u32 {
+        self.groups.iter().map(|g| g.count).sum()
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn layer_ranges_split_every_group_evenly_and_add_up() {
+        let cat = crate::catalogue::Catalogue::builtin();
+        let m = &cat.model("deepseek-v3").unwrap().ir;
+        let n = m.layer_count();
+        assert_eq!(n, 61);
+        // Two ranges add up to the whole, group by group.
+        let (a, b) = (m.layer_range(0, 37), m.layer_range(37, n));
+        assert_eq!((a.layer_count(), b.layer_count()), (37, 24));
+        for g in &m.groups {
+            let count = |x: &ModelIr| {
+                x.groups
+                    .iter()
+                    .filter(|h| h.ffn == g.ffn && h.window == g.window)
+                    .map(|h| h.count)
+                    .sum::<u32>()
+            };
+            assert_eq!(count(&a) + count(&b), g.count);
+            // Each range holds the group's share of its layers to within one layer.
+            let share = g.count as f64 * 37.0 / n as f64;
+            assert!((count(&a) as f64 - share).abs() <= 1.0, "{share}");
+        }
+        // The whole range is the model itself.
+        assert_eq!(m.layer_range(0, n).groups, m.groups);
+        assert_eq!(m.layer_range(0, n + 5).layer_count(), n);
+    }
 
     fn deepseek_mla() -> Attention {
         Attention::Mla {
