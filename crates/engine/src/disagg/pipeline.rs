@@ -12,12 +12,14 @@
 use super::round::{queue_wait, queue_warning, GroupPrefill, Round, RoundPrefill};
 use super::ttft::admission_wait;
 use super::{
-    inter_pool_link, link_time, place_part, Axis, Core, DeploymentPoint, Figures, Limiter,
+    inter_pool_link, link_time, place_part, Axis, Core, DeploymentPoint, Figures, Limiter, Placed,
     PoolConfig, PoolReport, PoolRole, Setup, StepCosts,
 };
+use crate::catalogue::chip::Link;
 use crate::catalogue::Chip;
 use crate::cost::{self, PoolLoad};
 use crate::error::{EngineError, Result};
+use crate::kernel::StepShape;
 use crate::kernel::{step_cost_of, Side, StepCost};
 use crate::limits::{MAX_BATCH, MAX_PIPELINE_STAGES};
 use crate::memory::{MemoryUsage, Part};
@@ -181,6 +183,61 @@ pub struct PipelinePoint {
     pub prefill_overlap: f64,
 }
 
+/// One step shape through every stage: each stage's cost and part of the traversal, the
+/// hops between them, and the traversal `T`.
+struct Schedule {
+    costs: Vec<StepCost>,
+    times: Vec<Seconds>,
+    hops: Vec<Seconds>,
+    traversal: Seconds,
+}
+
+impl Schedule {
+    fn of(setup: &Setup, placed: &[Placed], links: &[Link], shape: StepShape) -> Schedule {
+        let n = placed.len();
+        let side = |i: usize| {
+            if i + 1 == n {
+                Side::Whole
+            } else {
+                Side::Layers
+            }
+        };
+        let costs: Vec<StepCost> = placed
+            .iter()
+            .enumerate()
+            .map(|(i, p)| step_cost_of(&p.placement, shape, side(i)))
+            .collect();
+        let times: Vec<Seconds> = costs
+            .iter()
+            .enumerate()
+            .map(|(i, c)| stage_time(i, c))
+            .collect();
+        // The hidden states of the step's tokens, tokens x hidden x activation bytes.
+        let bytes = Bytes(
+            shape.seqs
+                * shape.new_tokens
+                * setup.model.hidden as f64
+                * setup.assumptions.activation_bytes,
+        );
+        let hops: Vec<Seconds> = links
+            .iter()
+            .map(|&l| link_time(setup, l, bytes, 1, 1))
+            .collect();
+        let traversal = times.iter().copied().sum::<Seconds>() + hops.iter().copied().sum();
+        Schedule {
+            costs,
+            times,
+            hops,
+            traversal,
+        }
+    }
+
+    /// The slowest stage's part.
+    fn slowest(&self) -> Seconds {
+        self.times.iter().copied().fold(Seconds::ZERO, Seconds::max)
+    }
+}
+
 /// One stage's part of a traversal: the step's host work is paid once, by the first
 /// stage (where requests enter and the scheduler runs).
 fn stage_time(index: usize, cost: &StepCost) -> Seconds {
@@ -248,85 +305,54 @@ pub fn evaluate(setup: &Setup, stages: &[Stage], batch: u32) -> Result<PipelineP
         }
         placed.push(p);
     }
-    // Decode: `m` micro-batches of `running / m` sequences (Workload::decode_shape with
-    // the stages as pipeline stages); prefill: the smallest chunk any stage's budget
-    // allows.
-    let shape = w.decode_shape(
-        Parallelism {
-            pp: n as u32,
-            ..single
-        },
-        seqs,
-    );
-    let micro_batches = (n as f64).min(seqs).max(1.0);
     let prompts = chips
         .iter()
         .map(|c| w.prompts_per_chunk(setup.assumptions.prefill_chunk_per_replica(c, single), seqs))
         .fold(seqs.max(1.0), f64::min);
-    let prefill_shape = w.prefill_shape(prompts);
-    let side = |i: usize| {
-        if i + 1 == n {
-            Side::Whole
-        } else {
-            Side::Layers
-        }
-    };
-    let decode: Vec<StepCost> = placed
-        .iter()
-        .enumerate()
-        .map(|(i, p)| step_cost_of(&p.placement, shape, side(i)))
-        .collect();
-    let prefill: Vec<StepCost> = placed
-        .iter()
-        .enumerate()
-        .map(|(i, p)| step_cost_of(&p.placement, prefill_shape, side(i)))
-        .collect();
-    // The hops: each step's hidden states, tokens x hidden x activation bytes.
-    let hidden_bytes = |tokens: f64| {
-        Bytes(tokens * setup.model.hidden as f64 * setup.assumptions.activation_bytes)
-    };
-    let hops: Vec<HopReport> = chips
+    let links: Vec<_> = chips
         .windows(2)
-        .map(|pair| {
-            let link = inter_pool_link(setup, pair[0], 1, pair[1], 1);
-            HopReport {
-                bandwidth: link.bandwidth,
-                latency: link.latency,
-                decode: link_time(
-                    setup,
-                    link,
-                    hidden_bytes(shape.seqs * shape.new_tokens),
-                    1,
-                    1,
-                ),
-                prefill: link_time(
-                    setup,
-                    link,
-                    hidden_bytes(prefill_shape.seqs * prefill_shape.new_tokens),
-                    1,
-                    1,
-                ),
-            }
+        .map(|pair| inter_pool_link(setup, pair[0], 1, pair[1], 1))
+        .collect();
+    let run = |shape: StepShape| Schedule::of(setup, &placed, &links, shape);
+    // Decode: the whole batch through the stages in turn, or `m = min(stages, running)`
+    // micro-batches of `running / m` sequences in flight together (Workload::decode_shape
+    // with the stages as pipeline stages), whichever gives each sequence its next
+    // token sooner. Prefill: the smallest chunk any stage's budget allows.
+    let whole = run(w.decode_shape(single, seqs));
+    let micro_batches = (n as f64).min(seqs).max(1.0);
+    let split = (micro_batches > 1.0).then(|| {
+        run(w.decode_shape(
+            Parallelism {
+                pp: n as u32,
+                ..single
+            },
+            seqs,
+        ))
+    });
+    let (dec, micro_batches) = match split {
+        Some(s) if s.traversal.max(s.slowest() * micro_batches) < whole.traversal => {
+            (s, micro_batches)
+        }
+        _ => (whole, 1.0),
+    };
+    let iteration = dec.traversal.max(dec.slowest() * micro_batches);
+    let pf = run(w.prefill_shape(prompts));
+    let (decode, decode_t, traversal) = (&dec.costs, &dec.times, dec.traversal);
+    let (prefill, prefill_t, prefill_step) = (&pf.costs, &pf.times, pf.traversal);
+    let hops: Vec<HopReport> = links
+        .iter()
+        .zip(dec.hops.iter().zip(&pf.hops))
+        .map(|(link, (&decode, &prefill))| HopReport {
+            bandwidth: link.bandwidth,
+            latency: link.latency,
+            decode,
+            prefill,
         })
         .collect();
-    let times = |costs: &[StepCost]| -> Vec<Seconds> {
-        costs
-            .iter()
-            .enumerate()
-            .map(|(i, c)| stage_time(i, c))
-            .collect()
-    };
-    let (decode_t, prefill_t) = (times(&decode), times(&prefill));
-    let slowest = |t: &[Seconds]| t.iter().copied().fold(Seconds::ZERO, Seconds::max);
-    let traversal =
-        decode_t.iter().copied().sum::<Seconds>() + hops.iter().map(|h| h.decode).sum::<Seconds>();
-    let iteration = traversal.max(slowest(&decode_t) * micro_batches);
-    let prefill_step = prefill_t.iter().copied().sum::<Seconds>()
-        + hops.iter().map(|h| h.prefill).sum::<Seconds>();
     let a = setup.assumptions.on_chip(chips[0]);
     let group = GroupPrefill::of_round(seqs / prompts, w.osl as f64, 1, a.aligned_group_prefill);
     let chunks = seqs / prompts;
-    let slowest_pf = slowest(&prefill_t);
+    let slowest_pf = pf.slowest();
     let prefill_overlap = (n as f64)
         .min(chunks)
         .min(if slowest_pf.0 > 0.0 {
@@ -467,11 +493,11 @@ fn stages_check(model: &ModelIr, chips: &[&Chip], layers: &[u32]) -> Result<()> 
     stages(model, chips, Some(layers)).map(|_| ())
 }
 
-/// "pipeline 1x M3 Ultra (48 layers) > 1x M4 Max (32 layers)".
+/// "pipeline 48 layers on Apple M3 Ultra > 32 layers on Apple M4 Max".
 fn label(stages: &[Stage]) -> String {
     let parts: Vec<String> = stages
         .iter()
-        .map(|s| format!("1x {} ({} layers)", s.chip.name, s.layers))
+        .map(|s| format!("{} layers on {}", s.layers, s.chip.name))
         .collect();
     format!("pipeline {}", parts.join(" > "))
 }
@@ -489,7 +515,7 @@ fn stage_shortfall(
     let short = (need - usage.fast_capacity).max(Bytes::ZERO)
         + (usage.cold_weights - usage.cold_capacity).max(Bytes::ZERO);
     format!(
-        "pipeline stage {} ({}, layers {}-{}) does not fit: weights {:.1} GB + KV {:.1} GB for {running} sequences + workspace {:.1} GB need {:.1} GB of its {:.1} GB; short by {:.1} GB (at most {max_seqs} sequences fit beside its weights). Move layers to another stage or use a narrower weight dtype",
+        "pipeline stage {} ({}, layers {}-{}) does not fit: weights {:.1} GB + KV {:.1} GB for a batch of {running} + workspace {:.1} GB need {:.1} GB of its {:.1} GB; short by {:.1} GB (at most {max_seqs} sequences fit beside its weights). Move layers to another stage or use a narrower weight dtype",
         index + 1,
         stage.chip.name,
         start,
