@@ -38,10 +38,17 @@ pub struct Stage<'a> {
 /// The default split: layers in proportion to each chip's usable memory,
 /// `L_i = L * M_i / sum M`, rounded by largest remainder (each stage takes the whole
 /// part of its share, and the layers left over go one each to the largest remainders,
-/// the earlier stage first on a tie), so the layers add up to `L`. A stage whose share
-/// rounds to no layer is refused: the chip is too small to be worth a stage.
+/// the earlier stage first on a tie), so the layers add up to `L`; a stage whose share
+/// rounds to none takes one layer from the largest stage. This is EXO's placement
+/// (`allocate_layers_proportionally`); fewer layers than stages are refused.
 pub fn memory_split(layers: u32, chips: &[&Chip]) -> Result<Vec<u32>> {
     check_stage_count(chips.len())?;
+    if (layers as usize) < chips.len() {
+        return Err(EngineError::InvalidInput(format!(
+            "a pipeline of {} stages needs at least as many layers, not {layers}",
+            chips.len()
+        )));
+    }
     let total: f64 = chips.iter().map(|c| c.fast.capacity.0).sum();
     if !(total.is_finite() && total > 0.0) {
         return Err(EngineError::InvalidInput(
@@ -63,14 +70,16 @@ pub fn memory_split(layers: u32, chips: &[&Chip]) -> Result<Vec<u32>> {
     for &i in order.iter().cycle().take(left as usize) {
         split[i] += 1;
     }
-    if let Some(i) = split.iter().position(|&n| n == 0) {
-        return Err(EngineError::InvalidInput(format!(
-            "pipeline stage {} ({}): its share of memory, {:.1} of {:.1} GB, rounds to none of the model's {layers} layers; give the layers per stage",
-            i + 1,
-            chips[i].name,
-            chips[i].fast.capacity.gb(),
-            Bytes(total).gb()
-        )));
+    // Every stage holds a layer: one taken from the largest stage (the first of equals).
+    for i in 0..split.len() {
+        if split[i] == 0 {
+            let largest = (0..split.len())
+                .rev()
+                .max_by_key(|&j| split[j])
+                .unwrap_or(0);
+            split[largest] -= 1;
+            split[i] = 1;
+        }
     }
     Ok(split)
 }

@@ -42,10 +42,13 @@ fn memory_split_is_proportional_with_largest_remainders() {
     // Equal remainders: the earlier stages take the layers left over.
     let c = chip_with_gb("m4-max", 128.0);
     assert_eq!(memory_split(80, &[&b, &c, &b]).unwrap(), vec![27, 27, 26]);
-    // A chip whose share rounds to no layer is named.
+    // A chip whose share rounds to no layer takes one from the largest stage.
     let tiny = chip_with_gb("m4-max", 0.5);
-    let e = memory_split(8, &[&a, &tiny]).unwrap_err().to_string();
-    assert!(e.contains("stage 2") && e.contains("rounds to none"), "{e}");
+    assert_eq!(memory_split(8, &[&a, &tiny]).unwrap(), vec![7, 1]);
+    assert_eq!(memory_split(8, &[&tiny, &a, &a]).unwrap(), vec![1, 3, 4]);
+    // Fewer layers than stages cannot be split.
+    let e = memory_split(2, &[&a, &b, &c]).unwrap_err().to_string();
+    assert!(e.contains("at least as many layers"), "{e}");
     // One stage is not a pipeline.
     assert!(memory_split(80, &[&a]).is_err());
 }
