@@ -65,7 +65,7 @@ pub enum Part {
     AttentionAndDense,
     /// The MoE layers' experts and routers only (the expert pool).
     Experts,
-    /// Every layer of a pipeline stage's model (`ModelIr::layer_range`), with the
+    /// Every layer of a pipeline stage's model (`ModelIr::layer_runs`), with the
     /// input embedding on the first stage and the LM head on the last (`audit/MODEL.md`
     /// 6.10).
     Stage { first: bool, last: bool },

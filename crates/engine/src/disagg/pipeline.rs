@@ -3,7 +3,7 @@
 //! per stage, the hidden states handed from stage to stage over the link between them.
 //!
 //! Nothing here is a second step model: a stage holding `L_i` layers is the kernel's
-//! step over the model cut to those layers (`ModelIr::layer_range`, `Side::Layers`, the
+//! step over the model cut to those layers (`ModelIr::layer_runs`, `Side::Layers`, the
 //! last stage with the LM head), its memory the one plan over its part (`Part::Stage`),
 //! each hop `link_time` over `inter_pool_link` between the two chips. The stages make
 //! one pool that prefills and decodes: the aggregated axis' round gives TTFT and TPOT.
@@ -280,16 +280,14 @@ pub fn evaluate(setup: &Setup, stages: &[Stage], batch: u32) -> Result<PipelineP
         .unwrap_or(batch);
     let seqs = running as f64;
     let n = stages.len();
-    // The models of the stages, owned here for the placements to borrow.
-    let mut first = 0;
-    let parts: Vec<(u32, ModelIr)> = stages
-        .iter()
-        .map(|s| {
-            let start = first;
-            first += s.layers;
-            (start, setup.model.layer_range(start, first))
-        })
-        .collect();
+    // The models of the stages, owned here for the placements to borrow, each with its
+    // first layer.
+    let starts = stages.iter().scan(0, |next, s| {
+        let start = *next;
+        *next += s.layers;
+        Some(start)
+    });
+    let parts: Vec<(u32, ModelIr)> = starts.zip(setup.model.layer_runs(&layers)).collect();
     let mut placed = Vec::with_capacity(n);
     for (i, (stage, (start, model))) in stages.iter().zip(&parts).enumerate() {
         let pool = PoolConfig {

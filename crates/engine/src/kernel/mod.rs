@@ -201,7 +201,7 @@ pub enum Side {
     /// Every layer, the LM head and pipeline hand-offs.
     Whole,
     /// Every layer without the LM head: a pipeline stage before the last, on a model
-    /// cut to its layers (`ModelIr::layer_range`, `audit/MODEL.md` 6.10).
+    /// cut to its layers (`ModelIr::layer_runs`, `audit/MODEL.md` 6.10).
     Layers,
     /// Attention (and its TP all-reduce) of MoE layers only.
     MoeAttention,
