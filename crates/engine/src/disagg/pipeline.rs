@@ -177,12 +177,14 @@ pub struct PipelinePoint {
     #[serde(flatten)]
     pub point: DeploymentPoint,
     pub stages: Vec<StageReport>,
-    /// Micro-batches in flight in decode, `min(stages, running)`.
+    /// Micro-batches in flight in decode: 1 (the whole batch through the stages in
+    /// turn), or `m = min(stages, running)` where that gives the shorter iteration.
     pub micro_batches: f64,
     /// One decode micro-batch through every stage and hop, `T`.
     #[serde(rename = "decode_traversal_s")]
     pub decode_traversal: Seconds,
-    /// The decode iteration, `max(T, m * slowest stage)`.
+    /// The decode iteration, `max(T, m * slowest stage)` (`T` itself with one
+    /// micro-batch).
     #[serde(rename = "decode_step_s")]
     pub decode_step: Seconds,
     /// One prefill chunk through every stage and hop.
