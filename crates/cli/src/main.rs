@@ -254,7 +254,11 @@ pub(crate) struct PredictArgs {
         long,
         value_name = "ID,ID[,ID...]",
         value_delimiter = ',',
-        conflicts_with_all = ["chip", "tp", "pp", "ep", "rate", "max_throughput", "explain", "api"]
+        conflicts_with_all = [
+            "chip", "axis", "tp", "pp", "ep", "rate", "max_throughput", "explain", "api",
+            "save_bundle", "prefill_chip", "decode_chip", "attn_chip", "expert_chip",
+            "draft_chip", "speculative_decode",
+        ]
     )]
     pipeline: Option<Vec<String>>,
     /// With --pipeline: the layers of each stage, in order, adding up to the model's.

@@ -126,15 +126,13 @@ fn refusals_name_the_chip_the_stage_or_the_flag() {
         &["--layers", "40,40", "--chip", "m3-ultra", "--batch", "1"],
         "--layers needs --pipeline",
     );
-    fails(
-        &[
-            "--pipeline",
-            "m3-ultra,m4-max",
-            "--chip",
-            "h100-sxm",
-            "--batch",
-            "1",
-        ],
-        "cannot be used with",
-    );
+    for other in [
+        ["--chip", "h100-sxm"],
+        ["--axis", "pd"],
+        ["--save-bundle", "b.json"],
+    ] {
+        let mut args = vec!["--pipeline", "m3-ultra,m4-max", "--batch", "1"];
+        args.extend(other);
+        fails(&args, "cannot be used with");
+    }
 }
