@@ -278,4 +278,48 @@ mod tests {
         assert_eq!(whole.kv_values, 61.0 * 576.0 * 4096.0);
         assert_eq!(experts.widest_ffn, 2048.0);
     }
+
+    /// A pipeline's stages hold the whole model's weights and KV between them: the layers
+    /// once, the input embedding on the first stage and the LM head on the last
+    /// (DeepSeek-V3: untied, dense and MoE layers spread over the stages).
+    #[test]
+    fn pipeline_stages_add_up_to_the_whole_model() {
+        let cat = Catalogue::builtin();
+        let m = &cat.model("deepseek-v3").unwrap().ir;
+        assert!(!m.tied_embeddings);
+        let chip = cat.chip("h200").unwrap();
+        let a = Assumptions::default();
+        let one = Parallelism::single();
+        let bf16 = Precision::uniform(crate::dtype::WeightFormat::new(DType::Bf16));
+        let plan = |model: &ModelIr, part: Part| {
+            MemoryPlan::for_part(model, part, chip, one, bf16, DType::Fp8, 4096.0, &a)
+        };
+        let whole = plan(m, Part::Whole);
+        let runs = m.layer_runs(&[20, 25, 16]);
+        let stages: Vec<MemoryPlan> = runs
+            .iter()
+            .enumerate()
+            .map(|(i, r)| {
+                plan(
+                    r,
+                    Part::Stage {
+                        first: i == 0,
+                        last: i == 2,
+                    },
+                )
+            })
+            .collect();
+        let sum = |f: fn(&MemoryPlan) -> f64| stages.iter().map(f).sum::<f64>();
+        let close = |x: f64, y: f64| (x / y - 1.0).abs() < 1e-12;
+        assert!(close(sum(|p| p.weights.0), whole.weights.0));
+        assert!(close(sum(|p| p.kv_per_seq.0), whole.kv_per_seq.0));
+        // A middle stage holds no vocabulary table.
+        let table = m.vocab as f64 * m.hidden as f64 * 2.0;
+        let middle = LayerShare::of(&runs[1], one, Part::Whole, 4096.0, 0);
+        assert!(close(stages[1].weights.0, middle.layer_params * 2.0));
+        assert!(close(
+            stages[0].weights.0,
+            LayerShare::of(&runs[0], one, Part::Whole, 4096.0, 0).layer_params * 2.0 + table
+        ));
+    }
 }
