@@ -524,7 +524,7 @@ fn stage_shortfall(
     let short = (need - usage.fast_capacity).max(Bytes::ZERO)
         + (usage.cold_weights - usage.cold_capacity).max(Bytes::ZERO);
     format!(
-        "pipeline stage {} ({}, layers {}-{}) does not fit: weights {:.1} GB + KV {:.1} GB for a batch of {running} + workspace {:.1} GB need {:.1} GB of its {:.1} GB; short by {:.1} GB (at most {max_seqs} sequences fit beside its weights). Move layers to another stage or use a narrower weight dtype",
+        "pipeline stage {} ({}, layers {}-{}) does not fit: weights {:.1} GB + KV {:.1} GB for a batch of {running} + workspace {:.1} GB need {:.2} GB of its {:.2} GB; short by {:.2} GB (at most {max_seqs} sequences fit beside its weights). Move layers to another stage or use a narrower weight dtype",
         index + 1,
         stage.chip.name,
         start,
