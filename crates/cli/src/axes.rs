@@ -11,7 +11,7 @@ use disagg_engine::disagg::open_loop_explain::explain_at_rate;
 use disagg_engine::disagg::plan::{plan, PoolChoice};
 use disagg_engine::disagg::report::PointReport;
 use disagg_engine::disagg::ttft::TtftParts;
-use disagg_engine::disagg::{evaluate, Axis, DeploymentPoint, PoolRole};
+use disagg_engine::disagg::{evaluate, Axis, DeploymentPoint, Figures, PoolRole};
 use disagg_engine::limits::REQUEST_RATE;
 use disagg_engine::limits::{MAX_BATCH, MAX_LENGTH, MAX_MICRO_BATCHES, MAX_OUTPUT_CV, MAX_PROMPTS};
 use disagg_engine::units::RequestsPerSecond;
@@ -73,9 +73,9 @@ pub struct PoolArgs {
     #[arg(long, default_value_t = 2)]
     micro_batches: u32,
     #[command(flatten)]
-    spec: SpecArgs,
+    pub(crate) spec: SpecArgs,
     #[command(flatten)]
-    link: LinkArgs,
+    pub(crate) link: LinkArgs,
 }
 
 /// The link between pools.
@@ -616,6 +616,39 @@ fn print_point(model: &str, p: &DeploymentPoint) {
         );
         out!("  limited by       {} (decode {})", f.limiter, f.bottleneck);
     }
+    print_costs(f);
+    if p.pools.len() > 1 {
+        for pool in &p.pools {
+            out!(
+                "  {:9} {}x {} {}: step {:.2} ms, utilisation {:.0}%, in {:.0} / out {:.0} tok/s per chip, memory {:.1} of {:.1} GB, {}",
+                pool.role.name(),
+                pool.chips,
+                pool.chip_name,
+                pool.parallelism,
+                pool.step.ms(),
+                pool.utilisation * 100.0,
+                pool.input_tok_s_per_chip,
+                pool.output_tok_s_per_chip,
+                pool.memory.total.gb(),
+                (pool.memory.fast_capacity + pool.memory.cold_capacity).gb(),
+                pool.bottleneck
+            );
+        }
+    }
+}
+
+/// TTFT's non-zero parts in milliseconds, in the order a request lives them.
+pub(crate) fn ttft_parts(p: &TtftParts) -> String {
+    p.named()
+        .iter()
+        .filter(|(_, t)| t.value() > 0.0)
+        .map(|(name, t)| format!("{name} {:.1}", t.ms()))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The point's dollars and power: rental and owned $/Mtok, watts and joules per token.
+pub(crate) fn print_costs(f: &Figures) {
     match (
         f.usd_per_mtok_output,
         f.usd_per_mtok_input,
@@ -643,32 +676,4 @@ fn print_point(model: &str, p: &DeploymentPoint) {
         ),
         _ => out!("  power            n/a (a chip has no published TDP)"),
     }
-    if p.pools.len() > 1 {
-        for pool in &p.pools {
-            out!(
-                "  {:9} {}x {} {}: step {:.2} ms, utilisation {:.0}%, in {:.0} / out {:.0} tok/s per chip, memory {:.1} of {:.1} GB, {}",
-                pool.role.name(),
-                pool.chips,
-                pool.chip_name,
-                pool.parallelism,
-                pool.step.ms(),
-                pool.utilisation * 100.0,
-                pool.input_tok_s_per_chip,
-                pool.output_tok_s_per_chip,
-                pool.memory.total.gb(),
-                (pool.memory.fast_capacity + pool.memory.cold_capacity).gb(),
-                pool.bottleneck
-            );
-        }
-    }
-}
-
-/// TTFT's non-zero parts in milliseconds, in the order a request lives them.
-fn ttft_parts(p: &TtftParts) -> String {
-    p.named()
-        .iter()
-        .filter(|(_, t)| t.value() > 0.0)
-        .map(|(name, t)| format!("{name} {:.1}", t.ms()))
-        .collect::<Vec<_>>()
-        .join(", ")
 }

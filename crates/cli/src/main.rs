@@ -23,6 +23,7 @@ mod bundle;
 mod cost;
 mod deploy;
 mod explain;
+mod pipeline;
 mod recommend;
 mod sweep;
 
@@ -234,10 +235,29 @@ pub(crate) struct PredictArgs {
     api: Option<String>,
     #[command(flatten)]
     assumptions: AssumptionArgs,
+    /// Pipeline stages across unlike machines, one chip each in stage order (e.g.
+    /// m3-ultra,m4-max): the model's layers split over them by usable memory unless
+    /// --layers gives the split; the hidden states cross --link between stages.
+    #[arg(
+        long,
+        value_name = "ID,ID[,ID...]",
+        value_delimiter = ',',
+        conflicts_with_all = [
+            "chip", "axis", "tp", "pp", "ep", "rate", "max_throughput", "explain", "api",
+            "save_bundle", "prefill_chip", "decode_chip", "attn_chip", "expert_chip",
+            "draft_chip", "speculative_decode",
+        ]
+    )]
+    pipeline: Option<Vec<String>>,
+    /// With --pipeline: the layers of each stage, in order, adding up to the model's.
+    #[arg(long, value_name = "N,N,...", value_delimiter = ',')]
+    layers: Option<Vec<u32>>,
 }
 
 /// The flags a bundle holds (clap ids), refused alongside `predict --bundle`.
-const PREDICT_BUNDLED: [&str; 61] = [
+const PREDICT_BUNDLED: [&str; 63] = [
+    "pipeline",
+    "layers",
     "model",
     "chip",
     "chips",
@@ -318,7 +338,11 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::List { what } => list(what),
-        Command::Predict(args) => axes::run_predict(&args),
+        Command::Predict(args) => match &args.pipeline {
+            Some(ids) => pipeline::run(&args, ids),
+            None if args.layers.is_some() => Err("--layers needs --pipeline".into()),
+            None => axes::run_predict(&args),
+        },
         Command::Sweep(args) => sweep::run_sweep(&args),
         Command::Deploy(args) => deploy::run_deploy(*args),
         Command::Recommend(args) => recommend::run_recommend(&args),

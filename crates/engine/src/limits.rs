@@ -45,6 +45,9 @@ pub const MAX_DRAFT_TOKENS: u32 = 16;
 pub const MAX_EAGLE_LAYERS: u32 = 8;
 /// Most redundant expert slots a deployment adds (DeepSeek's serving adds 32 to 256).
 pub const MAX_REDUNDANT_EXPERTS: u32 = 4096;
+/// Most stages a pipeline across unlike devices may have (`disagg::pipeline`): one
+/// machine per stage, far more than any desk holds.
+pub const MAX_PIPELINE_STAGES: usize = 64;
 /// Attention/expert ping-pong depth.
 pub const MAX_MICRO_BATCHES: u32 = 8;
 /// Most chip kinds one sweep pairs: the pairings grow with the square of the kinds,

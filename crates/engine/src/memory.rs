@@ -65,6 +65,10 @@ pub enum Part {
     AttentionAndDense,
     /// The MoE layers' experts and routers only (the expert pool).
     Experts,
+    /// Every layer of a pipeline stage's model (`ModelIr::layer_runs`), with the
+    /// input embedding on the first stage and the LM head on the last (`audit/MODEL.md`
+    /// 6.10).
+    Stage { first: bool, last: bool },
 }
 
 /// What one chip holds of `part` of a model under `par`: the one walk over the model's
@@ -101,7 +105,7 @@ impl LayerShare {
             let count = g.count as f64;
             let attention_here = part != Part::Experts;
             let ffn_here = match part {
-                Part::Whole => true,
+                Part::Whole | Part::Stage { .. } => true,
                 Part::AttentionAndDense => !g.ffn.is_moe(),
                 Part::Experts => g.ffn.is_moe(),
             };
@@ -151,6 +155,15 @@ impl MemoryPlan {
         let table = model.vocab as f64 * h / par.tp as f64;
         let embedding = match part {
             Part::Experts => 0.0,
+            // A stage keeps a table for each end it holds; one alone keeps the tied one.
+            Part::Stage { first, last } if first && last => {
+                if model.tied_embeddings {
+                    table
+                } else {
+                    2.0 * table
+                }
+            }
+            Part::Stage { first, last } => table * (first as u8 + last as u8) as f64,
             _ if par.pp == 1 && !model.tied_embeddings => 2.0 * table,
             _ => table,
         };
@@ -264,5 +277,49 @@ mod tests {
         // DeepSeek-V3's MLA caches 576 values per token and layer, shared by the heads.
         assert_eq!(whole.kv_values, 61.0 * 576.0 * 4096.0);
         assert_eq!(experts.widest_ffn, 2048.0);
+    }
+
+    /// A pipeline's stages hold the whole model's weights and KV between them: the layers
+    /// once, the input embedding on the first stage and the LM head on the last
+    /// (DeepSeek-V3: untied, dense and MoE layers spread over the stages).
+    #[test]
+    fn pipeline_stages_add_up_to_the_whole_model() {
+        let cat = Catalogue::builtin();
+        let m = &cat.model("deepseek-v3").unwrap().ir;
+        assert!(!m.tied_embeddings);
+        let chip = cat.chip("h200").unwrap();
+        let a = Assumptions::default();
+        let one = Parallelism::single();
+        let bf16 = Precision::uniform(crate::dtype::WeightFormat::new(DType::Bf16));
+        let plan = |model: &ModelIr, part: Part| {
+            MemoryPlan::for_part(model, part, chip, one, bf16, DType::Fp8, 4096.0, &a)
+        };
+        let whole = plan(m, Part::Whole);
+        let runs = m.layer_runs(&[20, 25, 16]);
+        let stages: Vec<MemoryPlan> = runs
+            .iter()
+            .enumerate()
+            .map(|(i, r)| {
+                plan(
+                    r,
+                    Part::Stage {
+                        first: i == 0,
+                        last: i == 2,
+                    },
+                )
+            })
+            .collect();
+        let sum = |f: fn(&MemoryPlan) -> f64| stages.iter().map(f).sum::<f64>();
+        let close = |x: f64, y: f64| (x / y - 1.0).abs() < 1e-12;
+        assert!(close(sum(|p| p.weights.0), whole.weights.0));
+        assert!(close(sum(|p| p.kv_per_seq.0), whole.kv_per_seq.0));
+        // A middle stage holds no vocabulary table.
+        let table = m.vocab as f64 * m.hidden as f64 * 2.0;
+        let middle = LayerShare::of(&runs[1], one, Part::Whole, 4096.0, 0);
+        assert!(close(stages[1].weights.0, middle.layer_params * 2.0));
+        assert!(close(
+            stages[0].weights.0,
+            LayerShare::of(&runs[0], one, Part::Whole, 4096.0, 0).layer_params * 2.0 + table
+        ));
     }
 }

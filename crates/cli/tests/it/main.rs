@@ -12,6 +12,7 @@ mod flags;
 mod framework;
 mod fuzz;
 mod open_loop;
+mod pipeline;
 mod pool_flags;
 mod precision;
 mod recommend;

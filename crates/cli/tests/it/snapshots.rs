@@ -256,3 +256,27 @@ fn recommend_ranking_minimum_and_rejected_chips() {
 fn list_apis_prints_the_price_table_with_dates_and_sources() {
     check("list_apis.txt", &run(&["list", "apis"]));
 }
+
+/// A pipeline over two unlike machines: the figures and each stage's chip, layers,
+/// memory and time, and the hop between them.
+#[test]
+fn predict_text_of_a_pipeline_across_unlike_devices() {
+    let text = run(&[
+        "predict",
+        "--model",
+        "llama-3.3-70b",
+        "--weight-dtype",
+        "fp8",
+        "--isl",
+        "2048",
+        "--osl",
+        "256",
+        "--pipeline",
+        "m3-ultra,m4-max",
+        "--link",
+        "tb5",
+        "--batch",
+        "4",
+    ]);
+    check("predict_pipeline.txt", &text);
+}

@@ -140,6 +140,19 @@ pub(crate) fn place<'a>(
     seqs: f64,
     extra: Bytes,
 ) -> std::result::Result<Placed<'a>, Reject> {
+    place_part(setup, model, Part::Whole, pool, context, seqs, extra)
+}
+
+/// [`place`] for `part` of the model (a pipeline stage's layers, `audit/MODEL.md` 6.10).
+pub(crate) fn place_part<'a>(
+    setup: &Setup<'a>,
+    model: &'a ModelIr,
+    part: Part,
+    pool: PoolConfig<'a>,
+    context: f64,
+    seqs: f64,
+    extra: Bytes,
+) -> std::result::Result<Placed<'a>, Reject> {
     let par = pool.parallelism;
     if par
         .validate_with(model, par.chips(), setup.assumptions.redundant_experts)
@@ -150,7 +163,7 @@ pub(crate) fn place<'a>(
     let assumptions = setup.assumptions.on_chip(pool.chip);
     let mut plan = MemoryPlan::for_part(
         model,
-        Part::Whole,
+        part,
         pool.chip,
         par,
         setup.precision(),

@@ -347,11 +347,18 @@ impl DeploymentPoint {
         self.pool(PoolRole::Prefill).map(|x| x.input_tok_s_per_chip)
     }
 
-    /// The largest concurrency the generating pool's memory holds.
+    /// The largest concurrency the generating pool's memory holds; over a pipeline's
+    /// stages (each a pool of the generating role), the smallest.
     pub fn max_batch(&self) -> u64 {
-        self.generating_pool().map_or(0, |g| {
-            g.max_seqs_per_replica
-                .saturating_mul(g.parallelism.dp as u64)
-        })
+        let role = self.axis.generating_role();
+        self.pools
+            .iter()
+            .filter(|p| p.role == role)
+            .map(|g| {
+                g.max_seqs_per_replica
+                    .saturating_mul(g.parallelism.dp as u64)
+            })
+            .min()
+            .unwrap_or(0)
     }
 }

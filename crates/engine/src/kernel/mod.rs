@@ -200,6 +200,9 @@ const KERNELS_LINEAR: f64 = 1.0;
 pub enum Side {
     /// Every layer, the LM head and pipeline hand-offs.
     Whole,
+    /// Every layer without the LM head: a pipeline stage before the last, on a model
+    /// cut to its layers (`ModelIr::layer_runs`, `audit/MODEL.md` 6.10).
+    Layers,
     /// Attention (and its TP all-reduce) of MoE layers only.
     MoeAttention,
     /// Dense layers in full, plus the LM head: what stays with attention when the
@@ -400,7 +403,7 @@ fn traced_step_cost<S: RowSink>(
         let count = g.count as f64;
         let is_moe = matches!(g.ffn, Ffn::Moe { .. });
         let (attention_here, ffn_here) = match side {
-            Side::Whole => (true, true),
+            Side::Whole | Side::Layers => (true, true),
             Side::MoeAttention => (is_moe, false),
             Side::DenseAndHead => (!is_moe, !is_moe),
             Side::MoeExperts => (false, is_moe),
@@ -558,7 +561,8 @@ fn traced_step_cost<S: RowSink>(
                     Bytes(h * e * wb) + Bytes(2.0 * picks * h * ab),
                     KERNELS_ROUTED,
                 ));
-                if side == Side::Whole && par.replicas_per_expert_group() > 1 {
+                if matches!(side, Side::Whole | Side::Layers) && par.replicas_per_expert_group() > 1
+                {
                     // Dispatch and combine: each chip sends its tokens' picks to the
                     // experts elsewhere in the group, and receives them back.
                     let (bytes, time) = expert_all_to_all(

@@ -392,11 +392,104 @@ impl ModelIr {
             })
             .sum()
     }
+
+    /// The model's depth cut into consecutive runs of `counts` layers, each a model of its
+    /// own (pipeline stages, `audit/MODEL.md` 6.10) with the same width, vocabulary and
+    /// context. The IR keeps each layer kind's count, not where the layers sit, so the
+    /// depth is laid out with every group spread evenly along it (at each position the
+    /// group furthest behind its even share, `count * (position + 1) / layers`, comes next;
+    /// ties to the earlier group) and each run takes what falls in it: a run of `n` layers
+    /// holds each group's share of `n` to within a layer, and the runs add up to the whole.
+    /// Positions past the model's layers are dropped. One walk over the depth, one step
+    /// per layer and group, both bounded by `limits::MAX_LAYERS`.
+    pub fn layer_runs(&self, counts: &[u32]) -> Vec<ModelIr> {
+        let layers = self.layer_count();
+        let groups = self.groups.len();
+        let mut taken = vec![0u32; groups];
+        let mut runs = vec![vec![0u32; groups]; counts.len()];
+        let (mut run, mut left) = (0, counts.first().copied().unwrap_or(0));
+        for position in 0..layers {
+            while left == 0 && run + 1 < counts.len() {
+                run += 1;
+                left = counts[run];
+            }
+            if left == 0 {
+                break;
+            }
+            let behind = |i: usize| {
+                let g = &self.groups[i];
+                g.count as f64 * (position + 1) as f64 / layers as f64 - taken[i] as f64
+            };
+            let next = (0..groups)
+                .filter(|&i| taken[i] < self.groups[i].count)
+                .fold(None, |best: Option<usize>, i| match best {
+                    Some(b) if behind(b) >= behind(i) => Some(b),
+                    _ => Some(i),
+                });
+            let Some(i) = next else { break };
+            taken[i] += 1;
+            runs[run][i] += 1;
+            left -= 1;
+        }
+        runs.into_iter()
+            .map(|here| ModelIr {
+                num_layers: here.iter().sum(),
+                mtp_layers: 0,
+                groups: self
+                    .groups
+                    .iter()
+                    .zip(here)
+                    .filter(|(_, n)| *n > 0)
+                    .map(|(g, count)| LayerGroup { count, ..*g })
+                    .collect(),
+                ..self.clone()
+            })
+            .collect()
+    }
+
+    /// Layers in the groups (the model's depth as the kernel walks it).
+    pub fn layer_count(&self) -> u32 {
+        self.groups.iter().map(|g| g.count).sum()
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn layer_runs_split_every_group_evenly_and_add_up() {
+        let cat = crate::catalogue::Catalogue::builtin();
+        let m = &cat.model("deepseek-v3").unwrap().ir;
+        let n = m.layer_count();
+        assert_eq!(n, 61);
+        // Two runs add up to the whole, group by group.
+        let runs = m.layer_runs(&[37, 24]);
+        let (a, b) = (&runs[0], &runs[1]);
+        assert_eq!((a.layer_count(), b.layer_count()), (37, 24));
+        assert_eq!((a.num_layers, b.num_layers), (37, 24));
+        for g in &m.groups {
+            let count = |x: &ModelIr| {
+                x.groups
+                    .iter()
+                    .filter(|h| h.ffn == g.ffn && h.window == g.window)
+                    .map(|h| h.count)
+                    .sum::<u32>()
+            };
+            assert_eq!(count(a) + count(b), g.count);
+            // Each run holds the group's share of its layers to within one layer.
+            let share = g.count as f64 * 37.0 / n as f64;
+            assert!((count(a) as f64 - share).abs() <= 1.0, "{share}");
+        }
+        // One run of every layer is the model itself; positions past the end are
+        // dropped, and an empty run holds nothing.
+        assert_eq!(m.layer_runs(&[n])[0].groups, m.groups);
+        let over = m.layer_runs(&[0, n + 5, 3]);
+        assert_eq!(
+            over.iter().map(|r| r.layer_count()).collect::<Vec<_>>(),
+            [0, n, 0]
+        );
+    }
 
     fn deepseek_mla() -> Attention {
         Attention::Mla {

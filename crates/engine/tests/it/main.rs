@@ -14,6 +14,7 @@ mod headline;
 mod kernel;
 mod kernel_factors;
 mod little;
+mod pipeline;
 mod precision;
 mod prefill_ep;
 mod recommend;
