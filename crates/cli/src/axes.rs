@@ -336,10 +336,10 @@ pub fn run_predict(args: &PredictArgs) -> Result<(), String> {
             None => evaluate(&setup, &deployment),
         }
         .map_err(|e| e.to_string())?;
+        // An --api the table does not hold is refused before anything is printed.
+        let against = crate::cost::against_api(&inputs, &point, args.api.as_deref())?;
         print_point(name, &point);
-        crate::cost::print_against(
-            crate::cost::against_api(&inputs, &point, args.api.as_deref())?.as_ref(),
-        );
+        crate::cost::print_against(against.as_ref());
         print_bands(&validated, &point);
     }
     Ok(())

@@ -158,6 +158,11 @@ pub(crate) fn from_flags(f: &Flags, chips: Vec<Chip>, axis: Axis) -> Result<Bund
             s.draft_tokens
         ));
     }
+    if let Some(id) = &f.link.link {
+        disagg_engine::catalogue::Links::builtin()
+            .get(id)
+            .map_err(|e| format!("--link: {e}"))?;
+    }
     if let Some(g) = f.link.link_gbps {
         if !LINK_BYTES_PER_S.contains(&BytesPerSecond::from_gbit_per_s(g).value()) {
             return Err(format!(

@@ -417,3 +417,32 @@ fn a_benchmarks_prompts_move_ttft_only_and_none_is_refused() {
         stderr(&o)
     );
 }
+
+#[test]
+fn an_unknown_link_is_refused_by_its_flag_with_the_valid_ones() {
+    for sub in ["predict", "sweep"] {
+        let mut args = vec![
+            sub,
+            "--model",
+            "llama-3.1-8b",
+            "--isl",
+            "128",
+            "--osl",
+            "128",
+            "--link",
+            "carrier-pigeon",
+        ];
+        if sub == "predict" {
+            args.extend_from_slice(&["--chip", "h100-sxm", "--batch", "1"]);
+        } else {
+            args.extend_from_slice(&["--axis", "pd", "--chips", "h100-sxm"]);
+        }
+        let o = disagg(&args);
+        assert!(!o.status.success(), "{sub}");
+        let err = stderr(&o);
+        assert!(
+            err.contains("--link: ") && err.contains("carrier-pigeon") && err.contains("tb5"),
+            "{sub}: {err}"
+        );
+    }
+}
