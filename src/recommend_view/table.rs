@@ -38,7 +38,7 @@ fn row(rank: usize, e: &Entry) -> Row {
         deployment: e.label.clone(),
         replicas: count(e.replicas as u64),
         chips: count(e.total_chips as u64),
-        usd_per_mtok: usd_per_mtok(e.figures.usd_per_mtok_output),
+        usd_per_mtok: usd_per_mtok(e.figures.ranked_usd_per_mtok_output()),
         ttft: duration(e.figures.ttft),
         tpot: duration(e.figures.tpot),
         load: load(e),

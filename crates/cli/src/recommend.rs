@@ -6,6 +6,7 @@ use crate::axes::{limit_ms, to_json, LengthArgs, LinkArgs, SpecArgs};
 use crate::bundle::{self, Flags};
 use crate::AssumptionArgs;
 use disagg_engine::bundle::Bundle;
+use disagg_engine::cost::CostBasis;
 use disagg_engine::disagg::{Axis, DeploymentSpec, PoolRole};
 use disagg_engine::limits::{DEFAULT_RECOMMEND_CHIPS, MAX_BATCH, MAX_SWEEP_CHIPS, REQUEST_RATE};
 use disagg_engine::recommend::{
@@ -285,7 +286,11 @@ fn print(model: &str, r: &Recommendation) {
     for n in &r.notes {
         out!("  note: {n}");
     }
-    out!("\nranked by $/Mtok (output), then chips:");
+    let dollars = match r.tried.first().map(|e| e.figures.cost_basis) {
+        Some(CostBasis::Ownership) => "ownership",
+        _ => "rental",
+    };
+    out!("\nranked by $/Mtok (output, {dollars}), then chips:");
     out!(
         "  {:>4} {:5} {:>8} {:>6} {:>8} {:>8} {:>8}  one replica",
         "rank",

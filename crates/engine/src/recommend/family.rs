@@ -5,6 +5,7 @@
 use super::replicas::{link_share, Outcome};
 use super::{Entry, RecommendRequest};
 use crate::catalogue::Chip;
+use crate::cost::CostBasis;
 use crate::disagg::{DeploymentPoint, DeploymentSpec, Limiter, Setup};
 use crate::sweep::closest_miss;
 use serde::{Deserialize, Serialize};
@@ -99,15 +100,19 @@ fn reason(
     if best
         .iter()
         .filter(uses)
-        .any(|e| e.figures.usd_per_mtok_output.is_some())
+        .any(|e| super::usd_per_mtok(e).is_some())
     {
         return None;
     }
     if let Some(e) = best.iter().filter(uses).min_by_key(|e| e.total_chips) {
+        let missing = match e.figures.cost_basis {
+            CostBasis::Rental => "no public price per hour",
+            CostBasis::Ownership => "no purchase price (give one per chip)",
+        };
         return Some((
             FailKind::NoPrice,
             format!(
-                "meets the SLO with {} chips ({} x {}), but has no public price per hour to rank by $/Mtok",
+                "meets the SLO with {} chips ({} x {}), but has {missing} to rank by $/Mtok",
                 e.total_chips, e.replicas, e.label
             ),
         ));

@@ -365,9 +365,10 @@ fn entry(d: &Deployment, t: &Trial, class: Class, phrase: &str, chips: u32) -> E
     }
 }
 
-/// The deployment's $/Mtok (output), if its chips have prices.
+/// The deployment's $/Mtok (output) in the dollars the cost settings rank by (rental
+/// unless they choose ownership, as the sweep's frontiers do), if its chips have them.
 pub fn usd_per_mtok(e: &Entry) -> Option<f64> {
-    e.figures.usd_per_mtok_output.map(|v| v.value())
+    e.figures.ranked_usd_per_mtok_output().map(|v| v.value())
 }
 
 /// Keeps the first entry of each axis and chip pairing, at most `n`.

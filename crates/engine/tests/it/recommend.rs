@@ -197,3 +197,43 @@ fn the_work_is_bounded_before_it_starts() {
         assert!(e.contains(word), "{e}");
     }
 }
+
+#[test]
+fn ownership_dollars_rank_when_the_cost_settings_choose_them() {
+    use disagg_engine::cost::CostBasis;
+    let mut s = setup("llama-3.1-8b", 1000, 500);
+    s.assumptions.cost.capex_usd_per_chip = Some(30_000.0);
+    s.assumptions.cost.basis = CostBasis::Ownership;
+    let chips = ["h100-sxm", "l40s", "a100-80g"];
+    let demand = Demand::Rate(RequestsPerSecond::new(4.0));
+    let owned = recommend(&request(s, &chips, 2000.0, 60.0, demand)).unwrap();
+    assert!(!owned.ranked.is_empty());
+    // The ranking reads the ownership figure, in ascending order.
+    for e in &owned.ranked {
+        assert_eq!(
+            usd_per_mtok(e),
+            e.figures.own_usd_per_mtok_output.map(|v| v.value())
+        );
+    }
+    let costs: Vec<f64> = owned.ranked.iter().filter_map(usd_per_mtok).collect();
+    assert!(costs.windows(2).all(|w| w[0] <= w[1]), "{costs:?}");
+    // Every chip is owned at the same price, so ownership ranks the chips apart from
+    // rental (its hourly prices differ by chip): the two rankings are not the same
+    // figures.
+    let rented = recommend(&request(
+        setup("llama-3.1-8b", 1000, 500),
+        &chips,
+        2000.0,
+        60.0,
+        demand,
+    ))
+    .unwrap();
+    assert_ne!(
+        rented
+            .ranked
+            .iter()
+            .filter_map(usd_per_mtok)
+            .collect::<Vec<_>>(),
+        costs
+    );
+}
