@@ -544,7 +544,9 @@ pub(crate) fn to_json(v: &impl Serialize) -> Result<String, String> {
     serde_json::to_string_pretty(v).map_err(|e| e.to_string())
 }
 
-fn print_point(model: &str, p: &DeploymentPoint) {
+/// A point's first lines, whatever its shape: its name, its problems, the batch and
+/// TTFT with its spread and parts.
+pub(crate) fn print_head(model: &str, p: &DeploymentPoint) {
     let f = &p.figures;
     out!("{model}, {}: {}", p.axis, p.label);
     print_problems(p.reason.as_deref(), &p.warnings);
@@ -562,6 +564,11 @@ fn print_point(model: &str, p: &DeploymentPoint) {
         t.quantile(0.9).ms()
     );
     out!("    of which       {}", ttft_parts(&t.parts));
+}
+
+fn print_point(model: &str, p: &DeploymentPoint) {
+    let f = &p.figures;
+    print_head(model, p);
     match p.generating_pool() {
         Some(g) => out!(
             "  TPOT             {:.2} ms (decode step {:.2} ms)",
@@ -638,7 +645,7 @@ fn print_point(model: &str, p: &DeploymentPoint) {
 }
 
 /// TTFT's non-zero parts in milliseconds, in the order a request lives them.
-pub(crate) fn ttft_parts(p: &TtftParts) -> String {
+fn ttft_parts(p: &TtftParts) -> String {
     p.named()
         .iter()
         .filter(|(_, t)| t.value() > 0.0)

@@ -3,9 +3,9 @@
 //! and output only: the setup comes from the same bundle path as every prediction, the
 //! modelling is `disagg_engine::disagg::pipeline`.
 
-use crate::axes::{print_costs, to_json, ttft_parts};
+use crate::axes::{print_costs, print_head, to_json};
 use crate::bundle::{self, Flags};
-use crate::{print_problems, PredictArgs};
+use crate::PredictArgs;
 use disagg_engine::disagg::pipeline::{self, PipelinePoint};
 use disagg_engine::disagg::Axis;
 use disagg_engine::limits::MAX_BATCH;
@@ -53,22 +53,7 @@ pub(crate) fn run(args: &PredictArgs, ids: &[String]) -> Result<(), String> {
 fn print(model: &str, p: &PipelinePoint) {
     let d = &p.point;
     let f = &d.figures;
-    out!("{model}, {}: {}", d.axis, d.label);
-    print_problems(d.reason.as_deref(), &d.warnings);
-    out!(
-        "  batch            {} ({} running; max {})",
-        f.batch,
-        f.running,
-        d.max_batch()
-    );
-    let t = &d.ttft;
-    out!(
-        "  TTFT             {:.1} ms (p50 {:.1}, p90 {:.1})",
-        f.ttft.ms(),
-        t.quantile(0.5).ms(),
-        t.quantile(0.9).ms()
-    );
-    out!("    of which       {}", ttft_parts(&t.parts));
+    print_head(model, d);
     out!(
         "  TPOT             {:.2} ms (decode step {:.2} ms: {} micro-batch{} over a traversal of {:.2} ms)",
         f.tpot.ms(),
