@@ -248,3 +248,39 @@ fn llama_cpp_holds_no_memory_back_and_a_70b_f16_model_fits_the_m2_ultra_it_ran_o
     .unwrap();
     assert!(!generic.fits, "{:?}", generic.reason);
 }
+
+#[test]
+fn a_vultr_level_after_the_first_finds_its_prompts_cached_but_one_block() {
+    // The sweep re-sends the same seeded prompts at every level to one vLLM server:
+    // from the second level on, each 2,048-token prompt hits the prefix cache up to its
+    // length less one, in whole 16-token blocks, so one block is computed.
+    for id in ["VUL02a", "VUL03c", "VUL04b", "VUL05a"] {
+        let point = published_point(id);
+        assert_eq!(point.workload().computed_prompt(), 16.0, "{id}");
+        assert_eq!(point.prompts, Some(50), "{id}");
+    }
+    // The first level ran on a fresh server: its prompts are computed whole.
+    assert_eq!(
+        published_point("VUL01c").workload().computed_prompt(),
+        2048.0
+    );
+    // At 50 users the cached prompts add no prefill to the generation round: TPOT is
+    // the decode step itself, where the uncached reading spreads 50 prompts' prefill
+    // over each request's tokens.
+    let (_, cached, uncached) = stated_and_default("VUL05c", |p| p.cached_prompt_share = None);
+    let close = |a: Seconds, b: Seconds| (a.value() / b.value() - 1.0).abs() < 1e-9;
+    assert!(close(cached.tpot, cached.decode_step), "{cached:?}");
+    assert!(uncached.tpot.value() > uncached.decode_step.value() * 1.2);
+    assert!(cached.output_tok_s > uncached.output_tok_s);
+}
+
+#[test]
+fn a_vllm_v0_run_batches_up_to_v0s_default_limit() {
+    // OTH-02 (Oracle, October 2024) ran vLLM's V0 engine, whose EngineArgs default is
+    // 256 sequences; the vllm profile's 1,024 is V1's.
+    let (point, stated, default) = stated_and_default("OTH-02", |p| p.max_seqs_per_replica = None);
+    assert_eq!(point.max_seqs_per_replica, Some(256.0));
+    assert_eq!(stated.batch, 256);
+    assert_eq!(default.batch, 1024);
+    assert!(stated.output_tok_s < default.output_tok_s);
+}
