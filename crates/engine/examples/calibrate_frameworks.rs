@@ -5,7 +5,8 @@
 //!
 //! Scored by the mean absolute log error over the framework's calibration points other
 //! than TTFT (whose error is dominated by queueing the host costs do not cause). A
-//! framework needs at least [`MIN_POINTS`] such points to be fitted, and a fit is
+//! framework needs such points from at least [`MIN_RUNS`] distinct runs to be fitted
+//! (the metrics of one run, rows `X05a` and `X05c`, are one piece of evidence), and a fit is
 //! adopted (written into `serving.rs`) only when it lowers that score by [`MIN_GAIN`].
 //! The kernel factors are fitted with the framework's host costs as `serving.rs` has
 //! them, scored against the chip's efficiencies with no framework factor, and added one
@@ -22,8 +23,17 @@ use disagg_engine::Catalogue;
 mod score;
 use score::mean_log_error;
 
-/// Fewest calibration points a framework's fit stands on.
-const MIN_POINTS: usize = 4;
+/// Fewest distinct runs whose calibration points a framework's fit stands on.
+const MIN_RUNS: usize = 4;
+
+/// The run a row measures: its id without the letter that tells one metric of a run
+/// from another (`VUL05a` and `VUL05c` are both run `VUL05`).
+fn run_of(id: &str) -> &str {
+    match id.char_indices().last() {
+        Some((i, c)) if c.is_ascii_lowercase() && i > 0 => &id[..i],
+        _ => id,
+    }
+}
 
 /// A fit is adopted only when it lowers the framework's calibration score by at least
 /// this share: two constants more must buy a clear gain, not noise.
@@ -61,11 +71,15 @@ fn main() {
             .cloned()
             .collect();
         let ids: Vec<&str> = points.iter().map(|p| p.id.as_str()).collect();
-        if points.len() < MIN_POINTS {
+        let mut runs: Vec<&str> = ids.iter().map(|id| run_of(id)).collect();
+        runs.sort_unstable();
+        runs.dedup();
+        if runs.len() < MIN_RUNS {
             println!(
-                "{}: {} calibration points ({}), not fitted",
+                "{}: {} calibration points from {} runs ({}), not fitted",
                 framework.id(),
                 points.len(),
+                runs.len(),
                 ids.join(" ")
             );
             continue;
