@@ -81,6 +81,13 @@ pub struct Assumptions {
     /// (MODEL.md 6.1.3).
     #[serde(skip_serializing_if = "is_one")]
     pub scheduler_recv_interval: u32,
+    /// Share of each chip's weights the serving engine keeps in the cold tier on purpose
+    /// and prefetches layer by layer ahead of use, where the chip has a cold tier
+    /// (SGLang `--offload-mode cpu --offload-group-size G --offload-num-in-group n`:
+    /// `n` of every `G` layers, `n / G`); 0, the default: only weights that do not fit
+    /// spill (MODEL.md section 4).
+    #[serde(skip_serializing_if = "is_zero_share")]
+    pub weight_offload: f64,
     /// Power and money: electricity, PUE, purchase and amortisation, and which dollars
     /// the frontier ranks by (`cost`, MODEL.md section 6.6). No prediction of time reads it.
     #[serde(skip_serializing_if = "CostSettings::is_default")]
@@ -93,6 +100,10 @@ fn is_zero(n: &u32) -> bool {
 
 fn is_one(n: &u32) -> bool {
     *n == 1
+}
+
+fn is_zero_share(v: &f64) -> bool {
+    *v == 0.0
 }
 
 impl Default for Assumptions {
@@ -117,6 +128,7 @@ impl Default for Assumptions {
             pinned: Pinned::NONE,
             redundant_experts: 0,
             scheduler_recv_interval: 1,
+            weight_offload: 0.0,
             cost: CostSettings::default(),
         }
     }
@@ -144,6 +156,15 @@ impl Assumptions {
             ));
         }
         self.cost.validate()?;
+        // Written so that NaN fails: a share of the weights, not all of them.
+        if !(self.weight_offload >= 0.0 && self.weight_offload < 1.0) {
+            return Err(out_of_range(
+                "weight_offload",
+                self.weight_offload,
+                0.0,
+                1.0,
+            ));
+        }
         if !(1..=MAX_RECV_INTERVAL).contains(&self.scheduler_recv_interval) {
             return Err(out_of_range(
                 "scheduler_recv_interval",

@@ -25,6 +25,10 @@ pub struct MemoryPlan {
     pub workspace: Bytes,
     pub fast_capacity: Bytes,
     pub cold_capacity: Bytes,
+    /// Weights the serving engine keeps in the cold tier on purpose
+    /// (`Assumptions::weight_offload` of `weights`, where the chip has a cold tier).
+    #[serde(default)]
+    pub offloaded: Bytes,
 }
 
 /// One chip's memory at a given batch.
@@ -177,7 +181,14 @@ impl MemoryPlan {
         let (reserve, tokens) = chip.memory_kind.workspace_rule(a);
         let activations = tokens * (4.0 * h + 2.0 * share.widest_ffn) * a.activation_bytes;
         let workspace = Bytes(chip.fast.capacity.0 * reserve + activations);
-        MemoryPlan::of_parts(chip, weights, kv_per_seq, workspace)
+        let offloaded = match chip.cold {
+            Some(_) => weights * a.weight_offload,
+            None => Bytes::ZERO,
+        };
+        MemoryPlan {
+            offloaded,
+            ..MemoryPlan::of_parts(chip, weights, kv_per_seq, workspace)
+        }
     }
 
     /// A plan from its parts, for pools that size their weights and KV themselves.
@@ -188,14 +199,16 @@ impl MemoryPlan {
             workspace,
             fast_capacity: chip.fast.capacity,
             cold_capacity: chip.cold.map_or(Bytes::ZERO, |c| c.capacity),
+            offloaded: Bytes::ZERO,
         }
     }
 
     /// Weights in the cold tier: what does not fit beside the workspace and one
-    /// sequence's KV, whatever the batch.
+    /// sequence's KV, whatever the batch, or the share the serving engine offloads on
+    /// purpose where that is more.
     pub fn cold_weights(&self) -> Bytes {
         let room = (self.fast_capacity - self.workspace - self.kv_per_seq).max(Bytes::ZERO);
-        (self.weights - room).max(Bytes::ZERO)
+        (self.weights - room).max(self.offloaded).max(Bytes::ZERO)
     }
 
     /// Most sequences one replica can hold beside the weights' fast share (0 when the

@@ -47,9 +47,11 @@ pub struct TimeBreakdown {
 
 impl TimeBreakdown {
     pub fn of(step: &StepCost) -> TimeBreakdown {
+        // Waiting for prefetched weights is weight streaming.
         let mut t = TimeBreakdown {
             communication: step.exposed_comm,
             overhead: step.overhead,
+            weight_memory: step.prefetch_stall,
             ..TimeBreakdown::default()
         };
         for kind in OpKind::ALL {

@@ -3,7 +3,7 @@
 //! operators' own rows are the operator table ([`super::operator_table`]).
 
 use super::{OpKind, Placement, StepCost};
-use crate::explain::{diff, host_work, min, product, sum, var, Chain, Source};
+use crate::explain::{diff, host_work, max, min, num, product, sum, var, Chain, Source};
 use crate::serving::Framework;
 
 /// The symbol of an operator kind's time in a step's formula.
@@ -39,6 +39,10 @@ pub fn step_chain(p: &Placement, cost: &StepCost, symbol_of_step: &str, quantity
         terms.push(var("t_comm"));
     }
     terms.push(var("t_ovh"));
+    let stalls = cost.prefetch_stall.value() > 0.0;
+    if stalls {
+        terms.push(var("t_wait"));
+    }
     let mut chain = Chain::new(
         quantity,
         symbol_of_step,
@@ -67,45 +71,155 @@ pub fn step_chain(p: &Placement, cost: &StepCost, symbol_of_step: &str, quantity
         );
     }
     if comm > 0.0 {
-        let comm_ops = OpKind::ALL.into_iter().filter(|k| k.is_communication());
-        let exposed = Chain::new(
-            "communication left exposed after overlap",
-            "t_comm",
-            "s",
-            "3",
-            diff(var("C"), min([product([var("C"), var("overlap")]), var("T_busy")])),
-            cost.exposed_comm.value(),
-        )
-        .input(
-            "C",
-            &comm_ops.map(|k| k.name()).collect::<Vec<_>>().join(", "),
-            comm,
-            "s",
-            Source::rule("message bytes / (link bandwidth x link_eff) + hop latencies: see the operator table"),
-        )
-        .input(
-            "overlap",
-            "share of communication hidden under compute",
-            p.assumptions.comm_overlap,
-            "1",
-            // The user's knob stops below 1; a whole overlap is a prefill pool's two
-            // micro-batches (`disagg::prefill_decode`), its compute on 108 of 132 SMs.
-            if p.assumptions.prefill_two_batch_overlap && p.assumptions.comm_overlap >= 1.0 {
-                Source::rule("two-batch overlap (prefill_two_batch_overlap): one micro-batch's all-to-all under the other's computation, which runs on 108 of 132 SMs")
-            } else {
-                Source::assumption("comm_overlap")
-            },
-        )
-        .input(
-            "T_busy",
-            "time of the compute and memory operators",
-            cost.busy.value(),
-            "s",
-            Source::rule("sum of the operators above"),
-        );
+        let exposed = match cost.two_batch {
+            Some(tbo) => two_batch_chain(cost, comm, &tbo),
+            None => exposed_chain(p, cost, comm),
+        };
         chain = chain.derived("communication left exposed after overlap", exposed);
     }
-    chain.derived("kernel launches and host work", overhead_chain(p, cost))
+    chain = chain.derived("kernel launches and host work", overhead_chain(p, cost));
+    if stalls {
+        let work = cost.total - cost.prefetch_stall;
+        chain = chain.derived(
+            "wait for offloaded weights",
+            Chain::new(
+                "wait for offloaded weights",
+                "t_wait",
+                "s",
+                "3",
+                max([num(0.0), diff(var("t_pf"), var("T_work"))]),
+                cost.prefetch_stall.value(),
+            )
+            .input(
+                "t_pf",
+                "stream of the offloaded weights from the cold tier",
+                cost.prefetch.value(),
+                "s",
+                Source::rule("the offloaded share (weight_offload, or what does not fit if more) of the weights the step reads, at the cold tier's bandwidth x bw_eff, copied ahead beside the whole step"),
+            )
+            .input(
+                "T_work",
+                "the step without the wait",
+                work.value(),
+                "s",
+                Source::rule("operators, exposed communication and overheads above"),
+            ),
+        );
+    }
+    chain
+}
+
+/// `t_comm = C - min(C x overlap, T_busy)`: communication hidden as `comm_overlap` says.
+fn exposed_chain(p: &Placement, cost: &StepCost, comm: f64) -> Chain {
+    let comm_ops = OpKind::ALL.into_iter().filter(|k| k.is_communication());
+    Chain::new(
+        "communication left exposed after overlap",
+        "t_comm",
+        "s",
+        "3",
+        diff(var("C"), min([product([var("C"), var("overlap")]), var("T_busy")])),
+        cost.exposed_comm.value(),
+    )
+    .input(
+        "C",
+        &comm_ops.map(|k| k.name()).collect::<Vec<_>>().join(", "),
+        comm,
+        "s",
+        Source::rule("message bytes / (link bandwidth x link_eff) + hop latencies: see the operator table"),
+    )
+    .input(
+        "overlap",
+        "share of communication hidden under compute",
+        p.assumptions.comm_overlap,
+        "1",
+        // The user's knob stops below 1; a whole overlap is a prefill pool's two
+        // micro-batches (`disagg::prefill_decode`), its compute on 108 of 132 SMs.
+        if super::two_batch_overlaps(&p.assumptions) {
+            Source::rule("two-batch overlap (prefill_two_batch_overlap): one micro-batch's all-to-all under the other's computation, which runs on 108 of 132 SMs")
+        } else {
+            Source::assumption("comm_overlap")
+        },
+    )
+    .input(
+        "T_busy",
+        "time of the compute and memory operators",
+        cost.busy.value(),
+        "s",
+        Source::rule("sum of the operators above"),
+    )
+}
+
+/// Two micro-batches overlapping their all-to-all (MODEL.md 6.3.1): each MoE layer takes
+/// four windows, one micro-batch's computation beside the other's communication,
+/// `L x (max(a + s, c) + max(a, d) + max(m, d) + max(m + s, c))`, and what the layers'
+/// computation does not cover is exposed; other communication hides under the rest.
+fn two_batch_chain(cost: &StepCost, comm: f64, tbo: &super::TwoBatchOverlap) -> Chain {
+    let l = tbo.micro_batch_layer();
+    let other = comm - tbo.communication().value();
+    let rest = cost.busy.value() - tbo.busy().value();
+    let windows = sum([
+        max([sum([var("a"), var("s")]), var("c")]),
+        max([var("a"), var("d")]),
+        max([var("m"), var("d")]),
+        max([sum([var("m"), var("s")]), var("c")]),
+    ]);
+    let rule = "the step's MoE layers' operator times over 2 x L (two alike micro-batches per layer): see the operator table";
+    Chain::new(
+        "communication left exposed after overlap",
+        "t_comm",
+        "s",
+        "6.3.1",
+        sum([
+            diff(product([var("L"), windows]), var("T_moe")),
+            diff(var("C_other"), min([var("C_other"), var("T_rest")])),
+        ]),
+        cost.exposed_comm.value(),
+    )
+    .input(
+        "L",
+        "MoE layers whose all-to-all the two micro-batches overlap",
+        tbo.layers,
+        "layers",
+        Source::rule("two-batch overlap (prefill_two_batch_overlap), computation on 108 of 132 SMs; DeepSeek's day-6 prefill figure: attention of one micro-batch beside the other's combine, then dispatch, MLP beside dispatch, MLP beside combine"),
+    )
+    .input("a", "one micro-batch's attention in a layer", l.attention.value(), "s", Source::rule(rule))
+    .input("s", "one micro-batch's shared experts in a layer", l.shared.value(), "s", Source::rule(rule))
+    .input("m", "one micro-batch's routed experts in a layer", l.routed.value(), "s", Source::rule(rule))
+    .input(
+        "d",
+        "one micro-batch's dispatch in a layer",
+        l.dispatch.value(),
+        "s",
+        Source::rule("the layer's all-to-all split by bytes per element, dispatch (1 in FP8) to combine (the activation width)"),
+    )
+    .input(
+        "c",
+        "one micro-batch's combine in a layer",
+        l.combine.value(),
+        "s",
+        Source::rule("the layer's all-to-all split by bytes per element, dispatch (1 in FP8) to combine (the activation width)"),
+    )
+    .input(
+        "T_moe",
+        "computation of the MoE layers (attention, shared and routed experts)",
+        tbo.busy().value(),
+        "s",
+        Source::rule("sum of those operators over the MoE layers"),
+    )
+    .input(
+        "C_other",
+        "communication besides the MoE layers' all-to-all",
+        other,
+        "s",
+        Source::rule("TP all-reduce and PP hand-off: see the operator table"),
+    )
+    .input(
+        "T_rest",
+        "computation outside the MoE layers",
+        rest,
+        "s",
+        Source::rule("the step's operators less the MoE layers'"),
+    )
 }
 
 /// The serving framework's kernel factors the roofline's rates carry, named with the

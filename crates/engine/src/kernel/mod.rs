@@ -15,6 +15,7 @@ mod collectives;
 mod experts;
 mod gemm;
 mod operators;
+mod overlap;
 mod shape;
 
 pub use attention::{attended_context, mla_core_flops, MlaDims};
@@ -26,6 +27,7 @@ pub use experts::{
 };
 pub use gemm::{wave_efficiency, wave_slowdown, GEMM_TILE};
 pub use operators::{operator_table, Bound, OperatorRow, OperatorTable};
+pub use overlap::{MicroBatchLayer, TwoBatchOverlap};
 pub use shape::StepShape;
 
 use crate::assumptions::{Assumptions, ChipRates};
@@ -125,6 +127,19 @@ pub struct StepCost {
     /// Communication time left exposed after overlap.
     pub exposed_comm: Seconds,
     pub total: Seconds,
+    /// A prefill step whose two micro-batches overlap their expert all-to-all: its MoE
+    /// layers' times, which set the exposed communication window by window
+    /// (`audit/MODEL.md` 6.3.1); `None` otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub two_batch: Option<TwoBatchOverlap>,
+    /// Weights the serving engine offloads on purpose and prefetches
+    /// (`Assumptions::weight_offload`): their stream from the cold tier, which runs
+    /// beside the whole step (`audit/MODEL.md` section 3); zero otherwise.
+    #[serde(default)]
+    pub prefetch: Seconds,
+    /// What of `prefetch` outlasts the rest of the step, added to `total`.
+    #[serde(default)]
+    pub prefetch_stall: Seconds,
     /// The step this costs, and which part of the model: enough, with the placement,
     /// to cost it again operator by operator ([`operator_table`]).
     pub shape: StepShape,
@@ -276,6 +291,8 @@ impl RowSink for () {
 
 struct Accumulator<'s, S: RowSink> {
     ops: [OpCost; OpKind::COUNT],
+    /// Weight bytes the step reads, over every row.
+    weights: Bytes,
     sink: &'s mut S,
     /// The layer group the rows being added belong to.
     group: Option<usize>,
@@ -295,6 +312,7 @@ impl<S: RowSink> Accumulator<'_, S> {
             op.compute_bound_time += time;
         }
         op.kernels += row.kernels * row.count;
+        self.weights += row.bytes.weights * row.count;
     }
 }
 
@@ -348,6 +366,16 @@ fn traced_step_cost<S: RowSink>(
         }
         _ => 1.0 / fast_bw.0,
     };
+    // Weights the serving engine offloads on purpose it copies ahead of use on a stream
+    // of their own (SGLang's offloader prefetches the next offloaded layers while the
+    // current ones compute): the matmuls read them from the fast tier, and their stream
+    // from the cold tier runs beside the whole step.
+    let prefetched = a.weight_offload > 0.0 && chip.cold.is_some() && p.cold_weight_fraction > 0.0;
+    let weight_s_per_byte = if prefetched {
+        1.0 / fast_bw.0
+    } else {
+        weight_s_per_byte
+    };
     let read_weights = |b: Bytes| Seconds(b.0 * weight_s_per_byte);
     // A weight matmul at `rate`: FLOPs and the weight bytes it streams, plus activation
     // traffic.
@@ -382,6 +410,7 @@ fn traced_step_cost<S: RowSink>(
     let act_io = Bytes(2.0 * tokens * h * ab);
     let mut acc = Accumulator {
         ops: [OpCost::default(); OpKind::COUNT],
+        weights: Bytes::ZERO,
         sink,
         group: None,
     };
@@ -398,9 +427,16 @@ fn traced_step_cost<S: RowSink>(
     // Every TP all-reduce of the step moves the same message: cost it once.
     let tp_all_reduce = group_all_reduce(chip, Bytes(tokens * h * ab), par.tp, a.link_eff);
 
+    // The MoE layers' operators, for a prefill step whose two micro-batches overlap
+    // their all-to-all (MODEL.md 6.3.1).
+    let mut two_batch = TwoBatchOverlap::default();
+    let layer_time = |row: &Row| row.compute.max(row.memory);
+
     for (index, g) in m.groups.iter().enumerate() {
         acc.group = Some(index);
         let count = g.count as f64;
+        // This group's attention per layer (projections and core).
+        let mut layer_attention = Seconds::ZERO;
         let is_moe = matches!(g.ffn, Ffn::Moe { .. });
         let (attention_here, ffn_here) = match side {
             Side::Whole | Side::Layers => (true, true),
@@ -416,7 +452,7 @@ fn traced_step_cost<S: RowSink>(
                 tokens,
                 &gemm::attention_gemms(&g.attention, m.hidden, par.tp),
             );
-            acc.add(waved(
+            let row = waved(
                 slow,
                 matmul(
                     OpKind::AttnProj,
@@ -430,7 +466,9 @@ fn traced_step_cost<S: RowSink>(
                         _ => KERNELS_ATTN_PROJ,
                     },
                 ),
-            ));
+            );
+            layer_attention += layer_time(&row);
+            acc.add(row);
         }
         // Attention core over the KV cache, in the layers that keep one.
         if attention_here && g.attention.kv_values_per_token() > 0.0 {
@@ -470,7 +508,7 @@ fn traced_step_cost<S: RowSink>(
                     (shape.context_before + shape.new_tokens).min(w as f64)
                 });
             let kv_bytes = Bytes(shape.seqs * (kept + shape.new_tokens) * kv_per_token);
-            acc.add(Row {
+            let row = Row {
                 kind: OpKind::AttnCore,
                 count,
                 flops,
@@ -485,7 +523,9 @@ fn traced_step_cost<S: RowSink>(
                 } else {
                     KERNELS_ATTN_CORE
                 },
-            });
+            };
+            layer_attention += layer_time(&row);
+            acc.add(row);
         }
 
         // Feed-forward.
@@ -515,10 +555,11 @@ fn traced_step_cost<S: RowSink>(
                 shared_intermediate,
                 ..
             } if ffn_here => {
+                let mut layer_shared = Seconds::ZERO;
                 if shared_intermediate > 0 {
                     let params = g.ffn.shared_and_router_params(m.hidden).0 / tp;
                     let shared = gemm::swiglu_gemms(shared_intermediate as f64, m.hidden, par.tp);
-                    acc.add(waved(
+                    let row = waved(
                         waves(tokens, &shared),
                         matmul(
                             OpKind::SharedExperts,
@@ -528,7 +569,9 @@ fn traced_step_cost<S: RowSink>(
                             Bytes::ZERO,
                             KERNELS_SHARED,
                         ),
-                    ));
+                    );
+                    layer_shared = layer_time(&row);
+                    acc.add(row);
                 }
                 let e = experts as f64;
                 let k = top_k as f64;
@@ -553,14 +596,16 @@ fn traced_step_cost<S: RowSink>(
                 // expert-parallel rank holding it: a chip sees its rank's share of the
                 // group's picks (every one of them, for its slice, under expert TP).
                 let picks = routed_picks_per_chip(group_tokens, k, par.ep, imbalance);
-                acc.add(matmul(
+                let row = matmul(
                     OpKind::RoutedExperts,
                     count,
                     Flops(flops),
                     (Bytes(wbytes), expert_flops),
                     Bytes(h * e * wb) + Bytes(2.0 * picks * h * ab),
                     KERNELS_ROUTED,
-                ));
+                );
+                let layer_routed = layer_time(&row);
+                acc.add(row);
                 if matches!(side, Side::Whole | Side::Layers) && par.replicas_per_expert_group() > 1
                 {
                     // Dispatch and combine: each chip sends its tokens' picks to the
@@ -575,6 +620,14 @@ fn traced_step_cost<S: RowSink>(
                         a.link_eff,
                     );
                     acc.add(Row::transfer(OpKind::EpComm, count, bytes, time));
+                    two_batch.add_layers(
+                        count,
+                        layer_attention,
+                        layer_shared,
+                        layer_routed,
+                        time,
+                        (a2a_widths.dispatch, a2a_widths.combine),
+                    );
                 }
             }
             _ => {}
@@ -638,9 +691,29 @@ fn traced_step_cost<S: RowSink>(
             busy += op.time;
         }
     }
-    // Overlap can hide communication only under work that exists.
-    let hidden = (comm * a.comm_overlap).min(busy);
-    let exposed_comm = comm - hidden;
+    let overlapped = two_batch_overlaps(a) && two_batch.layers > 0.0;
+    let exposed_comm = if overlapped {
+        // The MoE layers take their four windows each; any other communication (a
+        // tensor-parallel all-reduce, a pipeline hand-off) hides under the rest of the
+        // computation, as a whole overlap would (MODEL.md 6.3.1).
+        let moe = two_batch.time() - two_batch.busy();
+        let other = comm - two_batch.communication();
+        let rest = busy - two_batch.busy();
+        moe + (other - other.min(rest))
+    } else {
+        // Overlap can hide communication only under work that exists.
+        comm - (comm * a.comm_overlap).min(busy)
+    };
+    // The offloaded weights' stream: their share of the weights the step reads, at the
+    // cold tier's rate; the step lasts at least as long.
+    let prefetch = match chip.cold {
+        Some(cold) if prefetched => {
+            acc.weights * p.cold_weight_fraction / (cold.bandwidth * p.rates.bw_eff)
+        }
+        _ => Seconds::ZERO,
+    };
+    let work = busy + exposed_comm + overhead;
+    let prefetch_stall = (prefetch - work).max(Seconds::ZERO);
     StepCost {
         ops: acc.ops,
         kernels,
@@ -648,8 +721,19 @@ fn traced_step_cost<S: RowSink>(
         overhead,
         host,
         exposed_comm,
-        total: busy + exposed_comm + overhead,
+        total: work + prefetch_stall,
         shape,
         side,
+        two_batch: overlapped.then_some(two_batch),
+        prefetch,
+        prefetch_stall,
     }
+}
+
+/// Whether a step runs as two micro-batches that overlap their expert all-to-all: a
+/// prefill pool's two-batch overlap (`Assumptions::prefill_two_batch_overlap`), which
+/// `disagg::prefill_decode` turns on with the whole overlap a user's `comm_overlap`
+/// (below 1) cannot reach.
+pub fn two_batch_overlaps(a: &Assumptions) -> bool {
+    a.prefill_two_batch_overlap && a.comm_overlap >= 1.0
 }

@@ -326,6 +326,10 @@ pub struct BenchmarkPoint {
     /// source names the cable or network; absent means the chips' own links.
     #[serde(default)]
     pub link: Option<String>,
+    /// Share of each chip's weights the launch command offloads to the cold tier
+    /// (SGLang `--offload-mode cpu`, `n / G` of its layers); absent means none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weight_offload: Option<f64>,
 }
 
 /// A metric and the value it must reach; the model's batch is searched for it.
@@ -386,6 +390,7 @@ impl BenchmarkPoint {
             scheduler_recv_interval: self
                 .scheduler_recv_interval
                 .unwrap_or(base.scheduler_recv_interval),
+            weight_offload: self.weight_offload.unwrap_or(base.weight_offload),
             ..*base
         };
         if let Some(v) = self.max_seqs_per_replica {

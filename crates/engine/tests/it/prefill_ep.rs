@@ -121,11 +121,28 @@ fn two_batch_overlap_hides_the_all_to_all_under_the_other_micro_batchs_computati
     let comm = |c: &StepCost| c.op(OpKind::EpComm).time;
     // Off: computation plus the whole all-to-all.
     assert_eq!(off.exposed_comm, comm(&off));
-    // On: only what outlasts the computation, max(0, C - T_busy), which runs on 108 of
-    // 132 SMs: every compute-bound operator takes 132/108 of its time.
-    let exposed = (comm(&on) - on.busy).max(Seconds::ZERO);
-    assert_eq!(on.exposed_comm, exposed);
-    assert_eq!(on.total, on.busy + exposed + on.overhead);
+    // On: each MoE layer takes four windows, one micro-batch's computation beside the
+    // other's communication (DeepSeek's day-6 prefill figure), and the computation runs
+    // on 108 of 132 SMs: every compute-bound operator takes 132/108 of its time.
+    let tbo = on.two_batch.expect("the MoE layers' windows");
+    assert!(off.two_batch.is_none());
+    assert_eq!(tbo.layers, 58.0);
+    let l = tbo.micro_batch_layer();
+    let by_hand = (l.attention + l.shared).max(l.combine)
+        + l.attention.max(l.dispatch)
+        + l.routed.max(l.dispatch)
+        + (l.routed + l.shared).max(l.combine);
+    assert!((tbo.time().value() / (by_hand * 58.0).value() - 1.0).abs() < 1e-12);
+    // The all-to-all is the MoE layers' only communication here, FP8 dispatch beside a
+    // BF16 combine: a third and two thirds of it.
+    assert!((tbo.communication() / comm(&on) - 1.0).abs() < 1e-12);
+    assert!((tbo.combine / tbo.dispatch - 2.0).abs() < 1e-12);
+    let exposed = tbo.time() - tbo.busy();
+    assert!((on.exposed_comm / exposed - 1.0).abs() < 1e-12);
+    // Never less than a perfect overlap would leave, never more than no overlap.
+    assert!(on.exposed_comm >= (comm(&on) - on.busy).max(Seconds::ZERO));
+    assert!(on.exposed_comm <= comm(&on));
+    assert_eq!(on.total, on.busy + on.exposed_comm + on.overhead);
     let attention = |c: &StepCost| c.op(OpKind::AttnProj).compute_time.value();
     assert!((attention(&on) / attention(&off) - 132.0 / 108.0).abs() < 1e-9);
     assert_eq!(comm(&on), comm(&off));
@@ -135,4 +152,161 @@ fn two_batch_overlap_hides_the_all_to_all_under_the_other_micro_batchs_computati
         published_point("SGL-02").prefill_two_batch_overlap,
         Some(true)
     );
+}
+
+/// DeepSeek-R1 in FP8 on one GB200 at EP4 (one of SGL-10's four prefill ranks, 288 expert
+/// slots), its weights `offload` in the cold tier on purpose.
+fn deepseek_on_gb200_ep4(offload: f64, cold: f64) -> Placement<'static> {
+    use disagg_engine::assumptions::ChipRates;
+    let chip = cat().chip("gb200").unwrap();
+    let a = Assumptions {
+        weight_offload: offload,
+        redundant_experts: 32,
+        ..Assumptions::default()
+    };
+    Placement {
+        model: &cat().model("deepseek-r1").unwrap().ir,
+        chip,
+        parallelism: Parallelism {
+            tp: 1,
+            pp: 1,
+            dp: 4,
+            ep: 4,
+        },
+        weights: disagg_engine::dtype::Precision::uniform(WeightFormat::new(DType::Fp8)),
+        kv: DType::Bf16,
+        rates: ChipRates::for_chip(chip, &a),
+        assumptions: a,
+        cold_weight_fraction: cold,
+    }
+}
+
+#[test]
+fn offloaded_weights_stream_beside_the_whole_step_and_the_step_waits_only_for_what_outlasts_it() {
+    let gb200 = cat().chip("gb200").unwrap();
+    let cold = gb200.cold.unwrap();
+    for prompts in [1.0, 16.0] {
+        let shape = StepShape::prefill(prompts, 2000.0, 0.0);
+        let on = step_cost(&deepseek_on_gb200_ep4(0.5, 0.5), shape);
+        let off = step_cost(&deepseek_on_gb200_ep4(0.0, 0.0), shape);
+        // The matmuls read every weight from the fast tier either way.
+        for kind in OpKind::ALL {
+            assert_eq!(on.op(kind).time, off.op(kind).time, "{kind:?}");
+        }
+        // The stream: half of the weights the step reads, at the cold tier's bandwidth x
+        // bw_eff. A prefill's thousands of tokens touch every expert, so it reads every
+        // weight on the chip but the embedding table (the memory plan's, within 1%).
+        let weights = disagg_engine::memory::MemoryPlan::for_part(
+            &cat().model("deepseek-r1").unwrap().ir,
+            disagg_engine::memory::Part::Whole,
+            gb200,
+            Parallelism {
+                tp: 1,
+                pp: 1,
+                dp: 4,
+                ep: 4,
+            },
+            disagg_engine::dtype::Precision::uniform(WeightFormat::new(DType::Fp8)),
+            DType::Bf16,
+            2100.0,
+            &Assumptions {
+                redundant_experts: 32,
+                ..Assumptions::default()
+            },
+        )
+        .weights
+        .value();
+        assert!(on.prefetch.value() > 0.0 && off.prefetch.value() == 0.0);
+        let stream = on.prefetch.value() * cold.bandwidth.value() * 0.75 / 0.5;
+        assert!(
+            (stream / weights - 1.0).abs() < 0.01,
+            "{stream:e} of {weights:e}"
+        );
+        let work = off.total;
+        assert_eq!(on.prefetch_stall, (on.prefetch - work).max(Seconds::ZERO));
+        assert_eq!(on.total, work + on.prefetch_stall);
+    }
+    // One prompt cannot hide a half-offloaded model's stream; sixteen can.
+    let one = step_cost(
+        &deepseek_on_gb200_ep4(0.5, 0.5),
+        StepShape::prefill(1.0, 2000.0, 0.0),
+    );
+    let many = step_cost(
+        &deepseek_on_gb200_ep4(0.5, 0.5),
+        StepShape::prefill(16.0, 2000.0, 0.0),
+    );
+    assert!(one.prefetch_stall.value() > 0.0);
+    assert_eq!(many.prefetch_stall, Seconds::ZERO);
+}
+
+#[test]
+fn a_stated_offload_moves_its_share_to_the_cold_tier_and_frees_the_fast_one_for_the_budget() {
+    use disagg_engine::memory::{MemoryPlan, Part};
+    let gb200 = cat().chip("gb200").unwrap();
+    let model = &cat().model("deepseek-r1").unwrap().ir;
+    let par = Parallelism {
+        tp: 1,
+        pp: 1,
+        dp: 4,
+        ep: 4,
+    };
+    let plan = |offload: f64| {
+        let a = Assumptions {
+            weight_offload: offload,
+            redundant_experts: 32,
+            prefill_chunk_tokens: 32768.0,
+            ..Assumptions::default()
+        };
+        MemoryPlan::for_part(
+            model,
+            Part::Whole,
+            gb200,
+            par,
+            disagg_engine::dtype::Precision::uniform(WeightFormat::new(DType::Fp8)),
+            DType::Bf16,
+            2100.0,
+            &a,
+        )
+    };
+    let (none, third) = (plan(0.0), plan(1.0 / 3.0));
+    // Without it the weights fill the fast tier up to one sequence and spill the rest.
+    assert_eq!(none.max_seqs(), 1);
+    assert!(none.cold_weights().value() > 0.0);
+    // With it a third of the weights sit in the cold tier, and the fast tier holds the
+    // recipe's sixteen 2,000-token prompts and more.
+    assert!((third.cold_weights() / third.weights - 1.0 / 3.0).abs() < 1e-12);
+    assert!(third.max_seqs() >= 16, "{}", third.max_seqs());
+    // A chip without a cold tier keeps every weight in its memory.
+    let h100 = cat().chip("h100-sxm").unwrap();
+    let a = Assumptions {
+        weight_offload: 0.5,
+        ..Assumptions::default()
+    };
+    let p = MemoryPlan::for_part(
+        &cat().model("deepseek-v3").unwrap().ir,
+        Part::Whole,
+        h100,
+        Parallelism {
+            tp: 1,
+            pp: 1,
+            dp: 32,
+            ep: 32,
+        },
+        disagg_engine::dtype::Precision::uniform(WeightFormat::new(DType::Fp8)),
+        DType::Fp8,
+        2100.0,
+        &a,
+    );
+    assert_eq!(p.cold_weights(), disagg_engine::units::Bytes::ZERO);
+    // The share is a share: all of the weights, or a negative one, is refused.
+    for bad in [1.0, -0.1, f64::NAN] {
+        let a = Assumptions {
+            weight_offload: bad,
+            ..Assumptions::default()
+        };
+        assert!(a.validate().is_err(), "{bad}");
+    }
+    // The published rows state the recipes' offload.
+    assert_eq!(published_point("SGL-08").weight_offload, Some(0.5));
+    assert!((published_point("SGL-10").weight_offload.unwrap() - 1.0 / 3.0).abs() < 1e-9);
 }
