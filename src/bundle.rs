@@ -246,6 +246,9 @@ fn settings(b: &Bundle, catalogue: &Catalogue) -> Result<Vec<(String, String, St
     if a.prefill_two_batch_overlap {
         return Err(cli_only("assumptions.prefill_two_batch_overlap"));
     }
+    if a.host_overlap.is_some() {
+        return Err(cli_only("assumptions.host_overlap"));
+    }
     set(
         "assumptions.aligned_group_prefill",
         "adp",
@@ -618,6 +621,14 @@ mod tests {
                     c
                 },
                 "assumptions.prefill_two_batch_overlap",
+            ),
+            (
+                {
+                    let mut c = b.clone();
+                    c.assumptions.host_overlap = Some(false);
+                    c
+                },
+                "assumptions.host_overlap",
             ),
             (
                 {

@@ -49,7 +49,7 @@ impl TimeBreakdown {
     pub fn of(step: &StepCost) -> TimeBreakdown {
         let mut t = TimeBreakdown {
             communication: step.exposed_comm,
-            overhead: step.overhead,
+            overhead: step.exposed_overhead(),
             ..TimeBreakdown::default()
         };
         for kind in OpKind::ALL {

@@ -326,6 +326,12 @@ pub struct BenchmarkPoint {
     /// source names the cable or network; absent means the chips' own links.
     #[serde(default)]
     pub link: Option<String>,
+    /// Whether the engine loop overlaps a step's host work with the device's, where the
+    /// source states the runtime or the setting (a TensorRT-engine run, SGLang's
+    /// `--disable-overlap-schedule`); absent means the point's framework's
+    /// (`serving::HostOverlap`, MODEL.md 3.5).
+    #[serde(default)]
+    pub host_overlap: Option<bool>,
 }
 
 /// A metric and the value it must reach; the model's batch is searched for it.
@@ -386,6 +392,7 @@ impl BenchmarkPoint {
             scheduler_recv_interval: self
                 .scheduler_recv_interval
                 .unwrap_or(base.scheduler_recv_interval),
+            host_overlap: self.host_overlap.or(base.host_overlap),
             ..*base
         };
         if let Some(v) = self.max_seqs_per_replica {
