@@ -249,6 +249,9 @@ fn settings(b: &Bundle, catalogue: &Catalogue) -> Result<Vec<(String, String, St
     if a.weight_offload > 0.0 {
         return Err(cli_only("assumptions.weight_offload"));
     }
+    if a.host_overlap.is_some() {
+        return Err(cli_only("assumptions.host_overlap"));
+    }
     set(
         "assumptions.aligned_group_prefill",
         "adp",
@@ -629,6 +632,14 @@ mod tests {
                     c
                 },
                 "assumptions.weight_offload",
+            ),
+            (
+                {
+                    let mut c = b.clone();
+                    c.assumptions.host_overlap = Some(false);
+                    c
+                },
+                "assumptions.host_overlap",
             ),
             (
                 {

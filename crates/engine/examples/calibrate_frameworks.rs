@@ -4,7 +4,10 @@
 //! never a hold-out point, and prints each fit beside the score without it.
 //!
 //! Scored by the mean absolute log error over the framework's calibration points other
-//! than TTFT (whose error is dominated by queueing the host costs do not cause). A
+//! than TTFT (whose error is dominated by queueing the host costs do not cause). The
+//! host costs are fitted with the framework's host overlap as `serving.rs` holds it
+//! (`serving::HostOverlap`, `audit/MODEL.md` 3.5; a row's own `host_overlap` wins):
+//! overlapped, a host cost moves the score only where it outlasts the device. A
 //! framework needs such points from at least [`MIN_RUNS`] distinct runs to be fitted
 //! (the metrics of one run, rows `X05a` and `X05c`, are one piece of evidence), and a fit is
 //! adopted (written into `serving.rs`) only when it lowers that score by [`MIN_GAIN`].

@@ -7,7 +7,9 @@ use crate::cost::CostSettings;
 use crate::dtype::ComputeRate;
 use crate::error::{EngineError, Result};
 use crate::limits::{MAX_RECV_INTERVAL, MAX_REDUNDANT_EXPERTS, MIN_EFFICIENCY};
-use crate::serving::{Defaults, Framework, FrameworkChoice, KernelFactors, Pinned, Scheduling};
+use crate::serving::{
+    Defaults, Framework, FrameworkChoice, KernelFactors, Pinned, Scheduling, StepWork,
+};
 use crate::units::Seconds;
 use serde::{Deserialize, Serialize};
 
@@ -88,6 +90,12 @@ pub struct Assumptions {
     /// spill (MODEL.md section 4).
     #[serde(skip_serializing_if = "is_zero_share")]
     pub weight_offload: f64,
+    /// Whether a step's host work runs beside its device work, so that the step takes
+    /// the longer of the two (`audit/MODEL.md` 3.5): stated, or `None` for the pool's
+    /// serving framework's (`serving::HostOverlap`; none, in series, without one).
+    /// [`Assumptions::on_chip`] resolves it for a pool.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host_overlap: Option<bool>,
     /// Power and money: electricity, PUE, purchase and amortisation, and which dollars
     /// the frontier ranks by (`cost`, MODEL.md section 6.6). No prediction of time reads it.
     #[serde(skip_serializing_if = "CostSettings::is_default")]
@@ -129,6 +137,7 @@ impl Default for Assumptions {
             redundant_experts: 0,
             scheduler_recv_interval: 1,
             weight_offload: 0.0,
+            host_overlap: None,
             cost: CostSettings::default(),
         }
     }
@@ -194,7 +203,40 @@ impl Assumptions {
                 set(&mut a, v);
             }
         }
+        if a.host_overlap.is_none() {
+            a.host_overlap = framework.map(|(_, d)| d.host_overlap.of(StepWork::Generating));
+        }
         a
+    }
+
+    /// These assumptions for a pool of `chip` whose steps are `work`: where no
+    /// `host_overlap` is stated, the pool's serving framework's for such steps
+    /// (`serving::HostOverlap`), which [`Assumptions::on_chip`] then keeps.
+    pub fn for_steps(&self, chip: &Chip, work: StepWork) -> Assumptions {
+        let mut a = *self;
+        if a.host_overlap.is_none() {
+            a.host_overlap = self
+                .framework_on(chip)
+                .map(|(_, d)| d.host_overlap.of(work));
+        }
+        a
+    }
+
+    /// Whether a step's host work runs beside its device work (`audit/MODEL.md` 3.5).
+    pub fn overlaps_host(&self) -> bool {
+        self.host_overlap == Some(true)
+    }
+
+    /// A step's time from its device part (operators, exposed communication, kernel
+    /// launches) and its host work: their sum, or where the engine loop prepares the
+    /// next step while the device runs this one, the longer of the two
+    /// (`audit/MODEL.md` 3.5). The one place the two meet.
+    pub fn step_time(&self, device: Seconds, host: Seconds) -> Seconds {
+        if self.overlaps_host() {
+            device.max(host)
+        } else {
+            device + host
+        }
     }
 
     /// The prefill token budget one replica of layout `par` on `chip` takes per step.

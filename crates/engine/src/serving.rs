@@ -68,6 +68,12 @@ impl Framework {
                 // and per-sequence costs: mean |ln error| 0.119 -> 0.052, those two
                 // staying at the global values.
                 kernel_overhead: Some(Seconds::from_us(4.0)),
+                // The PyTorch executor overlaps host and device work by default
+                // (`_executor_loop_overlap`, `disable_overlap_scheduler` false), but
+                // its calibration points fit far better with the host work in series
+                // (mean |ln error| 0.036 against 0.110 at best overlapped): AUDIT, "Host
+                // work overlapped with device work".
+                host_overlap: HostOverlap::NONE,
                 ..Defaults::default()
             },
             // get_batch_defaults, OpenAI server: 1024 sequences and 8192 tokens on
@@ -95,11 +101,22 @@ impl Framework {
                     16384.0
                 }),
                 // Fitted on SGLang's 11 calibration points (IMX01a-c, IMXA01a-b,
-                // IMXA04a-b, IMXD02a-b, IMXD17a-b): mean |ln error| 0.089 -> 0.072.
-                step_overhead: Some(Seconds::from_us(100.0)),
-                seq_overhead: Some(Seconds::from_us(40.0)),
+                // IMXA04a-b, IMXD02a-b, IMXD17a-b) with its overlap scheduler below:
+                // mean |ln error| 0.066 (100 us and 40 us, in series) -> 0.057. Below
+                // 120 us per sequence the host work hides on every point (0.115); 160 us
+                // makes the largest batches (IMXD17, 128 a rank) host-bound (AUDIT,
+                // "Host work overlapped with device work").
+                step_overhead: Some(Seconds::from_us(800.0)),
+                seq_overhead: Some(Seconds::from_us(160.0)),
                 runtime_reserve: None,
                 kernel_overhead: None,
+                // The overlap scheduler (`event_loop_overlap`, on unless
+                // `--disable-overlap-schedule`), which the server turns off for EAGLE
+                // and MTP speculation.
+                host_overlap: HostOverlap {
+                    generating: true,
+                    speculating: false,
+                },
                 // Kernel factors fitted on the same points do not earn a place: bandwidth
                 // x1.10 alone lowers the score 0.0717 -> 0.0652 (9.1%), compute x0.80
                 // beside it only to 0.0644 (AUDIT, "Serving frameworks").
@@ -126,6 +143,13 @@ impl Framework {
                 max_seqs_per_replica: Some(32.0),
                 prefill_chunk_tokens: Some(2048.0),
                 runtime_reserve: Some(0.0),
+                // generate_step and BatchGenerator queue the next token's graph
+                // (mx.async_eval) before reading the current one; a speculative cycle
+                // waits for its verification (mx.eval) before drafting again.
+                host_overlap: HostOverlap {
+                    generating: true,
+                    speculating: false,
+                },
                 ..Defaults::default()
             },
         }
@@ -154,6 +178,51 @@ pub struct Defaults {
     pub runtime_reserve: Option<f64>,
     /// How its kernels run against the chip's efficiencies.
     pub kernels: KernelFactors,
+    /// Which of its steps run their host work beside the device's
+    /// ([`crate::Assumptions::step_time`]); none by default.
+    pub host_overlap: HostOverlap,
+}
+
+/// Where a framework's engine loop runs a step's host work (scheduling, input
+/// preparation, output handling: [`crate::Assumptions::host_overhead`]) while the device
+/// runs the step before, so that a step takes `max(device, host)` rather than their sum
+/// (`audit/MODEL.md` section 3.5, AUDIT "Host work overlapped with device work").
+/// `generating`: the steps of a pool that prefills and generates, or only one of the
+/// two; `speculating`: those of a pool whose generation step is a speculation cycle. A
+/// pipelined pool runs its host work in series whatever its framework: SGLang turns its
+/// overlap scheduler off under pipeline parallelism (`_handle_pipeline_parallelism` in
+/// `server_args.py`), and MLX's overlap is its one-device generation loop.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HostOverlap {
+    pub generating: bool,
+    pub speculating: bool,
+}
+
+/// What a pool's steps are, for [`HostOverlap`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StepWork {
+    Generating,
+    Speculating,
+    /// A pool with pipeline stages (`pp > 1`), or one stage of a pipeline across
+    /// machines.
+    Pipelined,
+}
+
+impl HostOverlap {
+    /// Every step's host work in series with its device work.
+    pub const NONE: HostOverlap = HostOverlap {
+        generating: false,
+        speculating: false,
+    };
+
+    /// Whether steps of `work` overlap.
+    pub fn of(self, work: StepWork) -> bool {
+        match work {
+            StepWork::Generating => self.generating,
+            StepWork::Speculating => self.speculating,
+            StepWork::Pipelined => false,
+        }
+    }
 }
 
 /// A framework's kernel efficiency by operator class and regime, as factors on the
@@ -464,8 +533,8 @@ mod tests {
             ..Assumptions::default()
         };
         let a = sglang.on_chip(h200);
-        assert_eq!(a.step_overhead, Seconds::from_us(100.0));
-        assert_eq!(a.seq_overhead, Seconds::from_us(40.0));
+        assert_eq!(a.step_overhead, Seconds::from_us(800.0));
+        assert_eq!(a.seq_overhead, Seconds::from_us(160.0));
         assert_eq!(a.prefill_chunk_tokens, 8192.0);
         assert_eq!(a.max_seqs_per_replica, MAX_BATCH as f64);
         // What the user states stays.
@@ -477,7 +546,7 @@ mod tests {
             (b.seq_overhead, b.prefill_chunk_tokens),
             (Seconds::from_us(1.0), 4096.0)
         );
-        assert_eq!(b.step_overhead, Seconds::from_us(100.0));
+        assert_eq!(b.step_overhead, Seconds::from_us(800.0));
         // Generic: the global assumptions untouched.
         let generic = Assumptions {
             framework: FrameworkChoice::Generic,

@@ -10,6 +10,7 @@ use crate::kernel::Placement;
 use crate::limits::MAX_CHIPS;
 use crate::memory::{MemoryPlan, MemoryUsage, Part};
 use crate::model::ModelIr;
+use crate::serving::StepWork;
 use crate::units::{Bytes, Seconds};
 
 /// A pool holds between 1 and `MAX_CHIPS` chips.
@@ -104,8 +105,24 @@ pub(crate) fn placement<'a>(
         model,
         pool,
         cold,
-        setup.assumptions.on_chip(pool.chip),
+        pool_assumptions(setup, pool, Part::Whole),
     )
+}
+
+/// The assumptions a pool runs with ([`crate::Assumptions::on_chip`]), its host work
+/// overlapped only where its framework overlaps such steps (`audit/MODEL.md` 3.5): a
+/// pipelined pool (`pp > 1`, or one stage of a pipeline across machines) runs it in
+/// series.
+fn pool_assumptions(setup: &Setup, pool: PoolConfig, part: Part) -> Assumptions {
+    let work = if pool.parallelism.pp > 1 || matches!(part, Part::Stage { .. }) {
+        StepWork::Pipelined
+    } else {
+        StepWork::Generating
+    };
+    setup
+        .assumptions
+        .for_steps(pool.chip, work)
+        .on_chip(pool.chip)
 }
 
 /// [`placement`] with the pool's assumptions already resolved.
@@ -160,7 +177,7 @@ pub(crate) fn place_part<'a>(
     {
         return Err(Reject::InvalidLayout);
     }
-    let assumptions = setup.assumptions.on_chip(pool.chip);
+    let assumptions = pool_assumptions(setup, pool, part);
     let mut plan = MemoryPlan::for_part(
         model,
         part,

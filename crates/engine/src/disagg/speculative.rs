@@ -32,14 +32,16 @@ use super::{
 use crate::catalogue::Chip;
 use crate::cost::PoolLoad;
 use crate::error::{EngineError, Result};
-use crate::explain::{diff, num, power, product, quotient, sum, var, Chain, Source};
+use crate::explain::{diff, max, num, power, product, quotient, sum, var, Chain, Source};
 use crate::kernel::{
-    operator_table, step_chain, step_cost, Bottleneck, StepCost, StepShape, TimeBreakdown,
+    operator_table, step_chain, step_cost, Bottleneck, Placement, StepCost, StepShape,
+    TimeBreakdown,
 };
 use crate::model::ModelIr;
 use crate::parallel::Parallelism;
-use crate::serving::Framework;
+use crate::serving::{Framework, StepWork};
 use crate::units::{Bytes, Seconds, TokensPerSecond};
+use crate::Assumptions;
 
 /// Whether the framework serving `chip` runs each draft step from the host, paying an
 /// engine step's host work ([`crate::Assumptions::host_overhead`]) per drafted token.
@@ -188,6 +190,13 @@ pub(crate) fn verify_step<'a>(
     let par = target.parallelism;
     let seqs = par.seqs_per_replica(batch);
     let k = setup.speculation.draft_tokens as f64;
+    // A speculating engine's host work: overlapped only where its framework keeps its
+    // overlap loop while it speculates (`serving::HostOverlap`, MODEL.md 3.5).
+    let mut speculating = *setup;
+    speculating.assumptions = setup
+        .assumptions
+        .for_steps(target.chip, StepWork::Speculating);
+    let setup = &speculating;
     let placed = place(
         setup,
         setup.model,
@@ -313,6 +322,13 @@ fn drafting(setup: &Setup, d: &DraftSide) -> Seconds {
     d.step * setup.speculation.draft_tokens as f64
 }
 
+/// One cycle on the target's chips: the `K` draft steps and the verify step's device
+/// part, with the verify step's host work, the cycle's one engine step, in series or
+/// beside them as the target's placement resolved it (`a`, MODEL.md 3.5 and 6.5).
+pub(crate) fn cycle_time(a: &Assumptions, drafting: Seconds, verify: &StepCost) -> Seconds {
+    a.step_time(drafting + verify.without_host_overhead(), verify.host)
+}
+
 /// The target's round: `OSL / E` cycles of drafting, verification and link crossings,
 /// and the prefill chunks of the new prompts, each prompt also prefilled by a draft
 /// that shares the target's chips.
@@ -324,7 +340,11 @@ fn round(
     t: &TargetSide,
     d: &DraftSide,
 ) -> Round {
-    let cycle = drafting(setup, d) + t.verify.total + crossing(setup, target, draft, batch);
+    let cycle = cycle_time(
+        &t.placed.placement.assumptions,
+        drafting(setup, d),
+        &t.verify,
+    ) + crossing(setup, target, draft, batch);
     let prefill = t.round_prefill;
     Round {
         iteration: cycle,
@@ -507,16 +527,31 @@ fn expected_tokens_chain(setup: &Setup) -> Chain {
     )
 }
 
-/// One speculation cycle as a chain: `t_it = K × t_draft + t_verify (+ t_cross)`.
-fn cycle_chain(setup: &Setup, draft: &DraftSide, verify: Chain, crossing: Seconds) -> Chain {
+/// One speculation cycle as a chain: `t_it = K × t_draft + t_verify (+ t_cross)`, or,
+/// where the target's engine overlaps its host work with the device's (MODEL.md 3.5),
+/// `t_it = max(K × t_draft + t_dev, t_host) (+ t_cross)`; `p` and `verify` the target's
+/// placement and verify step ([`cycle_time`]).
+fn cycle_chain(
+    setup: &Setup,
+    draft: &DraftSide,
+    p: &Placement,
+    verify: &StepCost,
+    crossing: Seconds,
+) -> Chain {
     let draft_step = draft.step;
     let k = setup.speculation.draft_tokens as f64;
     let crosses = crossing.value() > 0.0;
-    let mut terms = vec![product([var("K"), var("t_draft")]), var("t_verify")];
+    let overlapped = p.assumptions.overlaps_host();
+    let drafts = product([var("K"), var("t_draft")]);
+    let mut terms = if overlapped {
+        vec![max([sum([drafts, var("t_dev")]), var("t_host")])]
+    } else {
+        vec![drafts, var("t_verify")]
+    };
     if crosses {
         terms.push(var("t_cross"));
     }
-    let value = draft_step * k + Seconds(verify.value) + crossing;
+    let value = cycle_time(&p.assumptions, draft_step * k, verify) + crossing;
     let chain = Chain::new(
         "one speculation cycle: K draft steps, then one verify step of K + 1 tokens",
         "t_it",
@@ -542,8 +577,29 @@ fn cycle_chain(setup: &Setup, draft: &DraftSide, verify: Chain, crossing: Second
         draft_step.value(),
         "s",
         Source::rule("the draft model's decode step on its chips, see its own prediction"),
-    )
-    .derived("verify step", verify);
+    );
+    let chain = if overlapped {
+        chain
+            .input(
+                "t_dev",
+                "the verify step on the device: operators, exposed communication, launches",
+                verify.without_host_overhead().value(),
+                "s",
+                Source::rule("the verify step's operator table"),
+            )
+            .input(
+                "t_host",
+                "the cycle's host work, its one engine step's, beside the device's",
+                verify.host.value(),
+                "s",
+                Source::rule("t_step + s x t_seq of the verify step (MODEL.md 3.5)"),
+            )
+    } else {
+        chain.derived(
+            "verify step",
+            step_chain(p, verify, "t_verify", "verify step"),
+        )
+    };
     if crosses {
         chain.input(
             "t_cross",
@@ -562,7 +618,8 @@ fn cycle_chain(setup: &Setup, draft: &DraftSide, verify: Chain, crossing: Second
 pub(crate) fn per_token_chain(
     setup: &Setup,
     draft: &DraftSide,
-    verify: Chain,
+    p: &Placement,
+    verify: &StepCost,
     value: Seconds,
 ) -> Chain {
     Chain::new(
@@ -575,7 +632,7 @@ pub(crate) fn per_token_chain(
     )
     .derived(
         "one speculation cycle",
-        cycle_chain(setup, draft, verify, Seconds::ZERO),
+        cycle_chain(setup, draft, p, verify, Seconds::ZERO),
     )
     .derived("tokens one cycle yields", expected_tokens_chain(setup))
 }
@@ -593,8 +650,13 @@ pub(crate) fn explain(
     let t = target_side(setup, target, batch, d.colocated_bytes).map_err(|_| bad())?;
     let r = round(setup, target, draft, batch, &t, &d);
     let p = &t.placed.placement;
-    let verify = step_chain(p, &t.verify, "t_verify", "verify step");
-    let iteration = cycle_chain(setup, &d, verify, crossing(setup, target, draft, batch));
+    let iteration = cycle_chain(
+        setup,
+        &d,
+        p,
+        &t.verify,
+        crossing(setup, target, draft, batch),
+    );
     let prompts = t.round_prefill.prompts_per_step;
     let prefill = Chain::new(
         "one prefill step: the target's chunk and the draft's prefill of its prompts",

@@ -50,7 +50,7 @@ impl TimeBreakdown {
         // Waiting for prefetched weights is weight streaming.
         let mut t = TimeBreakdown {
             communication: step.exposed_comm,
-            overhead: step.overhead,
+            overhead: step.exposed_overhead(),
             weight_memory: step.prefetch_stall,
             ..TimeBreakdown::default()
         };

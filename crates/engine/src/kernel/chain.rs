@@ -38,17 +38,28 @@ pub fn step_chain(p: &Placement, cost: &StepCost, symbol_of_step: &str, quantity
     if comm > 0.0 {
         terms.push(var("t_comm"));
     }
-    terms.push(var("t_ovh"));
+    // The host work in series with the device's, or beside it (MODEL.md 3.5).
+    let overlapped = p.assumptions.overlaps_host();
+    let work = if overlapped {
+        terms.push(var("t_launch"));
+        max([sum(terms), var("t_host")])
+    } else {
+        terms.push(var("t_ovh"));
+        sum(terms)
+    };
+    // Then any wait for weights streamed in from the cold tier.
     let stalls = cost.prefetch_stall.value() > 0.0;
-    if stalls {
-        terms.push(var("t_wait"));
-    }
+    let formula = if stalls {
+        sum([work, var("t_wait")])
+    } else {
+        work
+    };
     let mut chain = Chain::new(
         quantity,
         symbol_of_step,
         "s",
         "3",
-        sum(terms),
+        formula,
         cost.total.value(),
     );
     let factors = kernel_factors(p);
@@ -77,7 +88,15 @@ pub fn step_chain(p: &Placement, cost: &StepCost, symbol_of_step: &str, quantity
         };
         chain = chain.derived("communication left exposed after overlap", exposed);
     }
-    chain = chain.derived("kernel launches and host work", overhead_chain(p, cost));
+    chain =
+        if overlapped {
+            chain.derived("kernel launches", launch_chain(p, cost)).derived(
+            "host work, beside the device's: the engine prepares the next step while this one runs",
+            host_chain(p, cost),
+        )
+        } else {
+            chain.derived("kernel launches and host work", overhead_chain(p, cost))
+        };
     if stalls {
         let work = cost.total - cost.prefetch_stall;
         chain = chain.derived(
@@ -253,32 +272,70 @@ fn name_factors(factors: [(&str, Option<(Framework, f64)>); 2]) -> String {
 
 /// `t_ovh = n_k x t_k + t_step + s x t_seq`.
 fn overhead_chain(p: &Placement, cost: &StepCost) -> Chain {
-    let a = &p.assumptions;
-    let per_kernel = Source::pool_knob(a, p.chip, "kernel_overhead");
     let [step, per_seq] = host_work();
+    with_launches(
+        p,
+        cost,
+        Chain::new(
+            "kernel launches and host work",
+            "t_ovh",
+            "s",
+            "3",
+            sum([product([var("n_k"), var("t_k")]), step, per_seq]),
+            cost.overhead.value(),
+        ),
+    )
+    .with_host_work(&p.assumptions, p.chip, cost.shape.seqs)
+}
+
+/// `t_launch = n_k x t_k`, the device's part of the overheads.
+fn launch_chain(p: &Placement, cost: &StepCost) -> Chain {
+    with_launches(
+        p,
+        cost,
+        Chain::new(
+            "kernel launches",
+            "t_launch",
+            "s",
+            "3",
+            product([var("n_k"), var("t_k")]),
+            (cost.overhead - cost.host).value(),
+        ),
+    )
+}
+
+/// `t_host = t_step + s x t_seq`, the step's host work.
+fn host_chain(p: &Placement, cost: &StepCost) -> Chain {
     Chain::new(
-        "kernel launches and host work",
-        "t_ovh",
+        "host work of the step",
+        "t_host",
         "s",
-        "3",
-        sum([product([var("n_k"), var("t_k")]), step, per_seq]),
-        cost.overhead.value(),
+        "3.5",
+        sum(host_work()),
+        cost.host.value(),
     )
-    .input(
-        "n_k",
-        "kernels the step launches",
-        cost.kernels,
-        "kernels",
-        Source::rule("kernels per layer and operator of a fused implementation, times the layers"),
-    )
-    .input(
-        "t_k",
-        "fixed cost of one kernel",
-        p.rates.kernel_overhead.value(),
-        "s",
-        per_kernel,
-    )
-    .with_host_work(a, p.chip, cost.shape.seqs)
+    .with_host_work(&p.assumptions, p.chip, cost.shape.seqs)
+}
+
+/// The inputs `n_k` and `t_k` of a chain that counts the step's kernel launches.
+fn with_launches(p: &Placement, cost: &StepCost, chain: Chain) -> Chain {
+    chain
+        .input(
+            "n_k",
+            "kernels the step launches",
+            cost.kernels,
+            "kernels",
+            Source::rule(
+                "kernels per layer and operator of a fused implementation, times the layers",
+            ),
+        )
+        .input(
+            "t_k",
+            "fixed cost of one kernel",
+            p.rates.kernel_overhead.value(),
+            "s",
+            Source::pool_knob(&p.assumptions, p.chip, "kernel_overhead"),
+        )
 }
 
 #[cfg(test)]

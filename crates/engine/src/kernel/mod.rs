@@ -151,10 +151,19 @@ impl StepCost {
         &self.ops[kind as usize]
     }
 
-    /// The step's time without its host work: what one stage of a larger engine step
-    /// (a draft token, one side of a split model) adds.
+    /// The step's time without its host work, its device part: operators, exposed
+    /// communication and kernel launches. What one stage of a larger engine step (a
+    /// draft token, one side of a split model) adds.
     pub fn without_host_overhead(&self) -> Seconds {
-        self.total - self.host
+        self.busy + self.exposed_comm + (self.overhead - self.host)
+    }
+
+    /// The overheads as the step pays them: its kernel launches and the host work the
+    /// device does not hide, all of it in series, what outlasts the device's part where
+    /// the engine overlaps the two (MODEL.md 3.5). With the operators' times and the
+    /// exposed communication it adds up to the step.
+    pub fn exposed_overhead(&self) -> Seconds {
+        self.total - self.busy - self.exposed_comm - self.prefetch_stall
     }
 
     pub fn flops(&self) -> Flops {
@@ -680,7 +689,8 @@ fn traced_step_cost<S: RowSink>(
 
     let kernels: f64 = acc.ops.iter().map(|o| o.kernels).sum();
     let host = a.host_overhead(shape.seqs);
-    let overhead = p.rates.kernel_overhead * kernels + host;
+    let launches = p.rates.kernel_overhead * kernels;
+    let overhead = launches + host;
     let mut busy = Seconds::ZERO;
     let mut comm = Seconds::ZERO;
     for kind in OpKind::ALL {
@@ -712,7 +722,8 @@ fn traced_step_cost<S: RowSink>(
         }
         _ => Seconds::ZERO,
     };
-    let work = busy + exposed_comm + overhead;
+    // Host work in series with the device's, or beside it (MODEL.md 3.5).
+    let work = a.step_time(busy + exposed_comm + launches, host);
     let prefetch_stall = (prefetch - work).max(Seconds::ZERO);
     StepCost {
         ops: acc.ops,

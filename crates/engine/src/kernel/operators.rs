@@ -7,7 +7,7 @@
 //! formula. Its times add up to the step's: every compute and memory row at its
 //! roofline time, each communication row at its exposed part (the step's exposed
 //! communication shared in proportion to the rows' link times), and one row for kernel
-//! launches and host work.
+//! launches and the host work the device does not hide (all of it, in series).
 
 use super::{traced_step_cost, OpKind, Placement, Row, RowSink, StepCost};
 use crate::model::{Attention, Ffn, LayerGroup};
@@ -138,8 +138,8 @@ pub fn operator_table(p: &Placement, cost: &StepCost, phase: &'static str) -> Op
         link_bytes: Bytes::ZERO,
         intensity: None,
         bound: Bound::Overhead,
-        time: cost.overhead,
-        share: share(cost.overhead),
+        time: cost.exposed_overhead(),
+        share: share(cost.exposed_overhead()),
     });
     OperatorTable {
         phase,

@@ -330,6 +330,12 @@ pub struct BenchmarkPoint {
     /// (SGLang `--offload-mode cpu`, `n / G` of its layers); absent means none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub weight_offload: Option<f64>,
+    /// Whether the engine loop overlaps a step's host work with the device's, where the
+    /// source states the runtime or the setting (a TensorRT-engine run, SGLang's
+    /// `--disable-overlap-schedule`); absent means the point's framework's
+    /// (`serving::HostOverlap`, MODEL.md 3.5).
+    #[serde(default)]
+    pub host_overlap: Option<bool>,
 }
 
 /// A metric and the value it must reach; the model's batch is searched for it.
@@ -391,6 +397,7 @@ impl BenchmarkPoint {
                 .scheduler_recv_interval
                 .unwrap_or(base.scheduler_recv_interval),
             weight_offload: self.weight_offload.unwrap_or(base.weight_offload),
+            host_overlap: self.host_overlap.or(base.host_overlap),
             ..*base
         };
         if let Some(v) = self.max_seqs_per_replica {

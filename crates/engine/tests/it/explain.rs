@@ -305,7 +305,7 @@ fn host_costs_name_where_the_pool_took_them() {
             .unwrap()
     };
     let (v, src) = source_of(&s, "t_step");
-    assert!((v - 100e-6).abs() < 1e-12, "{v}");
+    assert!((v - 800e-6).abs() < 1e-12, "{v}");
     assert!(
         matches!(&src, Source::Rule { rule } if rule.contains("SGLang")),
         "{src:?}"

@@ -11,6 +11,7 @@ mod disagg;
 mod eagle;
 mod explain;
 mod headline;
+mod host_overlap;
 mod kernel;
 mod kernel_factors;
 mod little;

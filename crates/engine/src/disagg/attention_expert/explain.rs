@@ -14,7 +14,9 @@ use crate::kernel::{operator_table, StepShape};
 use crate::units::Seconds;
 
 /// One pass through the split model as a chain ([`pass`] plus the step's host work):
-/// `L × max(t_a + t_f + 2 t_c, m × max(t_a, t_f, t_c)) + t_dense + t_step + s × t_seq`.
+/// `L × max(t_a + t_f + 2 t_c, m × max(t_a, t_f, t_c)) + t_dense + t_step + s × t_seq`,
+/// or the longer of the pass and the host work where the engine overlaps them
+/// (`audit/MODEL.md` 3.5).
 #[allow(clippy::too_many_arguments)]
 fn pass_chain(
     setup: &Setup,
@@ -30,26 +32,25 @@ fn pass_chain(
     // The host costs the pass paid: the attention pool's, as its placement resolved them.
     let a = &attention.placement.assumptions;
     let (ta, tf, tc) = (var("t_a"), var("t_f"), var("t_c"));
-    let [step, per_seq] = host_work();
-    Chain::new(
-        quantity,
-        symbol,
-        "s",
-        "6.4",
-        sum([
-            product([
-                max([
-                    sum([ta.clone(), tf.clone(), product([num(2.0), tc.clone()])]),
-                    product([var("m"), max([ta, tf, tc])]),
-                ]),
-                var("L"),
+    let device = [
+        product([
+            max([
+                sum([ta.clone(), tf.clone(), product([num(2.0), tc.clone()])]),
+                product([var("m"), max([ta, tf, tc])]),
             ]),
-            var("t_dense"),
-            step,
-            per_seq,
+            var("L"),
         ]),
-        value.value(),
-    )
+        var("t_dense"),
+    ];
+    // The engine step's host work in series with the pass, or beside it (MODEL.md 3.5).
+    let formula = if a.overlaps_host() {
+        max([sum(device), sum(host_work())])
+    } else {
+        let [step, per_seq] = host_work();
+        let [pass, dense] = device;
+        sum([pass, dense, step, per_seq])
+    };
+    Chain::new(quantity, symbol, "s", "6.4", formula, value.value())
     .input("L", "MoE layers", moe_layers(setup.model), "layers", Source::model("layers with routed experts"))
     .input("m", "micro-batches in flight", micro_batches.max(1) as f64, "micro-batches", Source::deployment("micro-batches"))
     .input("t_a", "one MoE layer's attention for one micro-batch on the attention pool", attention.per_layer.value(), "s", Source::rule("the attention pool's step over its MoE layers / layers: see its operator table"))

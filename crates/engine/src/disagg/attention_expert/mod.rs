@@ -310,8 +310,10 @@ fn timings(
 ) -> Timings {
     let layers = moe_layers(setup.model);
     let mb = micro_batches.max(1);
-    // The attention pool's own assumptions, as its placement resolved them.
-    let host = |seqs: f64| s.attention.placement.assumptions.host_overhead(seqs);
+    // The attention pool's own assumptions, as its placement resolved them: a pass and
+    // the host work of its engine step, in series or overlapped (MODEL.md 3.5).
+    let a = &s.attention.placement.assumptions;
+    let step = |pass: Seconds, seqs: f64| a.step_time(pass, a.host_overhead(seqs));
     let t_comm = exchange_time(setup, attention, experts, batch as f64 / mb as f64);
     let (decode, limiter) = pass(
         layers,
@@ -339,10 +341,11 @@ fn timings(
         par.replicas_per_expert_group(),
         setup.assumptions.aligned_group_prefill,
     );
-    let prefill_pass = prefill + host(s.prompts_per_prefill);
+    let prefill_pass = step(prefill, s.prompts_per_prefill);
+    let iteration = step(decode, seqs);
     Timings {
         round: Round {
-            iteration: decode + host(seqs),
+            iteration,
             tokens_per_iteration: 1.0,
             seqs,
             osl: setup.workload.osl as f64,
@@ -357,7 +360,7 @@ fn timings(
             first_wave: setup.workload.first_wave(batch),
             admission: admission_wait(
                 s.attention.placement.assumptions.scheduler_recv_interval,
-                decode + host(seqs),
+                iteration,
                 seqs,
             ),
         },

@@ -23,9 +23,8 @@ pub(crate) fn explain(
     let (tpot, colocated_draft) = if setup.speculative_decode {
         let draft = speculative::draft_side(setup, decode, None, batch)
             .map_err(|_| layout_error(setup, setup.model, PoolRole::Decode, decode))?;
-        let verify = step_chain(dp, &d.cost, "t_verify", "verify step");
         (
-            speculative::per_token_chain(setup, &draft, verify, d.step),
+            speculative::per_token_chain(setup, &draft, dp, &d.cost, d.step),
             Some((PoolRole::Decode, draft.colocated_bytes)),
         )
     } else {

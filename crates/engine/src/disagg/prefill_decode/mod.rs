@@ -173,7 +173,11 @@ fn speculative_decode_side<'a>(
     let draft = speculative::draft_side(setup, pool, None, batch)?;
     let (placed, verify) = speculative::verify_step(setup, pool, batch, draft.colocated_bytes)?;
     let round = Round {
-        iteration: draft.step * setup.speculation.draft_tokens as f64 + verify.total,
+        iteration: speculative::cycle_time(
+            &placed.placement.assumptions,
+            draft.step * setup.speculation.draft_tokens as f64,
+            &verify,
+        ),
         tokens_per_iteration: setup.speculation.expected_tokens(),
         seqs: placed.seqs,
         osl: setup.workload.osl as f64,
