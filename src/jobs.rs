@@ -49,6 +49,9 @@ pub struct Reply {
     pub id: u64,
     /// Time the job took in the worker.
     pub ms: f64,
+    /// Time the worker took to write the answer's parts as messages.
+    #[serde(default)]
+    pub encode_ms: f64,
     pub answer: Answer,
 }
 
@@ -112,8 +115,9 @@ pub const POINTS_PER_PART: usize = 500;
 /// The worker's side: a request's JSON text in, the messages to post out (parts of
 /// a sweep's cloud, then the reply).
 pub fn answer_messages(text: &str, catalogue: &Catalogue, clock: impl Fn() -> f64) -> Vec<String> {
-    let mut reply = reply_to(text, catalogue, clock);
+    let mut reply = reply_to(text, catalogue, &clock);
     let mut out = Vec::new();
+    let t0 = clock();
     if let Answer::Sweep(Ok(result)) = &mut reply.answer {
         let cloud = std::mem::take(&mut result.cloud);
         for part in cloud.chunks(POINTS_PER_PART) {
@@ -124,6 +128,7 @@ pub fn answer_messages(text: &str, catalogue: &Catalogue, clock: impl Fn() -> f6
             out.extend(serde_json::to_string(&message).ok());
         }
     }
+    reply.encode_ms = clock() - t0;
     out.extend(serde_json::to_string(&FromWorker::Done(reply)).ok());
     out
 }
@@ -173,6 +178,7 @@ fn reply_to(text: &str, catalogue: &Catalogue, clock: impl Fn() -> f64) -> Reply
             Reply {
                 id: request.id,
                 ms: clock() - t0,
+                encode_ms: 0.0,
                 answer,
             }
         }
@@ -181,6 +187,7 @@ fn reply_to(text: &str, catalogue: &Catalogue, clock: impl Fn() -> f64) -> Reply
         Err(e) => Reply {
             id: 0,
             ms: 0.0,
+            encode_ms: 0.0,
             answer: Answer::Sweep(Err(format!("the worker got an unreadable request: {e}"))),
         },
     }
@@ -339,6 +346,24 @@ mod tests {
         }
         assert_eq!(replies.len(), 1);
         assert_eq!(replies[0].answer, Answer::Sweep(Ok(Box::new(expected))));
+    }
+
+    #[test]
+    fn the_reply_times_the_job_and_the_writing_of_its_parts() {
+        // A clock that ticks one millisecond per reading: the job is read around once,
+        // the writing of the parts once.
+        let ticks = std::cell::Cell::new(0.0);
+        let clock = || {
+            ticks.set(ticks.get() + 1.0);
+            ticks.get()
+        };
+        let text = serde_json::to_string(&Request::new(2, &Scenario::default(), Job::Sweep));
+        let messages = answer_messages(&text.unwrap(), cat(), clock);
+        let Some(Ok(FromWorker::Done(reply))) = messages.last().map(|m| serde_json::from_str(m))
+        else {
+            panic!("no reply last");
+        };
+        assert_eq!((reply.ms, reply.encode_ms), (1.0, 1.0));
     }
 
     #[test]

@@ -7,6 +7,7 @@
 use crate::jobs::{
     answer_messages, run, Action, Answer, Assembly, FromWorker, Job, Queue, Reply, Request,
 };
+use crate::perf::Arrival;
 use crate::scenario::Scenario;
 use disagg_engine::Catalogue;
 use std::cell::{Cell, RefCell};
@@ -40,12 +41,13 @@ pub fn serve() {
 /// What the worker says once it listens.
 const READY: &str = "ready";
 
-type OnAnswer = Box<dyn Fn(Request, Answer, f64)>;
+type OnAnswer = Box<dyn Fn(Request, Answer, Arrival)>;
 /// The worker's event handlers, kept alive as long as it is.
 type Handlers = Vec<Closure<dyn Fn(JsValue)>>;
 
 /// One worker and its queue, seen from the page. Replies to stale requests are
-/// dropped; `on_answer` hears the newest request's answer with the job's time in ms.
+/// dropped; `on_answer` hears the newest request's answer with how it arrived (the
+/// job's time among it).
 pub struct Sweeper {
     inner: Rc<Inner>,
 }
@@ -63,6 +65,13 @@ struct Inner {
     ready: Cell<bool>,
     /// The parts of the reply on its way.
     assembly: RefCell<Assembly>,
+    /// How the request in flight is getting on: when it was posted, how long its
+    /// worker took to start, the time spent reading its messages.
+    arrival: Cell<Arrival>,
+    /// When the worker was created, and how long it took to listen (until a request
+    /// is posted to it).
+    started_at: Cell<f64>,
+    start_ms: Cell<f64>,
     on_answer: OnAnswer,
 }
 
@@ -71,7 +80,7 @@ fn now_ms() -> f64 {
 }
 
 impl Sweeper {
-    pub fn new(on_answer: impl Fn(Request, Answer, f64) + 'static) -> Sweeper {
+    pub fn new(on_answer: impl Fn(Request, Answer, Arrival) + 'static) -> Sweeper {
         Sweeper {
             inner: Rc::new(Inner {
                 worker: RefCell::new(None),
@@ -82,6 +91,9 @@ impl Sweeper {
                 local: Cell::new(false),
                 ready: Cell::new(false),
                 assembly: RefCell::new(Assembly::default()),
+                arrival: Cell::new(Arrival::default()),
+                started_at: Cell::new(0.0),
+                start_ms: Cell::new(0.0),
                 on_answer: Box::new(on_answer),
             }),
         }
@@ -144,6 +156,11 @@ impl Inner {
             .as_ref()
             .and_then(|r| serde_json::to_string(r).ok());
         let Some(text) = text else { return };
+        this.arrival.set(Arrival {
+            posted_at: now_ms(),
+            start_ms: this.start_ms.replace(0.0),
+            ..Arrival::default()
+        });
         let posted = this
             .worker
             .borrow()
@@ -166,10 +183,15 @@ impl Inner {
                 return;
             };
             let t0 = now_ms();
+            this.arrival.set(Arrival {
+                posted_at: t0,
+                ..Arrival::default()
+            });
             let answer = run(&request, Catalogue::builtin());
             let reply = Reply {
                 id: request.id,
                 ms: now_ms() - t0,
+                encode_ms: 0.0,
                 answer,
             };
             Inner::received(&this, reply);
@@ -177,6 +199,7 @@ impl Inner {
     }
 
     fn start(this: &Rc<Inner>) {
+        this.started_at.set(now_ms());
         let Ok(worker) = web_sys::Worker::new(WORKER_SCRIPT) else {
             this.local.set(true);
             return;
@@ -185,6 +208,7 @@ impl Inner {
             let weak: Weak<Inner> = Rc::downgrade(this);
             Closure::<dyn Fn(JsValue)>::new(move |ev: JsValue| {
                 let Some(this) = weak.upgrade() else { return };
+                let t0 = now_ms();
                 let data = ev
                     .dyn_into::<web_sys::MessageEvent>()
                     .ok()
@@ -192,9 +216,13 @@ impl Inner {
                     .unwrap_or_default();
                 if data == READY {
                     this.ready.set(true);
+                    this.start_ms.set(t0 - this.started_at.get());
                     Inner::send(&this);
                 } else if let Ok(message) = serde_json::from_str::<FromWorker>(&data) {
                     let reply = this.assembly.borrow_mut().take(message);
+                    let mut arrival = this.arrival.get();
+                    arrival.read_ms += now_ms() - t0;
+                    this.arrival.set(arrival);
                     if let Some(reply) = reply {
                         Inner::received(&this, reply);
                     }
@@ -227,7 +255,14 @@ impl Inner {
     }
 
     fn received(this: &Rc<Inner>, reply: Reply) {
-        let (current, next) = this.queue.borrow_mut().finished(reply.id, now_ms());
+        let read_at = now_ms();
+        let arrival = Arrival {
+            read_at,
+            job_ms: reply.ms,
+            encode_ms: reply.encode_ms,
+            ..this.arrival.get()
+        };
+        let (current, next) = this.queue.borrow_mut().finished(reply.id, read_at);
         let request = {
             let mut sent = this.sent.borrow_mut();
             match sent.as_ref() {
@@ -243,7 +278,7 @@ impl Inner {
             let weak = Rc::downgrade(this);
             crate::web::next_task(move || {
                 if let Some(this) = weak.upgrade() {
-                    (this.on_answer)(request, reply.answer, reply.ms);
+                    (this.on_answer)(request, reply.answer, arrival);
                 }
             });
         }
