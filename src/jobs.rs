@@ -7,6 +7,7 @@
 //! replacing older waiting ones, and a long stale job cancelled.
 
 use crate::explore::{compare, explore};
+use crate::pack::Packed;
 use crate::recommend_view::RecommendInputs;
 use crate::scenario::Scenario;
 use disagg_engine::recommend::Recommendation;
@@ -105,32 +106,40 @@ pub fn run(request: &Request, catalogue: &Catalogue) -> Answer {
 /// holds the page for the time it takes to read all of it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum FromWorker {
-    Part { id: u64, points: Vec<SweepPoint> },
+    Part { id: u64, points: Packed },
     Done(Reply),
 }
 
 /// Points per [`FromWorker::Part`]: a few milliseconds of reading on the page.
 pub const POINTS_PER_PART: usize = 500;
 
-/// The worker's side: a request's JSON text in, the messages to post out (parts of
-/// a sweep's cloud, then the reply).
-pub fn answer_messages(text: &str, catalogue: &Catalogue, clock: impl Fn() -> f64) -> Vec<String> {
+/// The worker's side: a request's JSON text in, the messages handed to `post` as
+/// each is written (parts of a sweep's cloud, then the reply), so the page reads a
+/// part while the next is written.
+pub fn answer_messages(
+    text: &str,
+    catalogue: &Catalogue,
+    clock: impl Fn() -> f64,
+    mut post: impl FnMut(String),
+) {
     let mut reply = reply_to(text, catalogue, &clock);
-    let mut out = Vec::new();
     let t0 = clock();
     if let Answer::Sweep(Ok(result)) = &mut reply.answer {
         let cloud = std::mem::take(&mut result.cloud);
         for part in cloud.chunks(POINTS_PER_PART) {
             let message = FromWorker::Part {
                 id: reply.id,
-                points: part.to_vec(),
+                points: Packed::new(part),
             };
-            out.extend(serde_json::to_string(&message).ok());
+            if let Ok(text) = serde_json::to_string(&message) {
+                post(text);
+            }
         }
     }
     reply.encode_ms = clock() - t0;
-    out.extend(serde_json::to_string(&FromWorker::Done(reply)).ok());
-    out
+    if let Ok(text) = serde_json::to_string(&FromWorker::Done(reply)) {
+        post(text);
+    }
 }
 
 /// The page's side: gathers one request's parts until its reply comes.
@@ -138,30 +147,46 @@ pub fn answer_messages(text: &str, catalogue: &Catalogue, clock: impl Fn() -> f6
 pub struct Assembly {
     id: u64,
     points: Vec<SweepPoint>,
+    /// Why a part of the request being gathered could not be read.
+    broken: Option<String>,
 }
 
 impl Assembly {
     /// Takes one message; returns the whole reply once it is complete. Parts of
-    /// another request than the one being gathered start it afresh.
+    /// another request than the one being gathered start it afresh. A sweep one of
+    /// whose parts could not be read is answered as failed, with the reason, rather
+    /// than shown without those points.
     pub fn take(&mut self, message: FromWorker) -> Option<Reply> {
         match message {
             FromWorker::Part { id, points } => {
                 if id != self.id {
                     self.id = id;
                     self.points.clear();
+                    self.broken = None;
                 }
-                self.points.extend(points);
+                match points.points() {
+                    Ok(points) => self.points.extend(points),
+                    Err(why) => self.broken = Some(why),
+                }
                 None
             }
             FromWorker::Done(mut reply) => {
-                let points = if reply.id == self.id {
-                    std::mem::take(&mut self.points)
+                let (points, broken) = if reply.id == self.id {
+                    (std::mem::take(&mut self.points), self.broken.take())
                 } else {
-                    Vec::new()
+                    (Vec::new(), None)
                 };
                 self.points.clear();
+                self.broken = None;
                 if let Answer::Sweep(Ok(result)) = &mut reply.answer {
-                    result.cloud = points;
+                    match broken {
+                        None => result.cloud = points,
+                        Some(why) => {
+                            reply.answer = Answer::Sweep(Err(format!(
+                                "the page could not read the worker's sweep: {why}"
+                            )))
+                        }
+                    }
                 }
                 Some(reply)
             }
@@ -288,11 +313,18 @@ mod tests {
         Catalogue::builtin()
     }
 
+    /// The messages the worker posts for a request's text, in order.
+    fn messages(text: &str, catalogue: &Catalogue, clock: impl Fn() -> f64) -> Vec<String> {
+        let mut out = Vec::new();
+        answer_messages(text, catalogue, clock, |m| out.push(m));
+        out
+    }
+
     /// A request's text through the worker's messages and the page's assembly: the
     /// path every job takes.
     fn answer_text(text: &str, catalogue: &Catalogue, clock: impl Fn() -> f64) -> String {
         let mut assembly = Assembly::default();
-        let replies: Vec<Reply> = answer_messages(text, catalogue, clock)
+        let replies: Vec<Reply> = messages(text, catalogue, clock)
             .iter()
             .filter_map(|m| assembly.take(serde_json::from_str(m).unwrap()))
             .collect();
@@ -327,7 +359,7 @@ mod tests {
         let s = Scenario::default();
         let request = Request::new(9, &s, Job::Sweep);
         let text = serde_json::to_string(&request).unwrap();
-        let messages = answer_messages(&text, cat(), || 0.0);
+        let messages = messages(&text, cat(), || 0.0);
         let expected = explore(&s, cat()).unwrap();
         assert_eq!(
             messages.len(),
@@ -337,7 +369,7 @@ mod tests {
         // A stray part of an older request is dropped when the newer one's parts come.
         let stray = FromWorker::Part {
             id: 8,
-            points: expected.cloud[..3].to_vec(),
+            points: Packed::new(&expected.cloud[..3]),
         };
         assert_eq!(assembly.take(stray), None);
         let mut replies = Vec::new();
@@ -346,6 +378,40 @@ mod tests {
         }
         assert_eq!(replies.len(), 1);
         assert_eq!(replies[0].answer, Answer::Sweep(Ok(Box::new(expected))));
+    }
+
+    #[test]
+    fn a_part_that_cannot_be_read_fails_the_sweep_with_the_reason() {
+        let s = Scenario::default();
+        let text = serde_json::to_string(&Request::new(4, &s, Job::Sweep)).unwrap();
+        let mut parts: Vec<FromWorker> = messages(&text, cat(), || 0.0)
+            .iter()
+            .map(|m| serde_json::from_str(m).unwrap())
+            .collect();
+        // The first part cut short: its packed rows no longer read.
+        if let Some(FromWorker::Part { points, .. }) = parts.first_mut() {
+            let mut json = serde_json::to_value(&*points).unwrap();
+            let rows = json["rows"].as_str().unwrap().to_string();
+            json["rows"] = rows[..rows.len() / 2].into();
+            *points = serde_json::from_value(json).unwrap();
+        }
+        let mut assembly = Assembly::default();
+        let replies: Vec<Reply> = parts.into_iter().filter_map(|m| assembly.take(m)).collect();
+        assert!(
+            matches!(&replies[..], [Reply { answer: Answer::Sweep(Err(why)), .. }]
+                if why.contains("could not read the worker's sweep")),
+            "{replies:?}"
+        );
+        // The next request starts clean.
+        let text = serde_json::to_string(&Request::new(5, &s, Job::Sweep)).unwrap();
+        let replies: Vec<Reply> = messages(&text, cat(), || 0.0)
+            .iter()
+            .filter_map(|m| assembly.take(serde_json::from_str(m).unwrap()))
+            .collect();
+        assert_eq!(
+            replies[0].answer,
+            Answer::Sweep(explore(&s, cat()).map(Box::new))
+        );
     }
 
     #[test]
@@ -358,7 +424,7 @@ mod tests {
             ticks.get()
         };
         let text = serde_json::to_string(&Request::new(2, &Scenario::default(), Job::Sweep));
-        let messages = answer_messages(&text.unwrap(), cat(), clock);
+        let messages = messages(&text.unwrap(), cat(), clock);
         let Some(Ok(FromWorker::Done(reply))) = messages.last().map(|m| serde_json::from_str(m))
         else {
             panic!("no reply last");

@@ -26,9 +26,9 @@ pub fn serve() {
         Closure::<dyn Fn(web_sys::MessageEvent)>::new(move |ev: web_sys::MessageEvent| {
             let text = ev.data().as_string().unwrap_or_default();
             let clock = || out.performance().map_or(0.0, |p| p.now());
-            for message in answer_messages(&text, Catalogue::builtin(), clock) {
+            answer_messages(&text, Catalogue::builtin(), clock, |message| {
                 let _ = out.post_message(&JsValue::from_str(&message));
-            }
+            });
         });
     scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     // The handler lives as long as the worker.
