@@ -145,6 +145,9 @@ impl Inner {
                 Inner::stop(&this);
                 Inner::post(&this, next);
             }
+            // A timer that fired early finds a request still waiting: check again when
+            // its time has come, rather than wait out the stale job.
+            Inner::cancel_when_due(&this);
         });
     }
 
