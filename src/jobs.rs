@@ -235,13 +235,31 @@ pub enum Action {
 pub struct Queue {
     in_flight: Option<(u64, f64)>,
     waiting: Option<Request>,
+    /// A spare worker has loaded and listens, ready to take over.
+    spare_ready: bool,
 }
 
-/// A stale job that has run this long is cancelled rather than waited for: restarting
-/// the worker costs about a sweep of the default scenario.
+/// A stale job that has run this long is cancelled rather than waited for, when no
+/// spare worker is ready: starting a worker costs about a sweep of the default
+/// scenario. With a spare ready a stale job is cancelled at once.
 pub const CANCEL_AFTER_MS: f64 = 250.0;
 
 impl Queue {
+    /// Whether a spare worker listens, ready to take over from a cancelled job's.
+    pub fn set_spare_ready(&mut self, ready: bool) {
+        self.spare_ready = ready;
+    }
+
+    /// How long a stale job runs before a waiting request cancels it: as long as
+    /// starting a worker costs, or not at all when a spare is ready.
+    fn cancel_after(&self) -> f64 {
+        if self.spare_ready {
+            0.0
+        } else {
+            CANCEL_AFTER_MS
+        }
+    }
+
     /// A new request at time `now` (ms).
     pub fn submit(&mut self, request: Request, now: f64) -> Action {
         match self.in_flight {
@@ -249,7 +267,7 @@ impl Queue {
                 self.in_flight = Some((request.id, now));
                 Action::Send(request)
             }
-            Some((_, started)) if now - started >= CANCEL_AFTER_MS => {
+            Some((_, started)) if now - started >= self.cancel_after() => {
                 self.waiting = None;
                 self.in_flight = Some((request.id, now));
                 Action::Restart(request)
@@ -265,16 +283,17 @@ impl Queue {
     /// has run long enough to be cancelled for it.
     pub fn cancel_due(&self) -> Option<f64> {
         self.waiting.as_ref()?;
-        self.in_flight.map(|(_, started)| started + CANCEL_AFTER_MS)
+        self.in_flight
+            .map(|(_, started)| started + self.cancel_after())
     }
 
     /// At `now`: the waiting request, when the job in flight has run
-    /// [`CANCEL_AFTER_MS`] or more, to send to a restarted worker in its place. A
-    /// request that arrived early in a long job so waits at most that long, not for
-    /// the whole stale job.
+    /// [`CANCEL_AFTER_MS`] or more (or at all, with a spare ready), to send to a
+    /// restarted worker in its place. A request that arrived early in a long job so
+    /// waits at most that long, not for the whole stale job.
     pub fn overdue(&mut self, now: f64) -> Option<Request> {
         let (_, started) = self.in_flight?;
-        if now - started < CANCEL_AFTER_MS {
+        if now - started < self.cancel_after() {
             return None;
         }
         let next = self.waiting.take()?;
@@ -548,5 +567,30 @@ mod tests {
         assert_eq!(q.finished(2, 310.0), (false, Some(r(3))));
         assert_eq!(q.overdue(2.0 * CANCEL_AFTER_MS), None);
         assert_eq!(q.finished(3, 320.0), (true, None));
+    }
+
+    #[test]
+    fn with_a_spare_ready_a_stale_job_is_cancelled_at_once() {
+        let s = Scenario::default();
+        let r = |id| Request::new(id, &s, Job::Sweep);
+        let mut q = Queue::default();
+        assert_eq!(q.submit(r(1), 0.0), Action::Send(r(1)));
+        // A request 10 ms in waits while the spare loads...
+        assert_eq!(q.submit(r(2), 10.0), Action::Wait);
+        assert_eq!(q.cancel_due(), Some(CANCEL_AFTER_MS));
+        // ...and goes as soon as it listens.
+        q.set_spare_ready(true);
+        assert_eq!(q.cancel_due(), Some(0.0));
+        assert_eq!(q.overdue(60.0), Some(r(2)));
+        // The spare took over; the next is not ready yet: the ordinary wait.
+        q.set_spare_ready(false);
+        assert_eq!(q.submit(r(3), 70.0), Action::Wait);
+        assert_eq!(q.overdue(100.0), None);
+        // A request that comes while a spare is ready restarts at once.
+        q.set_spare_ready(true);
+        assert_eq!(q.submit(r(4), 100.0), Action::Restart(r(4)));
+        assert_eq!(q.finished(4, 150.0), (true, None));
+        // Nothing in flight: sent, whether or not a spare is ready.
+        assert_eq!(q.submit(r(5), 200.0), Action::Send(r(5)));
     }
 }
