@@ -245,6 +245,7 @@ impl Inner {
         if let Some(spare) = this.spare.borrow_mut().take() {
             spare.end();
         }
+        this.queue.borrow_mut().set_spare_ready(false);
         this.local.set(true);
         Inner::run_here(this);
     }
