@@ -7,6 +7,7 @@
 //! replacing older waiting ones, and a long stale job cancelled.
 
 use crate::explore::{compare, explore};
+use crate::pack::Packed;
 use crate::recommend_view::RecommendInputs;
 use crate::scenario::Scenario;
 use disagg_engine::recommend::Recommendation;
@@ -49,6 +50,9 @@ pub struct Reply {
     pub id: u64,
     /// Time the job took in the worker.
     pub ms: f64,
+    /// Time the worker took to write the answer's parts as messages.
+    #[serde(default)]
+    pub encode_ms: f64,
     pub answer: Answer,
 }
 
@@ -102,30 +106,40 @@ pub fn run(request: &Request, catalogue: &Catalogue) -> Answer {
 /// holds the page for the time it takes to read all of it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum FromWorker {
-    Part { id: u64, points: Vec<SweepPoint> },
+    Part { id: u64, points: Packed },
     Done(Reply),
 }
 
 /// Points per [`FromWorker::Part`]: a few milliseconds of reading on the page.
 pub const POINTS_PER_PART: usize = 500;
 
-/// The worker's side: a request's JSON text in, the messages to post out (parts of
-/// a sweep's cloud, then the reply).
-pub fn answer_messages(text: &str, catalogue: &Catalogue, clock: impl Fn() -> f64) -> Vec<String> {
-    let mut reply = reply_to(text, catalogue, clock);
-    let mut out = Vec::new();
+/// The worker's side: a request's JSON text in, the messages handed to `post` as
+/// each is written (parts of a sweep's cloud, then the reply), so the page reads a
+/// part while the next is written.
+pub fn answer_messages(
+    text: &str,
+    catalogue: &Catalogue,
+    clock: impl Fn() -> f64,
+    mut post: impl FnMut(String),
+) {
+    let mut reply = reply_to(text, catalogue, &clock);
+    let t0 = clock();
     if let Answer::Sweep(Ok(result)) = &mut reply.answer {
         let cloud = std::mem::take(&mut result.cloud);
         for part in cloud.chunks(POINTS_PER_PART) {
             let message = FromWorker::Part {
                 id: reply.id,
-                points: part.to_vec(),
+                points: Packed::new(part),
             };
-            out.extend(serde_json::to_string(&message).ok());
+            if let Ok(text) = serde_json::to_string(&message) {
+                post(text);
+            }
         }
     }
-    out.extend(serde_json::to_string(&FromWorker::Done(reply)).ok());
-    out
+    reply.encode_ms = clock() - t0;
+    if let Ok(text) = serde_json::to_string(&FromWorker::Done(reply)) {
+        post(text);
+    }
 }
 
 /// The page's side: gathers one request's parts until its reply comes.
@@ -133,30 +147,46 @@ pub fn answer_messages(text: &str, catalogue: &Catalogue, clock: impl Fn() -> f6
 pub struct Assembly {
     id: u64,
     points: Vec<SweepPoint>,
+    /// Why a part of the request being gathered could not be read.
+    broken: Option<String>,
 }
 
 impl Assembly {
     /// Takes one message; returns the whole reply once it is complete. Parts of
-    /// another request than the one being gathered start it afresh.
+    /// another request than the one being gathered start it afresh. A sweep one of
+    /// whose parts could not be read is answered as failed, with the reason, rather
+    /// than shown without those points.
     pub fn take(&mut self, message: FromWorker) -> Option<Reply> {
         match message {
             FromWorker::Part { id, points } => {
                 if id != self.id {
                     self.id = id;
                     self.points.clear();
+                    self.broken = None;
                 }
-                self.points.extend(points);
+                match points.points() {
+                    Ok(points) => self.points.extend(points),
+                    Err(why) => self.broken = Some(why),
+                }
                 None
             }
             FromWorker::Done(mut reply) => {
-                let points = if reply.id == self.id {
-                    std::mem::take(&mut self.points)
+                let (points, broken) = if reply.id == self.id {
+                    (std::mem::take(&mut self.points), self.broken.take())
                 } else {
-                    Vec::new()
+                    (Vec::new(), None)
                 };
                 self.points.clear();
+                self.broken = None;
                 if let Answer::Sweep(Ok(result)) = &mut reply.answer {
-                    result.cloud = points;
+                    match broken {
+                        None => result.cloud = points,
+                        Some(why) => {
+                            reply.answer = Answer::Sweep(Err(format!(
+                                "the page could not read the worker's sweep: {why}"
+                            )))
+                        }
+                    }
                 }
                 Some(reply)
             }
@@ -173,6 +203,7 @@ fn reply_to(text: &str, catalogue: &Catalogue, clock: impl Fn() -> f64) -> Reply
             Reply {
                 id: request.id,
                 ms: clock() - t0,
+                encode_ms: 0.0,
                 answer,
             }
         }
@@ -181,6 +212,7 @@ fn reply_to(text: &str, catalogue: &Catalogue, clock: impl Fn() -> f64) -> Reply
         Err(e) => Reply {
             id: 0,
             ms: 0.0,
+            encode_ms: 0.0,
             answer: Answer::Sweep(Err(format!("the worker got an unreadable request: {e}"))),
         },
     }
@@ -203,13 +235,31 @@ pub enum Action {
 pub struct Queue {
     in_flight: Option<(u64, f64)>,
     waiting: Option<Request>,
+    /// A spare worker has loaded and listens, ready to take over.
+    spare_ready: bool,
 }
 
-/// A stale job that has run this long is cancelled rather than waited for: restarting
-/// the worker costs about a sweep of the default scenario.
+/// A stale job that has run this long is cancelled rather than waited for, when no
+/// spare worker is ready: starting a worker costs about a sweep of the default
+/// scenario. With a spare ready a stale job is cancelled at once.
 pub const CANCEL_AFTER_MS: f64 = 250.0;
 
 impl Queue {
+    /// Whether a spare worker listens, ready to take over from a cancelled job's.
+    pub fn set_spare_ready(&mut self, ready: bool) {
+        self.spare_ready = ready;
+    }
+
+    /// How long a stale job runs before a waiting request cancels it: as long as
+    /// starting a worker costs, or not at all when a spare is ready.
+    fn cancel_after(&self) -> f64 {
+        if self.spare_ready {
+            0.0
+        } else {
+            CANCEL_AFTER_MS
+        }
+    }
+
     /// A new request at time `now` (ms).
     pub fn submit(&mut self, request: Request, now: f64) -> Action {
         match self.in_flight {
@@ -217,7 +267,7 @@ impl Queue {
                 self.in_flight = Some((request.id, now));
                 Action::Send(request)
             }
-            Some((_, started)) if now - started >= CANCEL_AFTER_MS => {
+            Some((_, started)) if now - started >= self.cancel_after() => {
                 self.waiting = None;
                 self.in_flight = Some((request.id, now));
                 Action::Restart(request)
@@ -233,16 +283,17 @@ impl Queue {
     /// has run long enough to be cancelled for it.
     pub fn cancel_due(&self) -> Option<f64> {
         self.waiting.as_ref()?;
-        self.in_flight.map(|(_, started)| started + CANCEL_AFTER_MS)
+        self.in_flight
+            .map(|(_, started)| started + self.cancel_after())
     }
 
     /// At `now`: the waiting request, when the job in flight has run
-    /// [`CANCEL_AFTER_MS`] or more, to send to a restarted worker in its place. A
-    /// request that arrived early in a long job so waits at most that long, not for
-    /// the whole stale job.
+    /// [`CANCEL_AFTER_MS`] or more (or at all, with a spare ready), to send to a
+    /// restarted worker in its place. A request that arrived early in a long job so
+    /// waits at most that long, not for the whole stale job.
     pub fn overdue(&mut self, now: f64) -> Option<Request> {
         let (_, started) = self.in_flight?;
-        if now - started < CANCEL_AFTER_MS {
+        if now - started < self.cancel_after() {
             return None;
         }
         let next = self.waiting.take()?;
@@ -281,11 +332,18 @@ mod tests {
         Catalogue::builtin()
     }
 
+    /// The messages the worker posts for a request's text, in order.
+    fn messages(text: &str, catalogue: &Catalogue, clock: impl Fn() -> f64) -> Vec<String> {
+        let mut out = Vec::new();
+        answer_messages(text, catalogue, clock, |m| out.push(m));
+        out
+    }
+
     /// A request's text through the worker's messages and the page's assembly: the
     /// path every job takes.
     fn answer_text(text: &str, catalogue: &Catalogue, clock: impl Fn() -> f64) -> String {
         let mut assembly = Assembly::default();
-        let replies: Vec<Reply> = answer_messages(text, catalogue, clock)
+        let replies: Vec<Reply> = messages(text, catalogue, clock)
             .iter()
             .filter_map(|m| assembly.take(serde_json::from_str(m).unwrap()))
             .collect();
@@ -320,7 +378,7 @@ mod tests {
         let s = Scenario::default();
         let request = Request::new(9, &s, Job::Sweep);
         let text = serde_json::to_string(&request).unwrap();
-        let messages = answer_messages(&text, cat(), || 0.0);
+        let messages = messages(&text, cat(), || 0.0);
         let expected = explore(&s, cat()).unwrap();
         assert_eq!(
             messages.len(),
@@ -330,7 +388,7 @@ mod tests {
         // A stray part of an older request is dropped when the newer one's parts come.
         let stray = FromWorker::Part {
             id: 8,
-            points: expected.cloud[..3].to_vec(),
+            points: Packed::new(&expected.cloud[..3]),
         };
         assert_eq!(assembly.take(stray), None);
         let mut replies = Vec::new();
@@ -339,6 +397,58 @@ mod tests {
         }
         assert_eq!(replies.len(), 1);
         assert_eq!(replies[0].answer, Answer::Sweep(Ok(Box::new(expected))));
+    }
+
+    #[test]
+    fn a_part_that_cannot_be_read_fails_the_sweep_with_the_reason() {
+        let s = Scenario::default();
+        let text = serde_json::to_string(&Request::new(4, &s, Job::Sweep)).unwrap();
+        let mut parts: Vec<FromWorker> = messages(&text, cat(), || 0.0)
+            .iter()
+            .map(|m| serde_json::from_str(m).unwrap())
+            .collect();
+        // The first part cut short: its packed rows no longer read.
+        if let Some(FromWorker::Part { points, .. }) = parts.first_mut() {
+            let mut json = serde_json::to_value(&*points).unwrap();
+            let rows = json["rows"].as_str().unwrap().to_string();
+            json["rows"] = rows[..rows.len() / 2].into();
+            *points = serde_json::from_value(json).unwrap();
+        }
+        let mut assembly = Assembly::default();
+        let replies: Vec<Reply> = parts.into_iter().filter_map(|m| assembly.take(m)).collect();
+        assert!(
+            matches!(&replies[..], [Reply { answer: Answer::Sweep(Err(why)), .. }]
+                if why.contains("could not read the worker's sweep")),
+            "{replies:?}"
+        );
+        // The next request starts clean.
+        let text = serde_json::to_string(&Request::new(5, &s, Job::Sweep)).unwrap();
+        let replies: Vec<Reply> = messages(&text, cat(), || 0.0)
+            .iter()
+            .filter_map(|m| assembly.take(serde_json::from_str(m).unwrap()))
+            .collect();
+        assert_eq!(
+            replies[0].answer,
+            Answer::Sweep(explore(&s, cat()).map(Box::new))
+        );
+    }
+
+    #[test]
+    fn the_reply_times_the_job_and_the_writing_of_its_parts() {
+        // A clock that ticks one millisecond per reading: the job is read around once,
+        // the writing of the parts once.
+        let ticks = std::cell::Cell::new(0.0);
+        let clock = || {
+            ticks.set(ticks.get() + 1.0);
+            ticks.get()
+        };
+        let text = serde_json::to_string(&Request::new(2, &Scenario::default(), Job::Sweep));
+        let messages = messages(&text.unwrap(), cat(), clock);
+        let Some(Ok(FromWorker::Done(reply))) = messages.last().map(|m| serde_json::from_str(m))
+        else {
+            panic!("no reply last");
+        };
+        assert_eq!((reply.ms, reply.encode_ms), (1.0, 1.0));
     }
 
     #[test]
@@ -457,5 +567,30 @@ mod tests {
         assert_eq!(q.finished(2, 310.0), (false, Some(r(3))));
         assert_eq!(q.overdue(2.0 * CANCEL_AFTER_MS), None);
         assert_eq!(q.finished(3, 320.0), (true, None));
+    }
+
+    #[test]
+    fn with_a_spare_ready_a_stale_job_is_cancelled_at_once() {
+        let s = Scenario::default();
+        let r = |id| Request::new(id, &s, Job::Sweep);
+        let mut q = Queue::default();
+        assert_eq!(q.submit(r(1), 0.0), Action::Send(r(1)));
+        // A request 10 ms in waits while the spare loads...
+        assert_eq!(q.submit(r(2), 10.0), Action::Wait);
+        assert_eq!(q.cancel_due(), Some(CANCEL_AFTER_MS));
+        // ...and goes as soon as it listens.
+        q.set_spare_ready(true);
+        assert_eq!(q.cancel_due(), Some(0.0));
+        assert_eq!(q.overdue(60.0), Some(r(2)));
+        // The spare took over; the next is not ready yet: the ordinary wait.
+        q.set_spare_ready(false);
+        assert_eq!(q.submit(r(3), 70.0), Action::Wait);
+        assert_eq!(q.overdue(100.0), None);
+        // A request that comes while a spare is ready restarts at once.
+        q.set_spare_ready(true);
+        assert_eq!(q.submit(r(4), 100.0), Action::Restart(r(4)));
+        assert_eq!(q.finished(4, 150.0), (true, None));
+        // Nothing in flight: sent, whether or not a spare is ready.
+        assert_eq!(q.submit(r(5), 200.0), Action::Send(r(5)));
     }
 }

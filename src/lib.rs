@@ -26,6 +26,7 @@ pub mod jobs;
 pub mod launch;
 pub mod model_summary;
 pub mod open_loop;
+pub mod pack;
 pub mod perf;
 pub mod pins;
 pub mod points;

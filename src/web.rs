@@ -169,7 +169,9 @@ pub fn after_ms(ms: f64, f: impl FnOnce() + 'static) {
         return;
     };
     let callback = wasm_bindgen::closure::Closure::once_into_js(f);
-    let delay = ms.clamp(0.0, i32::MAX as f64) as i32;
+    // Rounded up: a timer that fires before `ms` have passed would find its time not
+    // yet come.
+    let delay = ms.ceil().clamp(0.0, i32::MAX as f64) as i32;
     let _ =
         w.set_timeout_with_callback_and_timeout_and_arguments_0(callback.unchecked_ref(), delay);
 }

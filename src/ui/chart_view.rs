@@ -137,13 +137,9 @@ pub fn ChartView() -> impl IntoView {
             let done = web::now_ms();
             if let (Some(started), true) = (page.input_at.get_value(), fresh) {
                 page.input_at.set_value(None);
-                let sweep_ms = page.unreported_sweep_ms.get_value();
-                page.unreported_sweep_ms.set_value(0.0);
-                let r = Redraw {
-                    total_ms: done - started,
-                    sweep_ms,
-                    draw_ms: done - t0,
-                };
+                let arrival = page.unreported_arrival.get_value();
+                page.unreported_arrival.set_value(None);
+                let r = Redraw::new(started, arrival, t0, done);
                 page.latencies.update(|l| l.push(r.total_ms));
                 page.last_redraw.set(Some(r));
             }
@@ -335,10 +331,9 @@ pub fn Status() -> impl IntoView {
         let r = page.last_redraw.get()?;
         let l = page.latencies.get();
         Some(format!(
-            "input to redrawn chart {} (sweep {}, draw {}); p95 {} over {} changes",
+            "input to redrawn chart {} ({}); p95 {} over {} changes",
             format::duration(Seconds::from_ms(r.total_ms)),
-            format::duration(Seconds::from_ms(r.sweep_ms)),
-            format::duration(Seconds::from_ms(r.draw_ms)),
+            r.parts(),
             format::duration(Seconds::from_ms(l.quantile(0.95).unwrap_or(f64::NAN))),
             l.len()
         ))

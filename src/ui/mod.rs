@@ -48,7 +48,7 @@ pub use validation::{ValidationView, ViewSwitch};
 
 use crate::chart::ChartModel;
 use crate::jobs::{Answer, Job};
-use crate::perf::{Latencies, Redraw};
+use crate::perf::{Arrival, Latencies, Redraw};
 use crate::scenario::Scenario;
 use crate::storage::{self, Preferences, Start};
 use crate::validation_view::{View, ViewState};
@@ -105,8 +105,8 @@ pub struct Page {
     pub hovered: RwSignal<Option<usize>>,
     /// When the input that the next redraw answers happened.
     pub input_at: StoredValue<Option<f64>>,
-    /// Time of a sweep not yet reported by a redraw.
-    pub unreported_sweep_ms: StoredValue<f64>,
+    /// How a sweep not yet reported by a redraw arrived.
+    pub unreported_arrival: StoredValue<Option<Arrival>>,
     pub last_redraw: RwSignal<Option<Redraw>>,
     pub latencies: RwSignal<Latencies>,
     /// Which view shows (explorer or the published measurements) and the latter's
@@ -137,7 +137,7 @@ impl Page {
             opener: StoredValue::new(None),
             hovered: RwSignal::new(None),
             input_at: StoredValue::new(Some(web::now_ms())),
-            unreported_sweep_ms: StoredValue::new(0.0),
+            unreported_arrival: StoredValue::new(None),
             last_redraw: RwSignal::new(None),
             latencies: RwSignal::new(Latencies::default()),
             view: RwSignal::new(ViewState::default()),
@@ -253,8 +253,13 @@ pub fn PrefixedErrors(prefix: &'static str) -> impl IntoView {
 
 /// A finished sweep becomes the page's: shown, timed, and the link's point checked
 /// against it.
-fn show_sweep(page: Page, scenario: Scenario, result: Result<SweepResult, String>, ms: f64) {
-    page.unreported_sweep_ms.set_value(ms);
+fn show_sweep(
+    page: Page,
+    scenario: Scenario,
+    result: Result<SweepResult, String>,
+    arrival: Arrival,
+) {
+    page.unreported_arrival.set_value(Some(arrival));
     // Only a link selects a point before a sweep (an edit clears the selection):
     // check it names one of this sweep's points.
     let drawn = result.as_ref().map_or(0, |r| r.cloud.len());
@@ -287,12 +292,12 @@ fn run_page(page: Page) {
     Effect::new(move |_| {
         web::replace_query(&page.link_query());
     });
-    let sweeper = Rc::new(Sweeper::new(move |request, answer, ms| {
+    let sweeper = Rc::new(Sweeper::new(move |request, answer, arrival| {
         let Answer::Sweep(result) = answer else {
             return;
         };
         let (scenario, _) = Scenario::from_query(&request.query, Catalogue::builtin());
-        show_sweep(page, scenario, result.map(|r| *r), ms);
+        show_sweep(page, scenario, result.map(|r| *r), arrival);
     }));
     Effect::new(move |_| {
         let s = swept.get();
