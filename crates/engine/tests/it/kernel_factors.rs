@@ -4,7 +4,7 @@
 
 use super::common::*;
 use disagg_engine::assumptions::ChipRates;
-use disagg_engine::kernel::{step_cost, OpKind, Placement, StepShape};
+use disagg_engine::kernel::{operator_time, step_cost, OpKind, Placement, StepShape};
 use disagg_engine::serving::{Framework, FrameworkChoice, KernelFactors};
 
 /// Llama 3.1 8B in BF16 on one H100 with `rates`.
@@ -27,11 +27,15 @@ fn close(a: f64, b: f64) -> bool {
 }
 
 #[test]
-fn a_compute_factor_divides_compute_bound_matmuls_and_a_bandwidth_factor_streaming() {
+fn a_compute_factor_divides_compute_time_and_a_bandwidth_factor_memory_time() {
     let chip = cat().chip("h100-sxm").unwrap();
     let base = ChipRates::for_chip(chip, &Assumptions::default());
     let with =
         |compute, bandwidth| llama_on_h100(base.scaled(KernelFactors { compute, bandwidth }));
+    // Every layer of the model is alike, so each operator's time is its two summed
+    // bounds combined (`operator_time` is homogeneous).
+    let combined =
+        |op: &disagg_engine::kernel::OpCost| operator_time(op.compute_time, op.memory_time).value();
     // A prefill step of eight 2,048-token prompts: the layers' weight matmuls compute
     // bound (the LM head sees one token a prompt, and streams).
     let gemms = [OpKind::AttnProj, OpKind::DenseFfn];
@@ -39,13 +43,19 @@ fn a_compute_factor_divides_compute_bound_matmuls_and_a_bandwidth_factor_streami
     let before = step_cost(&with(None, None), prefill);
     for m in [0.5, 0.8, 1.25] {
         let after = step_cost(&with(Some(m), None), prefill);
-        // And a bandwidth factor leaves a compute-bound matmul as it is.
         let streamed = step_cost(&with(None, Some(m)), prefill);
         for kind in gemms {
-            let (b, a) = (before.op(kind), after.op(kind));
+            let (b, a, s) = (before.op(kind), after.op(kind), streamed.op(kind));
             assert_eq!(b.compute_bound_time, b.time, "{kind:?} compute bound");
-            assert!(close(a.time.value(), b.time.value() / m), "{kind:?} x{m}");
-            assert_eq!(streamed.op(kind).time, b.time, "{kind:?}");
+            assert!(close(a.compute_time.value(), b.compute_time.value() / m));
+            assert_eq!(a.memory_time, b.memory_time, "{kind:?}");
+            assert!(close(a.time.value(), combined(a)), "{kind:?} x{m}");
+            // Compute bound many times over: the time follows the compute factor
+            // within 1%, and a bandwidth factor moves it by under 1%.
+            assert!((a.time.value() * m / b.time.value() - 1.0).abs() < 0.01);
+            assert!(close(s.memory_time.value(), b.memory_time.value() / m));
+            assert!(close(s.time.value(), combined(s)), "{kind:?}");
+            assert!((s.time.value() / b.time.value() - 1.0).abs() < 0.01);
         }
     }
     // Decoding one sequence: every weight matmul streams its weights, memory bound.
@@ -56,10 +66,14 @@ fn a_compute_factor_divides_compute_bound_matmuls_and_a_bandwidth_factor_streami
         let after = step_cost(&with(None, Some(m)), decode);
         let computed = step_cost(&with(Some(m), None), decode);
         for kind in gemms {
-            let (b, a) = (before.op(kind), after.op(kind));
+            let (b, a, c) = (before.op(kind), after.op(kind), computed.op(kind));
             assert_eq!(b.compute_bound_time.value(), 0.0, "{kind:?} memory bound");
-            assert!(close(a.time.value(), b.time.value() / m), "{kind:?} x{m}");
-            assert_eq!(computed.op(kind).time, b.time, "{kind:?}");
+            assert!(close(a.memory_time.value(), b.memory_time.value() / m));
+            assert!(close(a.time.value(), combined(a)), "{kind:?} x{m}");
+            assert!((a.time.value() * m / b.time.value() - 1.0).abs() < 0.01);
+            assert!(close(c.compute_time.value(), b.compute_time.value() / m));
+            assert!(close(c.time.value(), combined(c)), "{kind:?}");
+            assert!((c.time.value() / b.time.value() - 1.0).abs() < 0.01);
         }
     }
     // A factor never takes an efficiency past the whole peak.

@@ -158,27 +158,25 @@ fn a_decode_step_reads_each_components_weights_in_its_format() {
 #[test]
 fn each_matmul_runs_at_its_components_rate() {
     // A long prefill is compute bound: the experts' rows of the mixed model take the
-    // time they take in an all-MXFP4 model (the FP4 rate), its attention rows the time
-    // they take in an all-BF16 model.
+    // compute time they take in an all-MXFP4 model (the FP4 rate), its attention rows the
+    // compute time they take in an all-BF16 model.
     let shape = StepShape {
         seqs: 4.0,
         new_tokens: 4096.0,
         ..StepShape::decode(4.0, 0.0)
     };
-    let time = |p: &Placement, op: OpKind| {
-        let cost = step_cost(p, shape);
-        cost.op(op).time.value()
-    };
+    let compute = |p: &Placement, op: OpKind| step_cost(p, shape).op(op).compute_time.value();
+    let time = |p: &Placement, op: OpKind| step_cost(p, shape).op(op).time.value();
     let mixed = placement(as_published());
     let bf16 = placement(Precision::uniform(WeightFormat::new(DType::Bf16)));
     let fp4 = placement(Precision::uniform(WeightFormat::new(DType::Mxfp4)));
     assert_eq!(
-        time(&mixed, OpKind::AttnProj),
-        time(&bf16, OpKind::AttnProj)
+        compute(&mixed, OpKind::AttnProj),
+        compute(&bf16, OpKind::AttnProj)
     );
     assert_eq!(
-        time(&mixed, OpKind::RoutedExperts),
-        time(&fp4, OpKind::RoutedExperts)
+        compute(&mixed, OpKind::RoutedExperts),
+        compute(&fp4, OpKind::RoutedExperts)
     );
     assert!(time(&mixed, OpKind::RoutedExperts) < time(&bf16, OpKind::RoutedExperts));
 }
