@@ -2,6 +2,7 @@
 //! time, and the frontier as a table (the keyboard's way to every point).
 
 use super::{Explored, Page};
+use crate::chart::canvas::Backend;
 use crate::chart::describe::describe;
 use crate::chart::draw::{draw, hover_ring, Look};
 use crate::chart::{legend, nearest, ChartModel};
@@ -16,7 +17,6 @@ use disagg_engine::units::Seconds;
 use disagg_engine::Catalogue;
 use leptos::html::Canvas;
 use leptos::prelude::*;
-use plotters_canvas::CanvasBackend;
 use std::sync::Arc;
 
 /// A new chart of more points than this is drawn in a task of its own (a few
@@ -122,7 +122,7 @@ pub fn ChartView() -> impl IntoView {
             let index_of = |cloud: Option<usize>, m: &ChartModel| {
                 cloud.and_then(|c| m.points.iter().position(|p| p.cloud_index == c))
             };
-            let drawn = match (&model, CanvasBackend::with_canvas_object(canvas.clone())) {
+            let drawn = match (&model, Backend::new(canvas.clone())) {
                 (Some(m), Some(backend)) => {
                     let look = Look {
                         scale: dpr,
@@ -173,7 +173,7 @@ pub fn ChartView() -> impl IntoView {
                 .position(|p| Some(p.cloud_index) == hovered)?;
             positions.with_value(|p| p.get(i).copied())
         });
-        if let (Some((x, y)), Some(backend)) = (at, CanvasBackend::with_canvas_object(layer)) {
+        if let (Some((x, y)), Some(backend)) = (at, Backend::new(layer)) {
             let dpr = web::device_pixel_ratio();
             let _ = hover_ring(backend, (x * dpr, y * dpr), dpr);
         }
