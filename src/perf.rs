@@ -54,6 +54,8 @@ pub struct Redraw {
     /// From the answer read to the start of drawing: the views taking the new sweep
     /// and the chart's model.
     pub show_ms: f64,
+    /// From the start of drawing to its end; a large chart is drawn in parts, and this
+    /// spans them and whatever the browser did between them.
     pub draw_ms: f64,
 }
 

@@ -63,26 +63,102 @@ pub fn draw<DB: DrawingBackend>(
     model: &ChartModel,
     look: &Look,
 ) -> Result<Vec<(f64, f64)>, String> {
-    let root = backend.into_drawing_area();
-    let out = draw_on(&root, model, look).map_err(|e| e.to_string())?;
-    root.present().map_err(|e| e.to_string())?;
-    Ok(out)
+    first_part(backend, model, look, usize::MAX).map(|parts| parts.positions())
 }
 
-fn draw_on<DB: DrawingBackend>(
+/// A chart drawn in parts, so that a large cloud never holds the page for long:
+/// [`first_part`] draws the background, grid, frame, target, frontiers and pinned
+/// lines and places every point; each [`next_part`] draws the next points' marks; the
+/// part that draws the last mark also draws the selected point's ring and the key.
+/// Together the parts make the very calls [`draw`] makes, in the same order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Parts {
+    /// Each point's position in device pixels, in the order of [`ChartModel::points`].
+    at: Vec<(i32, i32)>,
+    /// Marks drawn so far (the first points).
+    drawn: usize,
+    finished: bool,
+}
+
+impl Parts {
+    /// Each point's position in device pixels, for hit testing: all of them from the
+    /// first part on.
+    pub fn positions(&self) -> Vec<(f64, f64)> {
+        self.at.iter().map(|&(x, y)| (x as f64, y as f64)).collect()
+    }
+
+    /// Marks drawn so far.
+    pub fn drawn(&self) -> usize {
+        self.drawn
+    }
+
+    /// Whether the chart is whole: every mark, the ring and the key drawn.
+    pub fn finished(&self) -> bool {
+        self.finished
+    }
+}
+
+/// The chart up to its first `marks` points' marks (all of it when `marks` reaches
+/// the number of points).
+pub fn first_part<DB: DrawingBackend>(
+    backend: DB,
+    model: &ChartModel,
+    look: &Look,
+    marks: usize,
+) -> Result<Parts, String> {
+    let root = backend.into_drawing_area();
+    let at = frame_on(&root, model, look).map_err(|e| e.to_string())?;
+    let mut parts = Parts {
+        at,
+        drawn: 0,
+        finished: false,
+    };
+    marks_on(&root, model, look, &mut parts, marks).map_err(|e| e.to_string())?;
+    root.present().map_err(|e| e.to_string())?;
+    Ok(parts)
+}
+
+/// The next `marks` points' marks of a chart begun by [`first_part`] on the same
+/// canvas, and its end once the last is drawn. A finished chart draws nothing more.
+pub fn next_part<DB: DrawingBackend>(
+    backend: DB,
+    model: &ChartModel,
+    look: &Look,
+    parts: &mut Parts,
+    marks: usize,
+) -> Result<(), String> {
+    if parts.finished {
+        return Ok(());
+    }
+    let root = backend.into_drawing_area();
+    marks_on(&root, model, look, parts, marks).map_err(|e| e.to_string())?;
+    root.present().map_err(|e| e.to_string())
+}
+
+/// The key's band under the plot, and the key laid out in it.
+fn key_band<DB: DrawingBackend>(
+    root: &Area<DB>,
+    model: &ChartModel,
+    pen: Pen,
+) -> (Area<DB>, Area<DB>, legend::Key) {
+    let (w, h) = root.dim_in_pixel();
+    let key = legend::key(model, w as f64 / pen.s);
+    let band = (pen.px(key.height).max(0) as u32).min(h / 2);
+    let (main, under) = root.split_vertically(h - band);
+    (main, under, key)
+}
+
+/// Everything under the points; returns each point's position.
+fn frame_on<DB: DrawingBackend>(
     root: &Area<DB>,
     model: &ChartModel,
     look: &Look,
-) -> Result<Vec<(f64, f64)>, Failure<DB>> {
+) -> Result<Vec<(i32, i32)>, Failure<DB>> {
     let pen = Pen::new(look.scale);
-    let s = pen.s;
     let px = |v: f64| pen.px(v);
     let font = |size: f64, colour: RGBColor| pen.font(size, colour);
     root.fill(&WHITE)?;
-    let (w, h) = root.dim_in_pixel();
-    let key = legend::key(model, w as f64 / s);
-    let band = (px(key.height).max(0) as u32).min(h / 2);
-    let (main, under) = root.split_vertically(h - band);
+    let (main, _, _) = key_band(root, model, pen);
 
     let (x0, x1) = model.x.plot_range();
     let (y0, y1) = model.y.plot_range();
@@ -184,13 +260,30 @@ fn draw_on<DB: DrawingBackend>(
         ))?;
     }
 
-    // Points: baseline squares, homogeneous circles, mixed diamonds.
+    // Every point's place.
+    Ok(model
+        .points
+        .iter()
+        .map(|p| at(model.x.to_plot(p.x), model.y.to_plot(p.y)))
+        .collect())
+}
+
+/// The next `marks` points' marks (baseline squares, homogeneous circles, mixed
+/// diamonds), then, after the last, the selected point's ring and the key.
+fn marks_on<DB: DrawingBackend>(
+    root: &Area<DB>,
+    model: &ChartModel,
+    look: &Look,
+    parts: &mut Parts,
+    marks: usize,
+) -> Result<(), Failure<DB>> {
+    let pen = Pen::new(look.scale);
+    let (s, px) = (pen.s, |v: f64| pen.px(v));
     let outline = (model.points.len() <= DENSE)
         .then(|| ShapeStyle::from(&INK).stroke_width(px(1.0).max(1) as u32));
-    let mut positions = Vec::with_capacity(model.points.len());
-    for p in &model.points {
-        let c = at(model.x.to_plot(p.x), model.y.to_plot(p.y));
-        positions.push((c.0 as f64, c.1 as f64));
+    let end = parts.drawn.saturating_add(marks).min(model.points.len());
+    let from = parts.drawn.min(end);
+    for (p, &c) in model.points[from..end].iter().zip(&parts.at[from..end]) {
         let [a, b] = model.fills(p);
         marker(
             root,
@@ -200,17 +293,22 @@ fn draw_on<DB: DrawingBackend>(
             [rgb(a).filled(), rgb(b).filled()],
             outline,
         )?;
+        parts.drawn += 1;
     }
-    if let Some(&(x, y)) = look.selected.and_then(|i| positions.get(i)) {
+    if parts.drawn < model.points.len() {
+        return Ok(());
+    }
+    if let Some(&(x, y)) = look.selected.and_then(|i| parts.at.get(i)) {
         root.draw(&Circle::new(
-            (x as i32, y as i32),
+            (x, y),
             px(10.0),
             ShapeStyle::from(&INK).stroke_width(px(2.5).max(1) as u32),
         ))?;
     }
-
+    let (_, under, key) = key_band(root, model, pen);
     draw_key(&under, &key, s, model)?;
-    Ok(positions)
+    parts.finished = true;
+    Ok(())
 }
 
 /// A point's mark; `fill` holds the colours of its left and right halves (the same
@@ -559,6 +657,92 @@ mod tests {
         // paths left are the grid, frontiers, target, ticks and the key's.
         assert_eq!(rec.filled_circles, circles + 1);
         assert!(rec.paths < 100, "{} paths", rec.paths);
+    }
+
+    /// Draws `m` in parts of `first` and then `each` marks; returns the recording,
+    /// the positions after the first part and the number of parts.
+    fn in_parts(
+        m: &ChartModel,
+        look: &Look,
+        first: usize,
+        each: usize,
+    ) -> (Recorder, Vec<(f64, f64)>, usize) {
+        let mut rec = Recorder::of_size(1600, 900);
+        let mut parts = first_part(&mut rec, m, look, first).unwrap();
+        let positions = parts.positions();
+        let mut count = 1;
+        while !parts.finished() {
+            let before = parts.drawn();
+            next_part(&mut rec, m, look, &mut parts, each).unwrap();
+            assert!(parts.drawn() > before, "a part drew nothing");
+            count += 1;
+        }
+        assert_eq!(parts.drawn(), m.points.len());
+        (rec, positions, count)
+    }
+
+    #[test]
+    fn a_chart_drawn_in_parts_makes_the_calls_of_the_whole_in_its_order() {
+        let chip = Scenario {
+            colour_by: crate::scenario::ColourBy::Chip,
+            ..Scenario::default()
+        };
+        let (price, _, _) = record(&Scenario::default(), YAxis::TokSPerChip);
+        let (split, _, _) = record(&chip, YAxis::TokSPerChip);
+        let mut dense = price.clone();
+        while dense.points.len() <= DENSE {
+            dense.points.extend(price.points.iter().cloned());
+        }
+        let empty = ChartModel {
+            points: Vec::new(),
+            ..price.clone()
+        };
+        for (m, selected) in [
+            (&price, None),
+            (&split, Some(3)),
+            (&dense, Some(0)),
+            (&empty, None),
+        ] {
+            let look = Look {
+                scale: 2.0,
+                selected,
+            };
+            let mut whole = Recorder::of_size(1600, 900);
+            let positions = draw(&mut whole, m, &look).unwrap();
+            let n = m.points.len();
+            for (first, each) in [
+                (1, 1),
+                (0, 7),
+                (100, 100),
+                (n.saturating_sub(1), 1),
+                (n, 1),
+                (n + 5, 9),
+            ] {
+                let (rec, at, count) = in_parts(m, &look, first, each);
+                assert_eq!(rec.log, whole.log, "parts of {first} then {each}");
+                assert_eq!(at, positions, "every point placed by the first part");
+                let rest = n.saturating_sub(first);
+                assert_eq!(
+                    count,
+                    1 + rest.div_ceil(each),
+                    "parts of {first} then {each}"
+                );
+            }
+        }
+        // Only the part that draws the last mark draws the key.
+        let look = Look {
+            scale: 2.0,
+            ..Look::default()
+        };
+        let mut rec = Recorder::of_size(1600, 900);
+        let mut parts = first_part(&mut rec, &price, &look, price.points.len() - 1).unwrap();
+        assert!(!rec.texts.iter().any(|t| t.contains("$/Mtok out")));
+        next_part(&mut rec, &price, &look, &mut parts, usize::MAX).unwrap();
+        assert!(parts.finished() && rec.texts.iter().any(|t| t.contains("$/Mtok out")));
+        // A finished chart draws nothing more.
+        let calls = rec.log.len();
+        next_part(&mut rec, &price, &look, &mut parts, 10).unwrap();
+        assert_eq!(rec.log.len(), calls);
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! the pointer. [`draw`] turns a [`ChartModel`] into pixels with plotters; everything
 //! here is tested natively.
 
+pub mod canvas;
 pub mod describe;
 pub mod draw;
 pub(crate) mod frame;

@@ -2,8 +2,9 @@
 //! time, and the frontier as a table (the keyboard's way to every point).
 
 use super::{Explored, Page};
+use crate::chart::canvas::Backend;
 use crate::chart::describe::describe;
-use crate::chart::draw::{draw, hover_ring, Look};
+use crate::chart::draw::{first_part, hover_ring, next_part, Look, Parts};
 use crate::chart::{legend, nearest, ChartModel};
 use crate::format;
 use crate::perf::Redraw;
@@ -16,12 +17,20 @@ use disagg_engine::units::Seconds;
 use disagg_engine::Catalogue;
 use leptos::html::Canvas;
 use leptos::prelude::*;
-use plotters_canvas::CanvasBackend;
 use std::sync::Arc;
 
-/// A new chart of more points than this is drawn in a task of its own (a few
-/// milliseconds per hundred points).
+/// A chart of more points than this is drawn in parts (marks cost about half a
+/// millisecond per hundred points in headless Chromium here: 20-60 ms for the largest
+/// sweep's 7,819): a new one starts in a task of its own, and its marks follow in tasks
+/// of about [`SLICE_MS`] each.
 const DRAW_APART: usize = 1000;
+
+/// Marks drawn between looks at the clock while a chart is drawn in parts.
+const CHUNK: usize = 200;
+
+/// How long a part of a chart drawn in parts holds the page before the rest waits for
+/// a task of its own (the browser answers input and paints in between).
+const SLICE_MS: f64 = 12.0;
 
 /// Pointer reach for hover and click, in CSS pixels.
 const REACH: f64 = 10.0;
@@ -89,6 +98,13 @@ pub fn ChartView() -> impl IntoView {
     let tip = RwSignal::new(None::<(f64, f64)>);
     let _resize = window_event_listener(leptos::ev::resize, move |_| resized.update(|n| *n += 1));
 
+    // The number of the newest drawing begun: a part of an older one, waiting for its
+    // task, finds it changed and stops.
+    let drawings = StoredValue::new(0u64);
+    // Whether a new chart is still to be drawn whole and timed (a drawing cut short by
+    // a newer one leaves that to the newer one).
+    let owed = StoredValue::new(false);
+
     Effect::new(move |previous: Option<Option<Arc<ChartModel>>>| {
         resized.track();
         let model = model.get();
@@ -103,13 +119,22 @@ pub fn ChartView() -> impl IntoView {
         let Some(canvas) = canvas_ref.get() else {
             return model;
         };
+        if fresh {
+            owed.set_value(true);
+        }
+        let number = drawings.get_value() + 1;
+        drawings.set_value(number);
         let drawing = model.clone();
         let paint = move || {
-            let model = drawing;
+            if drawings.try_get_value() != Some(number) {
+                return;
+            }
             let t0 = web::now_ms();
             let dpr = web::device_pixel_ratio();
             let css_w = (canvas.client_width() as f64).max(320.0);
-            let key_h = model.as_ref().map_or(0.0, |m| legend::key(m, css_w).height);
+            let key_h = drawing
+                .as_ref()
+                .map_or(0.0, |m| legend::key(m, css_w).height);
             let css_h = (css_w * 0.6).clamp(320.0, 560.0) + key_h;
             // Only a new size reallocates the canvas and restyles it (plotters paints
             // every pixel anyway).
@@ -119,29 +144,46 @@ pub fn ChartView() -> impl IntoView {
                 canvas.set_width(w);
                 canvas.set_height(h);
             }
-            let index_of = |cloud: Option<usize>, m: &ChartModel| {
-                cloud.and_then(|c| m.points.iter().position(|p| p.cloud_index == c))
+            let Some(m) = drawing else {
+                positions.set_value(Vec::new());
+                redrawn.update(|n| *n += 1);
+                return;
             };
-            let drawn = match (&model, CanvasBackend::with_canvas_object(canvas.clone())) {
-                (Some(m), Some(backend)) => {
-                    let look = Look {
-                        scale: dpr,
-                        selected: index_of(selected, m),
-                    };
-                    draw(backend, m, &look).unwrap_or_default()
-                }
-                _ => Vec::new(),
+            let look = Look {
+                scale: dpr,
+                selected: selected.and_then(|c| m.points.iter().position(|p| p.cloud_index == c)),
             };
-            positions.set_value(drawn.iter().map(|&(x, y)| (x / dpr, y / dpr)).collect());
+            // A large cloud's marks are drawn in later parts; every point is placed
+            // by the first, so hit testing is exact at once.
+            let marks = if m.points.len() > DRAW_APART {
+                0
+            } else {
+                usize::MAX
+            };
+            let first =
+                Backend::new(canvas.clone()).and_then(|b| first_part(b, &m, &look, marks).ok());
+            let placed = first.as_ref().map_or_else(Vec::new, |p| p.positions());
+            positions.set_value(placed.iter().map(|&(x, y)| (x / dpr, y / dpr)).collect());
             redrawn.update(|n| *n += 1);
-            let done = web::now_ms();
-            if let (Some(started), true) = (page.input_at.get_value(), fresh) {
-                page.input_at.set_value(None);
-                let arrival = page.unreported_arrival.get_value();
-                page.unreported_arrival.set_value(None);
-                let r = Redraw::new(started, arrival, t0, done);
-                page.latencies.update(|l| l.push(r.total_ms));
-                page.last_redraw.set(Some(r));
+            // The new chart's latency runs to the end of its last part.
+            let done = move || {
+                if owed.try_get_value() == Some(true) {
+                    owed.set_value(false);
+                    report(page, t0, web::now_ms());
+                }
+            };
+            match first {
+                Some(parts) => {
+                    let rest = Rest {
+                        canvas,
+                        model: m,
+                        look,
+                        parts,
+                        number,
+                    };
+                    draw_rest(rest, drawings, t0 + SLICE_MS, done);
+                }
+                None => done(),
             }
         };
         // A new chart of a large sweep is drawn in a task of its own, after the one
@@ -173,7 +215,7 @@ pub fn ChartView() -> impl IntoView {
                 .position(|p| Some(p.cloud_index) == hovered)?;
             positions.with_value(|p| p.get(i).copied())
         });
-        if let (Some((x, y)), Some(backend)) = (at, CanvasBackend::with_canvas_object(layer)) {
+        if let (Some((x, y)), Some(backend)) = (at, Backend::new(layer)) {
             let dpr = web::device_pixel_ratio();
             let _ = hover_ring(backend, (x * dpr, y * dpr), dpr);
         }
@@ -294,6 +336,56 @@ pub fn ChartView() -> impl IntoView {
             </div>
             <p class="visually-hidden" id="chart-summary">{summary}</p>
         </figure>
+    }
+}
+
+/// A chart drawn in parts, between two of them.
+struct Rest {
+    canvas: web_sys::HtmlCanvasElement,
+    model: Arc<ChartModel>,
+    look: Look,
+    parts: Parts,
+    /// Which drawing this is (see `drawings` in [`ChartView`]).
+    number: u64,
+}
+
+/// Draws the rest of a chart's marks until `until` on the page's clock, then goes on
+/// in a task of its own, so that the browser answers input and paints in between;
+/// calls `done` once the chart is whole, or the canvas refuses. Stops, without `done`,
+/// when a newer drawing has begun while this one waited for its task.
+fn draw_rest(
+    mut rest: Rest,
+    drawings: StoredValue<u64>,
+    until: f64,
+    done: impl FnOnce() + 'static,
+) {
+    if drawings.try_get_value() != Some(rest.number) {
+        return;
+    }
+    while !rest.parts.finished() {
+        if web::now_ms() >= until {
+            return web::next_task(move || {
+                draw_rest(rest, drawings, web::now_ms() + SLICE_MS, done)
+            });
+        }
+        let drawn = Backend::new(rest.canvas.clone())
+            .map(|b| next_part(b, &rest.model, &rest.look, &mut rest.parts, CHUNK));
+        if !matches!(drawn, Some(Ok(()))) {
+            break;
+        }
+    }
+    done()
+}
+
+/// Records the redraw that answers the last input, drawn from `drawn_from` to `done`.
+fn report(page: Page, drawn_from: f64, done: f64) {
+    if let Some(started) = page.input_at.get_value() {
+        page.input_at.set_value(None);
+        let arrival = page.unreported_arrival.get_value();
+        page.unreported_arrival.set_value(None);
+        let r = Redraw::new(started, arrival, drawn_from, done);
+        page.latencies.update(|l| l.push(r.total_ms));
+        page.last_redraw.set(Some(r));
     }
 }
 

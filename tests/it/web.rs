@@ -1,6 +1,7 @@
 //! Component tests in a real browser (headless Chromium via wasm-bindgen-test):
 //! the chip picker, the link round trip, the notices of a hostile link, the decode-pool
-//! speculation toggle, the settings only mixture-of-experts models take, and a pin.
+//! speculation toggle, the settings only mixture-of-experts models take, a pin, and the
+//! page's canvas backend against plotters' own.
 //!
 //! Run with `cargo test --target wasm32-unknown-unknown --test it` (scripts/test.sh
 //! does); `main.rs` compiles this module for wasm32 only.
@@ -445,4 +446,53 @@ async fn a_pin_is_kept_named_compared_and_removed() {
         .is_none());
     drop(handle);
     parent.remove();
+}
+
+/// The page's canvas backend, which sets a fill colour only when it changes, draws the
+/// very pixels plotters' own canvas backend draws: coloured by price and by chip (a
+/// mixed point's two halves), with a point selected, on a HiDPI scale.
+#[wasm_bindgen_test]
+fn the_page_canvas_backend_draws_the_pixels_of_plotters_own() {
+    use disagg_explorer::chart::canvas::Backend;
+    use disagg_explorer::chart::draw::{draw, Look};
+    use disagg_explorer::chart::ChartModel;
+    use disagg_explorer::scenario::ColourBy;
+    use plotters_canvas::CanvasBackend;
+    let canvas = || {
+        let c: web_sys::HtmlCanvasElement = document()
+            .create_element("canvas")
+            .unwrap()
+            .unchecked_into();
+        c.set_width(1200);
+        c.set_height(900);
+        c
+    };
+    let r = disagg_explorer::explore::explore(&Scenario::default(), Catalogue::builtin()).unwrap();
+    for colour_by in [ColourBy::Price, ColourBy::Chip] {
+        let shown = Scenario {
+            colour_by,
+            ..Scenario::default()
+        };
+        let m = ChartModel::new(&r, &shown, true, Catalogue::builtin());
+        assert!(m.points.len() > 100, "{} points", m.points.len());
+        let look = Look {
+            scale: 1.5,
+            selected: Some(m.points.len() / 2),
+        };
+        let (theirs, ours) = (canvas(), canvas());
+        let a = draw(
+            CanvasBackend::with_canvas_object(theirs.clone()).unwrap(),
+            &m,
+            &look,
+        );
+        let b = draw(Backend::new(ours.clone()).unwrap(), &m, &look);
+        assert_eq!(a, b, "{colour_by:?}: the points' places");
+        let (a, b) = (theirs.to_data_url().unwrap(), ours.to_data_url().unwrap());
+        assert!(
+            a.len() > 10_000,
+            "{colour_by:?}: a chart drawn ({} bytes)",
+            a.len()
+        );
+        assert!(a == b, "{colour_by:?}: the pixels differ");
+    }
 }
