@@ -52,6 +52,22 @@ impl Backend {
     }
 }
 
+impl Backend {
+    /// Fills the shape `shape` traces on the context in `s`'s colour; a transparent colour
+    /// draws nothing, as plotters' own backend does.
+    fn fill_shape<S: BackendStyle>(
+        &mut self,
+        s: &S,
+        shape: impl FnOnce(&CanvasRenderingContext2d) -> Result<(), wasm_bindgen::JsValue>,
+    ) -> Drawn {
+        if s.color().alpha == 0.0 {
+            return Ok(());
+        }
+        self.fill_with(s.color());
+        shape(&self.context).map_err(|e| DrawingErrorKind::DrawingError(Refused(format!("{e:?}"))))
+    }
+}
+
 /// What the browser refused, in its words.
 #[derive(Debug)]
 pub struct Refused(String);
@@ -115,17 +131,15 @@ impl DrawingBackend for Backend {
                 .draw_rect(upper_left, bottom_right, s, false)
                 .map_err(refused);
         }
-        if s.color().alpha == 0.0 {
-            return Ok(());
-        }
-        self.fill_with(s.color());
-        self.context.fill_rect(
-            f64::from(upper_left.0),
-            f64::from(upper_left.1),
-            f64::from(bottom_right.0 - upper_left.0),
-            f64::from(bottom_right.1 - upper_left.1),
-        );
-        Ok(())
+        self.fill_shape(s, |c| {
+            c.fill_rect(
+                f64::from(upper_left.0),
+                f64::from(upper_left.1),
+                f64::from(bottom_right.0 - upper_left.0),
+                f64::from(bottom_right.1 - upper_left.1),
+            );
+            Ok(())
+        })
     }
 
     fn draw_path<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
@@ -141,21 +155,19 @@ impl DrawingBackend for Backend {
         path: I,
         s: &S,
     ) -> Drawn {
-        if s.color().alpha == 0.0 {
-            return Ok(());
-        }
-        let mut path = path.into_iter();
-        self.context.begin_path();
-        if let Some(start) = path.next() {
-            self.fill_with(s.color());
-            self.context.move_to(f64::from(start.0), f64::from(start.1));
-            for next in path {
-                self.context.line_to(f64::from(next.0), f64::from(next.1));
+        self.fill_shape(s, |c| {
+            let mut path = path.into_iter();
+            c.begin_path();
+            if let Some(start) = path.next() {
+                c.move_to(f64::from(start.0), f64::from(start.1));
+                for next in path {
+                    c.line_to(f64::from(next.0), f64::from(next.1));
+                }
+                c.close_path();
             }
-            self.context.close_path();
-        }
-        self.context.fill();
-        Ok(())
+            c.fill();
+            Ok(())
+        })
     }
 
     fn draw_circle<S: BackendStyle>(
@@ -171,22 +183,18 @@ impl DrawingBackend for Backend {
                 .draw_circle(center, radius, s, false)
                 .map_err(refused);
         }
-        if s.color().alpha == 0.0 {
-            return Ok(());
-        }
-        self.fill_with(s.color());
-        self.context.begin_path();
-        self.context
-            .arc(
+        self.fill_shape(s, |c| {
+            c.begin_path();
+            c.arc(
                 f64::from(center.0),
                 f64::from(center.1),
                 f64::from(radius),
                 0.0,
                 std::f64::consts::PI * 2.0,
-            )
-            .map_err(|e| DrawingErrorKind::DrawingError(Refused(format!("{e:?}"))))?;
-        self.context.fill();
-        Ok(())
+            )?;
+            c.fill();
+            Ok(())
+        })
     }
 
     fn draw_text<T: BackendTextStyle>(&mut self, text: &str, s: &T, pos: BackendCoord) -> Drawn {
