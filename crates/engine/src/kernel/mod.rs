@@ -2,11 +2,11 @@
 //!
 //! A step processes `new_tokens` new tokens for each of `seqs` sequences whose context
 //! already holds `context_before` tokens (decode: `new_tokens = 1`; prefill: the
-//! uncached prompt after a cached prefix of `context_before` tokens, 0 without one). Each operator of each layer group is costed from its two roofline
-//! bounds separately, `sqrt(compute^2 + memory^2)` with compute `FLOPs / effective
-//! compute` and memory `bytes / effective bandwidth` ([`operator_time`]), and the
-//! times are summed (`audit/MODEL.md` section 3); communication and fixed overheads are added
-//! on top. Everything is per chip, after sharding, for the whole model traversal (all
+//! uncached prompt after a cached prefix of `context_before` tokens, 0 without one).
+//! Each operator of each layer group is costed from its two roofline bounds separately,
+//! `sqrt(compute^2 + memory^2)` with compute `FLOPs / effective compute` and memory
+//! `bytes / effective bandwidth` ([`operator_time`]), and the times are summed
+//! (`audit/MODEL.md` section 3); communication and fixed overheads are added on top. Everything is per chip, after sharding, for the whole model traversal (all
 //! pipeline stages), which is what one token of one sequence experiences.
 
 mod attention;

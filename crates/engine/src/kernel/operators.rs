@@ -4,10 +4,11 @@
 //!
 //! The table is the step costed again with a sink that keeps the rows, from the shape
 //! and side the [`StepCost`] records: the same arithmetic as the totals, never a second
-//! formula. Its times add up to the step's: every compute and memory row at its
-//! time from both bounds (`operator_time`), named by the larger, each communication row at its exposed part (the step's exposed
-//! communication shared in proportion to the rows' link times), and one row for kernel
-//! launches and the host work the device does not hide (all of it, in series).
+//! formula. Its times add up to the step's: every compute and memory row at its time
+//! from both bounds (`operator_time`), named by the larger; each communication row at its
+//! exposed part (the step's exposed communication shared in proportion to the rows' link
+//! times); and one row for kernel launches and the host work the device does not hide
+//! (all of it, in series).
 
 use super::{traced_step_cost, OpKind, Placement, Row, RowSink, StepCost};
 use crate::model::{Attention, Ffn, LayerGroup};
@@ -103,10 +104,14 @@ pub fn operator_table(p: &Placement, cost: &StepCost, phase: &'static str) -> Op
             let memory_bytes = r.bytes.weights + r.bytes.kv + r.bytes.activations;
             let (bound, time) = if r.kind.is_communication() {
                 (Bound::Communication, r.memory * r.count * exposed)
-            } else if r.compute >= r.memory {
-                (Bound::Compute, r.time() * r.count)
             } else {
-                (Bound::Memory, r.time() * r.count)
+                // Named by the larger bound; timed by both.
+                let bound = if r.compute >= r.memory {
+                    Bound::Compute
+                } else {
+                    Bound::Memory
+                };
+                (bound, r.time() * r.count)
             };
             OperatorRow {
                 layers: match group {
