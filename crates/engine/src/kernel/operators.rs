@@ -10,7 +10,9 @@
 //! times); and one row for kernel launches and the host work the device does not hide
 //! (all of it, in series).
 
-use super::{traced_step_cost, OpKind, Placement, Row, RowSink, StepCost};
+use super::row::{Row, RowSink};
+use super::step::traced_step_cost;
+use super::{OpKind, Placement, StepCost};
 use crate::model::{Attention, Ffn, LayerGroup};
 use crate::units::{Bytes, Flops, Seconds};
 use serde::Serialize;

@@ -17,6 +17,7 @@
 //! computation its all-to-all `2(d + c)`; in between it is at least the larger of the
 //! two, which is what a perfect overlap would give.
 
+use crate::assumptions::Assumptions;
 use crate::units::Seconds;
 use serde::{Deserialize, Serialize};
 
@@ -112,6 +113,14 @@ impl TwoBatchOverlap {
     pub fn communication(&self) -> Seconds {
         self.dispatch + self.combine
     }
+}
+
+/// Whether a step runs as two micro-batches that overlap their expert all-to-all: a
+/// prefill pool's two-batch overlap (`Assumptions::prefill_two_batch_overlap`), which
+/// `disagg::prefill_decode` turns on with the whole overlap a user's `comm_overlap`
+/// (below 1) cannot reach.
+pub fn two_batch_overlaps(a: &Assumptions) -> bool {
+    a.prefill_two_batch_overlap && a.comm_overlap >= 1.0
 }
 
 #[cfg(test)]
