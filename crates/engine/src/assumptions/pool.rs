@@ -62,10 +62,10 @@ impl Assumptions {
         }
     }
 
-    /// Where a pool of `chip` takes the knob at `index` of [`KNOBS`] from: what the user
-    /// stated (or the global default) wins; then a chip whose runtime is not a GPU
-    /// serving engine and states its own step cost; then the pool's serving framework's
-    /// default, where it has one.
+    /// Where a pool of `chip` takes the knob at `index` of [`KNOBS`](super::KNOBS) from:
+    /// what the user stated (or the global default) wins; then a chip whose runtime is not
+    /// a GPU serving engine and states its own step cost; then the pool's serving
+    /// framework's default, where it has one.
     pub fn origin(&self, chip: &Chip, index: usize) -> Origin {
         self.origin_given(chip, index, self.framework_on(chip))
     }
@@ -99,7 +99,7 @@ impl Assumptions {
     }
 
     /// The factor a pool of `chip` puts on the chip's `mfu` or `bw_eff` (`index` of
-    /// [`KNOBS`]) and the framework it comes from: its serving framework's kernel
+    /// [`KNOBS`](super::KNOBS)) and the framework it comes from: its serving framework's kernel
     /// factor, unless the user stated that knob.
     pub fn kernel_factor(&self, chip: &Chip, index: usize) -> Option<(Framework, f64)> {
         self.kernel_factor_under(chip, index, self.framework_on(chip))
