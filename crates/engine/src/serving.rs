@@ -68,6 +68,10 @@ impl Framework {
                 // and per-sequence costs: mean |ln error| 0.119 -> 0.052, those two
                 // staying at the global values.
                 kernel_overhead: Some(Seconds::from_us(4.0)),
+                // The PyTorch flow replays CUDA graphs for generation-only steps; context
+                // and mixed steps run eagerly unless piecewise CUDA graphs are on
+                // (docs: "Torch Compile & Piecewise CUDA Graph").
+                eager_kernel_overhead: Some(EAGER_PYTHON_KERNEL),
                 // The PyTorch executor overlaps host and device work by default
                 // (`_executor_loop_overlap`, `disable_overlap_scheduler` false), but
                 // its calibration points fit far better with the host work in series
@@ -110,6 +114,10 @@ impl Framework {
                 seq_overhead: Some(Seconds::from_us(160.0)),
                 runtime_reserve: None,
                 kernel_overhead: None,
+                // CUDA graphs for decode only; prefill runs eagerly unless
+                // `--enable-piecewise-cuda-graph` (off by default in the versions the
+                // table's SGLang rows ran).
+                eager_kernel_overhead: Some(EAGER_PYTHON_KERNEL),
                 // The overlap scheduler (`event_loop_overlap`, on unless
                 // `--disable-overlap-schedule`), which the server turns off for EAGLE
                 // and MTP speculation.
@@ -162,6 +170,13 @@ impl fmt::Display for Framework {
     }
 }
 
+/// Host cost of one kernel launched from a Python serving framework's model code in a
+/// prompt step run without CUDA graphs (`audit/MODEL.md` 3.6): SGLang's DeepSeek-V3
+/// forward of a one-token prompt step took 82.6 ms eager against 23.1 ms replayed as a
+/// graph (sgl-project/sglang pull request 12160), and the engine counts 1,204 kernels
+/// in that step at TP8 (`tests/it/eager.rs`): 82.6 ms / 1,204 = 68.6 us.
+pub const EAGER_PYTHON_KERNEL: Seconds = Seconds(68.6e-6);
+
 /// A framework's defaults on one chip; `None` keeps the global assumption.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Defaults {
@@ -174,6 +189,9 @@ pub struct Defaults {
     /// Fixed cost of one kernel of a step, fitted the same way (launch, ramp and tail
     /// under the framework's CUDA graphs and fusions).
     pub kernel_overhead: Option<Seconds>,
+    /// Host cost of one kernel its Python model code launches in a step that carries
+    /// prompt tokens, where such steps run without CUDA graphs (`audit/MODEL.md` 3.6).
+    pub eager_kernel_overhead: Option<Seconds>,
     /// Share of memory the framework holds back from weights, KV cache and workspace.
     pub runtime_reserve: Option<f64>,
     /// How its kernels run against the chip's efficiencies.
@@ -250,7 +268,7 @@ impl Defaults {
     /// The default for the knob at `index` of [`crate::assumptions::KNOBS`], in the
     /// knob's unit; `None` where the framework keeps the global assumption.
     pub fn get(&self, index: usize) -> Option<f64> {
-        use crate::assumptions::{CHUNK, KERNEL, MAX_SEQS, RESERVE, SEQ, STEP};
+        use crate::assumptions::{CHUNK, EAGER, KERNEL, MAX_SEQS, RESERVE, SEQ, STEP};
         match index {
             MAX_SEQS => self.max_seqs_per_replica,
             CHUNK => self.prefill_chunk_tokens,
@@ -258,6 +276,7 @@ impl Defaults {
             SEQ => self.seq_overhead.map(|s| s.0),
             RESERVE => self.runtime_reserve,
             KERNEL => self.kernel_overhead.map(|s| s.0),
+            EAGER => self.eager_kernel_overhead.map(|s| s.0),
             _ => None,
         }
     }

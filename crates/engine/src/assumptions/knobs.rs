@@ -48,7 +48,7 @@ impl Knob {
 /// rate (a subnormal one made TTFT infinite); fully hidden communication would make
 /// links free; at least a tenth of the memory must remain for weights and the KV cache;
 /// host costs run from zero to a second; element widths from FP4 to FP64.
-pub const KNOBS: [Knob; 12] = [
+pub const KNOBS: [Knob; 13] = [
     Knob {
         name: "mfu",
         meaning: "sustained fraction of the dense peak a matmul reaches",
@@ -104,6 +104,14 @@ pub const KNOBS: [Knob; 12] = [
         range: (0.0, 1.0),
         get: |a| a.kernel_overhead.0,
         set: |a, v| a.kernel_overhead = Seconds(v),
+    },
+    Knob {
+        name: "eager_kernel_overhead",
+        meaning: "host cost of one kernel launched from Python in a prompt step run without CUDA graphs (0: graphed or native)",
+        unit: "s",
+        range: (0.0, 1.0),
+        get: |a| a.eager_kernel_overhead.0,
+        set: |a, v| a.eager_kernel_overhead = Seconds(v),
     },
     Knob {
         name: "step_overhead",
@@ -179,6 +187,7 @@ const fn str_eq(a: &str, b: &str) -> bool {
 pub const MAX_SEQS: usize = knob_index("max_seqs_per_replica");
 pub const CHUNK: usize = knob_index("prefill_chunk_tokens");
 pub const STEP: usize = knob_index("step_overhead");
+pub const EAGER: usize = knob_index("eager_kernel_overhead");
 pub const SEQ: usize = knob_index("seq_overhead");
 pub const RESERVE: usize = knob_index("runtime_reserve");
 pub const KERNEL: usize = knob_index("kernel_overhead");

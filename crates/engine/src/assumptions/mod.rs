@@ -14,7 +14,7 @@ mod rates;
 mod validate;
 
 pub use knobs::{
-    knob, knob_index, Knob, BW_EFF, CHUNK, KERNEL, KNOBS, MAX_SEQS, MFU, RESERVE, SEQ, STEP,
+    knob, knob_index, Knob, BW_EFF, CHUNK, EAGER, KERNEL, KNOBS, MAX_SEQS, MFU, RESERVE, SEQ, STEP,
 };
 pub use pool::Origin;
 pub use rates::{ChipRates, MATMUL_REFERENCE};
@@ -38,6 +38,11 @@ pub struct Assumptions {
     pub kernel_overhead: Seconds,
     /// Fixed cost of one engine step (scheduling, sampling, host work).
     pub step_overhead: Seconds,
+    /// Host cost of launching one kernel from the serving framework's Python model
+    /// code, in a step that carries prompt tokens and runs without CUDA graphs
+    /// (`audit/MODEL.md` 3.6); 0, the global default: prompt steps replay graphs or
+    /// launch natively, and the device never waits for its launches.
+    pub eager_kernel_overhead: Seconds,
     /// Fraction of communication hidden under compute (0 = fully exposed).
     pub comm_overlap: f64,
     /// Sustained fraction of link bandwidth collectives reach.
@@ -132,6 +137,7 @@ impl Default for Assumptions {
             bw_eff: 0.75,
             kernel_overhead: Seconds::from_us(6.0),
             step_overhead: Seconds::from_us(200.0),
+            eager_kernel_overhead: Seconds::ZERO,
             comm_overlap: 0.0,
             link_eff: 0.75,
             runtime_reserve: 0.08,

@@ -3,7 +3,7 @@
 //! framework's default) and the one resolution of them ([`Assumptions::on_chip`]), with
 //! the framework's kernel factors and its prefill budget per replica.
 
-use super::{Assumptions, CHUNK, KERNEL, MAX_SEQS, RESERVE, SEQ, STEP};
+use super::{Assumptions, CHUNK, EAGER, KERNEL, MAX_SEQS, RESERVE, SEQ, STEP};
 use crate::catalogue::Chip;
 use crate::serving::{Defaults, Framework, StepWork};
 use crate::units::Seconds;
@@ -124,13 +124,14 @@ impl Assumptions {
 type Setter = fn(&mut Assumptions, f64);
 
 /// Those knobs with how each is written.
-const POOL_KNOBS: [(usize, Setter); 6] = [
+const POOL_KNOBS: [(usize, Setter); 7] = [
     (MAX_SEQS, |a, v| a.max_seqs_per_replica = v),
     (CHUNK, |a, v| a.prefill_chunk_tokens = v),
     (STEP, |a, v| a.step_overhead = Seconds(v)),
     (SEQ, |a, v| a.seq_overhead = Seconds(v)),
     (RESERVE, |a, v| a.runtime_reserve = v),
     (KERNEL, |a, v| a.kernel_overhead = Seconds(v)),
+    (EAGER, |a, v| a.eager_kernel_overhead = Seconds(v)),
 ];
 
 /// Where a pool's value of a knob comes from ([`Assumptions::origin`]).

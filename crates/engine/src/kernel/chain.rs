@@ -38,11 +38,22 @@ pub fn step_chain(p: &Placement, cost: &StepCost, symbol_of_step: &str, quantity
     if comm > 0.0 {
         terms.push(var("t_comm"));
     }
-    // The host work in series with the device's, or beside it (MODEL.md 3.5).
+    // The host work in series with the device's, or beside it (MODEL.md 3.5); an eager
+    // prompt step's device waits for its Python launches where they are longer (3.6).
     let overlapped = p.assumptions.overlaps_host();
-    let work = if overlapped {
+    let eager = cost.eager_launches.value() > 0.0;
+    let work = if overlapped || eager {
         terms.push(var("t_launch"));
-        max([sum(terms), var("t_host")])
+        let device = if eager {
+            max([sum(terms), var("t_eager")])
+        } else {
+            sum(terms)
+        };
+        if overlapped {
+            max([device, var("t_host")])
+        } else {
+            sum([device, var("t_host")])
+        }
     } else {
         terms.push(var("t_ovh"));
         sum(terms)
@@ -88,15 +99,28 @@ pub fn step_chain(p: &Placement, cost: &StepCost, symbol_of_step: &str, quantity
         };
         chain = chain.derived("communication left exposed after overlap", exposed);
     }
-    chain =
-        if overlapped {
-            chain.derived("kernel launches", launch_chain(p, cost)).derived(
+    if overlapped || eager {
+        chain = chain.derived("kernel launches", launch_chain(p, cost));
+    }
+    if eager {
+        chain = chain.derived(
+            "kernel launches from Python in a prompt step run without CUDA graphs",
+            eager_chain(p, cost),
+        );
+    }
+    chain = if overlapped {
+        chain.derived(
             "host work, beside the device's: the engine prepares the next step while this one runs",
             host_chain(p, cost),
         )
-        } else {
-            chain.derived("kernel launches and host work", overhead_chain(p, cost))
-        };
+    } else if eager {
+        chain.derived(
+            "host work, in series with the device's",
+            host_chain(p, cost),
+        )
+    } else {
+        chain.derived("kernel launches and host work", overhead_chain(p, cost))
+    };
     if stalls {
         let work = cost.total - cost.prefetch_stall;
         chain = chain.derived(
@@ -299,8 +323,41 @@ fn launch_chain(p: &Placement, cost: &StepCost) -> Chain {
             "s",
             "3",
             product([var("n_k"), var("t_k")]),
-            (cost.overhead - cost.host).value(),
+            (p.rates.kernel_overhead * cost.kernels).value(),
         ),
+    )
+}
+
+/// `t_eager = n_k x t_ek`, an eager prompt step's launches from Python (MODEL.md 3.6).
+fn eager_chain(p: &Placement, cost: &StepCost) -> Chain {
+    with_kernel_count(
+        cost,
+        Chain::new(
+            "kernel launches from Python in a prompt step run without CUDA graphs",
+            "t_eager",
+            "s",
+            "3.6",
+            product([var("n_k"), var("t_ek")]),
+            cost.eager_launches.value(),
+        ),
+    )
+    .input(
+        "t_ek",
+        "host cost of one kernel launched from Python",
+        p.assumptions.eager_kernel_overhead.value(),
+        "s",
+        Source::pool_knob(&p.assumptions, p.chip, "eager_kernel_overhead"),
+    )
+}
+
+/// `chain` with the input `n_k`, the kernels the step launches.
+fn with_kernel_count(cost: &StepCost, chain: Chain) -> Chain {
+    chain.input(
+        "n_k",
+        "kernels the step launches",
+        cost.kernels,
+        "kernels",
+        Source::rule("kernels per layer and operator of a fused implementation, times the layers"),
     )
 }
 
@@ -319,23 +376,13 @@ fn host_chain(p: &Placement, cost: &StepCost) -> Chain {
 
 /// The inputs `n_k` and `t_k` of a chain that counts the step's kernel launches.
 fn with_launches(p: &Placement, cost: &StepCost, chain: Chain) -> Chain {
-    chain
-        .input(
-            "n_k",
-            "kernels the step launches",
-            cost.kernels,
-            "kernels",
-            Source::rule(
-                "kernels per layer and operator of a fused implementation, times the layers",
-            ),
-        )
-        .input(
-            "t_k",
-            "fixed cost of one kernel",
-            p.rates.kernel_overhead.value(),
-            "s",
-            Source::pool_knob(&p.assumptions, p.chip, "kernel_overhead"),
-        )
+    with_kernel_count(cost, chain).input(
+        "t_k",
+        "fixed cost of one kernel",
+        p.rates.kernel_overhead.value(),
+        "s",
+        Source::pool_knob(&p.assumptions, p.chip, "kernel_overhead"),
+    )
 }
 
 #[cfg(test)]

@@ -38,4 +38,4 @@ pub use overlap::{two_batch_overlaps, MicroBatchLayer, TwoBatchOverlap};
 pub use placement::{Placement, Side};
 pub use roofline::operator_time;
 pub use shape::StepShape;
-pub use step::{step_cost, step_cost_of};
+pub use step::{eager_launches, step_cost, step_cost_of};

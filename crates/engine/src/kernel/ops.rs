@@ -88,10 +88,15 @@ pub struct StepCost {
     pub kernels: f64,
     /// Time of the non-communication operators.
     pub busy: Seconds,
-    /// Kernel launches and the step's host work.
+    /// Kernel launches and the step's host work. In an eager prompt step whose Python
+    /// launches outlast its device work, the launch part is what they add beyond it.
     pub overhead: Seconds,
     /// The host-work part of `overhead` ([`crate::Assumptions::host_overhead`]).
     pub host: Seconds,
+    /// An eager prompt step's Python launches, `n_k x t_ek`
+    /// ([`super::step::eager_launches`]); zero in a step that replays CUDA graphs or
+    /// launches natively.
+    pub eager_launches: Seconds,
     /// Communication time left exposed after overlap.
     pub exposed_comm: Seconds,
     pub total: Seconds,

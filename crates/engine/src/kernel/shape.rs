@@ -21,6 +21,11 @@ pub struct StepShape {
     /// each sequence's last.
     #[serde(default)]
     pub logits_every_token: bool,
+    /// Whether the step carries prompt tokens (a prefill chunk), which serving
+    /// frameworks that replay CUDA graphs only for generation run eagerly
+    /// (`audit/MODEL.md` 3.6).
+    #[serde(default)]
+    pub prompt: bool,
 }
 
 impl StepShape {
@@ -31,6 +36,7 @@ impl StepShape {
             context_before: context,
             replicas_with_tokens: None,
             logits_every_token: false,
+            prompt: false,
         }
     }
 
@@ -43,6 +49,7 @@ impl StepShape {
             context_before: cached,
             replicas_with_tokens: None,
             logits_every_token: false,
+            prompt: true,
         }
     }
 

@@ -394,7 +394,7 @@ pub(super) fn traced_step_cost<S: RowSink>(
     let kernels: f64 = acc.ops.iter().map(|o| o.kernels).sum();
     let host = a.host_overhead(shape.seqs);
     let launches = p.rates.kernel_overhead * kernels;
-    let overhead = launches + host;
+    let eager_launches = eager_launches(a, shape, kernels);
     let mut busy = Seconds::ZERO;
     let mut comm = Seconds::ZERO;
     for kind in OpKind::ALL {
@@ -426,8 +426,17 @@ pub(super) fn traced_step_cost<S: RowSink>(
         }
         _ => Seconds::ZERO,
     };
+    // An eager prompt step's device waits for the launches it outruns (MODEL.md 3.6);
+    // what the launches add beyond the device's own work counts as overhead.
+    let launches = if eager_launches > busy + exposed_comm + launches {
+        eager_launches - busy - exposed_comm
+    } else {
+        launches
+    };
+    let device = busy + exposed_comm + launches;
+    let overhead = launches + host;
     // Host work in series with the device's, or beside it (MODEL.md 3.5).
-    let work = a.step_time(busy + exposed_comm + launches, host);
+    let work = a.step_time(device, host);
     let prefetch_stall = (prefetch - work).max(Seconds::ZERO);
     StepCost {
         ops: acc.ops,
@@ -435,6 +444,7 @@ pub(super) fn traced_step_cost<S: RowSink>(
         busy,
         overhead,
         host,
+        eager_launches,
         exposed_comm,
         total: work + prefetch_stall,
         shape,
@@ -442,5 +452,16 @@ pub(super) fn traced_step_cost<S: RowSink>(
         two_batch: overlapped.then_some(two_batch),
         prefetch,
         prefetch_stall,
+    }
+}
+
+/// The host time a step's Python model code takes to launch its `kernels`, where the
+/// step carries prompt tokens and the pool's framework runs such steps eagerly, without
+/// CUDA graphs (`eager_kernel_overhead` > 0); zero otherwise (MODEL.md 3.6).
+pub fn eager_launches(a: &crate::Assumptions, shape: StepShape, kernels: f64) -> Seconds {
+    if shape.prompt {
+        a.eager_kernel_overhead * kernels
+    } else {
+        Seconds::ZERO
     }
 }

@@ -336,6 +336,12 @@ pub struct BenchmarkPoint {
     /// (`serving::HostOverlap`, MODEL.md 3.5).
     #[serde(default)]
     pub host_overlap: Option<bool>,
+    /// Host cost of one kernel launched from Python in a prompt step, where the source
+    /// states the runtime or the setting: 0 for a TensorRT-engine run (a C++ runtime)
+    /// or one with piecewise CUDA graphs on; absent means the point's framework's
+    /// (MODEL.md 3.6).
+    #[serde(default)]
+    pub eager_kernel_overhead: Option<f64>,
 }
 
 /// A metric and the value it must reach; the model's batch is searched for it.
@@ -405,6 +411,9 @@ impl BenchmarkPoint {
         }
         if let Some(v) = self.max_tokens_per_step {
             a = a.pin("prefill_chunk_tokens", v);
+        }
+        if let Some(v) = self.eager_kernel_overhead {
+            a = a.pin("eager_kernel_overhead", v);
         }
         a
     }

@@ -8,6 +8,7 @@ mod common;
 mod deploy;
 mod deploy_flags;
 mod disagg;
+mod eager;
 mod eagle;
 mod explain;
 mod headline;
