@@ -217,8 +217,8 @@ fn planning_two_large_pools_is_bounded_and_checks_its_inputs_first() {
     // finish. Past the bound the planner searches the deployable layouts and says so,
     // with the combinations it found and those it tried. This test checks that path and
     // those counts; how long the plans take is measured by the bench `bounds`
-    // (`plan/pd/h100-sxm/720+720`, `plan/pd/h100-sxm/5040+5040`, compared by ratio): the
-    // wall-clock limits this test once had failed on a busy machine.
+    // (`plan/pd/h100-sxm/720+720`, `plan/pd/h100-sxm/5040+5040`, compared by ratio), not
+    // by a wall-clock limit, which a busy machine can exceed.
     let pools = |n: u32| {
         [PoolRole::Prefill, PoolRole::Decode].map(|role| {
             (
