@@ -491,8 +491,24 @@ pub fn Status() -> impl IntoView {
 #[component]
 pub fn FrontierTable() -> impl IntoView {
     let page = expect_context::<Page>();
+    // The chart's y axis, taken a task after it changes: the rows, and laying them out,
+    // follow in a task of their own rather than holding the one that answers the input
+    // (a large chart's marks are drawn in later tasks the same way).
+    let current = Memo::new(move |_| page.scenario.with(|s| s.y_axis));
+    let shown = RwSignal::new(current.get_untracked());
+    Effect::new(move |_| {
+        let y = current.get();
+        if shown.get_untracked() != y {
+            web::next_task(move || {
+                // Only the newest switch, and only while the table is there.
+                if current.try_get_untracked() == Some(y) {
+                    shown.try_set(y);
+                }
+            });
+        }
+    });
     let rows = move || {
-        let y = page.scenario.with(|s| s.y_axis);
+        let y = shown.get();
         page.with_result(|r| {
             let frontier = &r.frontiers_of(y.objective()).all;
             Some(
