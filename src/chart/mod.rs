@@ -4,6 +4,7 @@
 //! here is tested natively.
 
 pub mod canvas;
+pub mod cloud;
 pub mod describe;
 pub mod draw;
 pub(crate) mod frame;
@@ -14,8 +15,9 @@ pub(crate) mod recorder;
 use crate::format::sig3;
 pub use crate::pins::overlay::PinLine;
 use crate::scenario::{ColourBy, Scenario, YAxis};
+pub use cloud::Cloud;
 use disagg_engine::disagg::Figures;
-use disagg_engine::sweep::{Class, SweepPoint, SweepResult};
+use disagg_engine::sweep::{Class, SweepResult};
 use disagg_engine::Catalogue;
 
 /// How an axis maps data to position.
@@ -301,29 +303,6 @@ pub fn y_label(y: YAxis) -> &'static str {
     }
 }
 
-fn usd(f: &Figures) -> Option<f64> {
-    f.ranked_usd_per_mtok_output()
-        .map(|v| v.value())
-        .filter(|v| v.is_finite() && *v > 0.0)
-}
-
-/// Draw order: the baseline under the splits, mixed deployments on top (and points
-/// that miss the SLO under all those that meet it).
-fn layer(c: Class) -> u8 {
-    match c {
-        Class::Baseline => 0,
-        Class::Homogeneous => 1,
-        Class::Heterogeneous => 2,
-    }
-}
-
-/// The chips of a point's first and last pool.
-fn end_chips(p: &SweepPoint) -> [&str; 2] {
-    let pools = &p.spec.pools;
-    let chip = |i: Option<usize>| i.and_then(|i| pools.get(i)).map_or("", |p| p.chip.as_str());
-    [chip(Some(0)), chip(pools.len().checked_sub(1))]
-}
-
 impl ChartModel {
     /// The chart of a sweep as scenario `s` asks to see it (y axis, colours);
     /// `every_point` draws each pairing's frontier points, otherwise only the points of
@@ -334,23 +313,18 @@ impl ChartModel {
         every_point: bool,
         catalogue: &Catalogue,
     ) -> ChartModel {
+        ChartModel::of(
+            &Cloud::new(result, &s.chips, catalogue),
+            result,
+            s,
+            every_point,
+        )
+    }
+
+    /// [`ChartModel::new`] from the sweep's [`Cloud`], built once from the same
+    /// `result` and the chips of `s`: what a y axis, the colours and the filter change.
+    pub fn of(cloud: &Cloud, result: &SweepResult, s: &Scenario, every_point: bool) -> ChartModel {
         let y = s.y_axis;
-        let chips: Vec<ChipKey> = s
-            .chips
-            .iter()
-            .enumerate()
-            .map(|(i, id)| ChipKey {
-                id: id.clone(),
-                name: catalogue.chip(id).map_or(id.clone(), |c| c.name.clone()),
-                colour: chip_colour(i),
-            })
-            .collect();
-        let chip_index = |id: &str| {
-            chips
-                .iter()
-                .position(|c| c.id.eq_ignore_ascii_case(id))
-                .unwrap_or(0)
-        };
         let frontiers = result.frontiers_of(y.objective());
         let mut on_frontier = vec![false; result.cloud.len()];
         for &i in frontiers.homogeneous.iter().chain(&frontiers.heterogeneous) {
@@ -360,25 +334,21 @@ impl ChartModel {
         }
         let mut points = Vec::new();
         let mut unplotted = 0;
-        for (i, p) in result.cloud.iter().enumerate() {
+        for p in &cloud.points {
+            let i = p.cloud_index;
+            let Some(swept) = result.cloud.get(i) else {
+                continue;
+            };
             if !every_point && !on_frontier[i] {
                 continue;
             }
-            let x = p.figures.tok_s_user.value();
-            match y_value(y, &p.figures) {
-                Some(yv) if x.is_finite() && x > 0.0 => points.push(PlotPoint {
-                    x,
-                    y: yv,
-                    usd_per_mtok: usd(&p.figures),
-                    class: p.class,
-                    meets_slo: p.meets_slo,
-                    cloud_index: i,
-                    chips: end_chips(p).map(chip_index),
-                }),
+            match y_value(y, &swept.figures) {
+                Some(yv) if p.x.is_finite() && p.x > 0.0 => {
+                    points.push(PlotPoint { y: yv, ..p.clone() })
+                }
                 _ => unplotted += 1,
             }
         }
-        points.sort_by_key(|p| (p.meets_slo, layer(p.class)));
         let line = |line: Line, pts: &[usize]| FrontierLine {
             line,
             points: result
@@ -406,16 +376,6 @@ impl ChartModel {
                     (lo.min(*v), hi.max(*v))
                 })
         });
-        let halves = result
-            .cloud
-            .iter()
-            .find(|p| p.class == Class::Heterogeneous)
-            .and_then(|p| {
-                Some((
-                    p.spec.pools.first()?.role.name(),
-                    p.spec.pools.last()?.role.name(),
-                ))
-            });
         ChartModel {
             points,
             frontiers,
@@ -423,8 +383,8 @@ impl ChartModel {
             y: yr,
             colour,
             colour_by: s.colour_by,
-            chips,
-            halves,
+            chips: cloud.chips.clone(),
+            halves: cloud.halves,
             target,
             x_label: "tok/s per user (interactivity)",
             y_label: y_label(y),
@@ -688,7 +648,7 @@ mod tests {
             let layers: Vec<(bool, u8)> = m
                 .points
                 .iter()
-                .map(|p| (p.meets_slo, layer(p.class)))
+                .map(|p| (p.meets_slo, cloud::layer(p.class)))
                 .collect();
             assert!(layers.windows(2).all(|w| w[0] <= w[1]));
         }

@@ -11,7 +11,8 @@ use leptos::prelude::*;
 pub fn Callout() -> impl IntoView {
     let page = expect_context::<Page>();
     // How sure: the measured error on published points of the scenario's chips and axis.
-    let measured = move || {
+    // A memo: the verdicts are rebuilt when the y axis changes, this sentence is not.
+    let measured = Memo::new(move |_| {
         let report = page.validation.get()?;
         page.explored.with(|e| {
             let s = &e.as_ref()?.scenario;
@@ -25,7 +26,7 @@ pub fn Callout() -> impl IntoView {
                 ))
             ))
         })
-    };
+    });
     let body = move || {
         let y = page.scenario.with(|s| s.y_axis);
         page.with_result(|r| {
@@ -77,7 +78,7 @@ pub fn Callout() -> impl IntoView {
                     <p class="callout-target">"On the "{r.axis.name()}" axis:"</p>
                     {verdicts}
                 </div>
-                <p class="measured-error" id="callout-error">{measured}</p>
+                <p class="measured-error" id="callout-error">{move || measured.get()}</p>
                 <details class="callout-why" id="callout-why">
                     <summary>"Why"</summary>
                     {whys}

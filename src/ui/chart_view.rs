@@ -5,7 +5,7 @@ use super::{Explored, Page};
 use crate::chart::canvas::Backend;
 use crate::chart::describe::describe;
 use crate::chart::draw::{first_part, hover_ring, next_part, Look, Parts};
-use crate::chart::{legend, nearest, ChartModel};
+use crate::chart::{legend, nearest, ChartModel, Cloud};
 use crate::format;
 use crate::perf::Redraw;
 use crate::pins::overlay::pin_lines;
@@ -45,16 +45,29 @@ pub(super) fn chart_model(
     pins: RwSignal<Vec<Pin>>,
     pin_sweeps: RwSignal<Sweeps>,
 ) -> Memo<Option<Arc<ChartModel>>> {
-    fn changed(
-        old: Option<&Option<Arc<ChartModel>>>,
-        new: Option<&Option<Arc<ChartModel>>>,
-    ) -> bool {
+    /// Each value computed is new (compared by address, not by contents).
+    fn changed<T>(old: Option<&Option<Arc<T>>>, new: Option<&Option<Arc<T>>>) -> bool {
         match (old, new) {
             (Some(Some(a)), Some(Some(b))) => !Arc::ptr_eq(a, b),
             (Some(None), Some(None)) => false,
             _ => true,
         }
     }
+    // What does not depend on the y axis, the colours or the filter is read from each
+    // sweep once (its points' chips and draw order), so that switching them is cheap.
+    let cloud = Memo::new_with_compare(
+        move |_| {
+            explored.with(|e| {
+                let e = e.as_ref()?;
+                let r = e.result.as_ref().ok()?;
+                // The user's chips are named as the sweep saw them.
+                let catalogue = crate::bundle::effective(&e.scenario, Catalogue::builtin())
+                    .unwrap_or(std::borrow::Cow::Borrowed(Catalogue::builtin()));
+                Some(Arc::new(Cloud::new(r, &e.scenario.chips, &catalogue)))
+            })
+        },
+        changed,
+    );
     // The chips and the rest come with the sweep; only what to show is read from the
     // live scenario (through a memo, so that an edit that sweeps again redraws once,
     // when its sweep arrives, and not at once with the old sweep).
@@ -63,6 +76,7 @@ pub(super) fn chart_model(
         move |_| {
             let every = preferences.with(|p| p.show_cloud);
             let (y_axis, colour_by) = look.get();
+            let cloud = cloud.get()?;
             explored.with(|e| {
                 let e = e.as_ref()?;
                 let r = e.result.as_ref().ok()?;
@@ -71,13 +85,10 @@ pub(super) fn chart_model(
                     colour_by,
                     ..e.scenario.clone()
                 };
-                // The user's chips are named as the sweep saw them.
-                let catalogue = crate::bundle::effective(&e.scenario, Catalogue::builtin())
-                    .unwrap_or(std::borrow::Cow::Borrowed(Catalogue::builtin()));
                 // The pinned scenarios' frontiers, on the same y axis.
                 let lines = pins.with(|p| pin_sweeps.with(|w| pin_lines(p, w, y_axis)));
                 Some(Arc::new(
-                    ChartModel::new(r, &shown, every, &catalogue).with_pins(lines),
+                    ChartModel::of(&cloud, r, &shown, every).with_pins(lines),
                 ))
             })
         },
@@ -480,8 +491,24 @@ pub fn Status() -> impl IntoView {
 #[component]
 pub fn FrontierTable() -> impl IntoView {
     let page = expect_context::<Page>();
+    // The chart's y axis, taken a task after it changes: the rows, and laying them out,
+    // follow in a task of their own rather than holding the one that answers the input
+    // (a large chart's marks are drawn in later tasks the same way).
+    let current = Memo::new(move |_| page.scenario.with(|s| s.y_axis));
+    let shown = RwSignal::new(current.get_untracked());
+    Effect::new(move |_| {
+        let y = current.get();
+        if shown.get_untracked() != y {
+            web::next_task(move || {
+                // Only the newest switch, and only while the table is there.
+                if current.try_get_untracked() == Some(y) {
+                    shown.try_set(y);
+                }
+            });
+        }
+    });
     let rows = move || {
-        let y = page.scenario.with(|s| s.y_axis);
+        let y = shown.get();
         page.with_result(|r| {
             let frontier = &r.frontiers_of(y.objective()).all;
             Some(
