@@ -20,6 +20,38 @@ pub(crate) fn cat() -> &'static Catalogue {
     Catalogue::builtin()
 }
 
+/// The catalogue's `model` placed on `chip` in layout `par`, every weight in `weights`
+/// and the KV cache in `kv`, with assumptions `a` and the chip's rates under them: the
+/// kernel's input as the step tests state it.
+pub(crate) fn placed(
+    model: &str,
+    chip: &'static Chip,
+    par: Parallelism,
+    weights: DType,
+    kv: DType,
+    a: Assumptions,
+) -> disagg_engine::kernel::Placement<'static> {
+    disagg_engine::kernel::Placement {
+        model: &cat().model(model).unwrap().ir,
+        chip,
+        parallelism: par,
+        weights: disagg_engine::Precision::uniform(WeightFormat::new(weights)),
+        kv,
+        rates: disagg_engine::assumptions::ChipRates::for_chip(chip, &a),
+        assumptions: a,
+        cold_weight_fraction: 0.0,
+    }
+}
+
+/// `dp` attention replicas of one chip each, their experts split `ep` ways.
+pub(crate) fn dp_ep(dp: u32, ep: u32) -> Parallelism {
+    Parallelism {
+        dp,
+        ep,
+        ..Parallelism::single()
+    }
+}
+
 /// The batch of an aggregated deployment as these tests state it.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Batch {

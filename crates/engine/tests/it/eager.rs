@@ -4,26 +4,13 @@
 //! against the measurement it comes from.
 
 use crate::common::*;
-use disagg_engine::assumptions::ChipRates;
 use disagg_engine::kernel::{step_cost, Placement, StepShape};
 use disagg_engine::serving::{Framework, FrameworkChoice, EAGER_PYTHON_KERNEL};
 
 /// DeepSeek-V3 in FP8 at TP8 on H200 with `a`.
 fn deepseek_tp8(a: Assumptions) -> Placement<'static> {
-    let chip = cat().chip("h200").unwrap();
-    Placement {
-        model: &cat().model("deepseek-v3").unwrap().ir,
-        chip,
-        parallelism: Parallelism {
-            tp: 8,
-            ..Parallelism::single()
-        },
-        weights: disagg_engine::Precision::uniform(WeightFormat::new(DType::Fp8)),
-        kv: DType::Fp8,
-        rates: ChipRates::for_chip(chip, &a),
-        assumptions: a,
-        cold_weight_fraction: 0.0,
-    }
+    let h200 = cat().chip("h200").unwrap();
+    placed("deepseek-v3", h200, tp(8), DType::Fp8, DType::Fp8, a)
 }
 
 fn close(a: Seconds, b: Seconds) -> bool {

@@ -3,24 +3,21 @@
 //! speculation cycle that overlaps.
 
 use crate::common::*;
-use disagg_engine::assumptions::ChipRates;
 use disagg_engine::disagg::Draft;
 use disagg_engine::kernel::{step_cost, Placement, StepShape};
 use disagg_engine::serving::{Framework, FrameworkChoice, StepWork};
 
 /// Llama 3.1 8B in BF16 on one H100 with `a`.
 fn llama_on_h100(a: Assumptions) -> Placement<'static> {
-    let chip = cat().chip("h100-sxm").unwrap();
-    Placement {
-        model: &cat().model("llama-3.1-8b").unwrap().ir,
-        chip,
-        parallelism: Parallelism::single(),
-        weights: disagg_engine::Precision::uniform(WeightFormat::new(DType::Bf16)),
-        kv: DType::Bf16,
-        rates: ChipRates::for_chip(chip, &a),
-        assumptions: a,
-        cold_weight_fraction: 0.0,
-    }
+    let h100 = cat().chip("h100-sxm").unwrap();
+    placed(
+        "llama-3.1-8b",
+        h100,
+        Parallelism::single(),
+        DType::Bf16,
+        DType::Bf16,
+        a,
+    )
 }
 
 fn close(a: Seconds, b: Seconds) -> bool {

@@ -77,24 +77,9 @@ fn expert_all_to_all_sends_a_token_once_per_remote_node() {
 }
 /// DeepSeek-R1 in FP4 on eight B200s with attention data-parallel and EP8.
 fn deepseek_on_b200_dp8_ep8() -> disagg_engine::kernel::Placement<'static> {
-    use disagg_engine::assumptions::ChipRates;
-    let chip = cat().chip("b200").unwrap();
+    let b200 = cat().chip("b200").unwrap();
     let a = Assumptions::default();
-    disagg_engine::kernel::Placement {
-        model: &cat().model("deepseek-r1").unwrap().ir,
-        chip,
-        parallelism: Parallelism {
-            tp: 1,
-            pp: 1,
-            dp: 8,
-            ep: 8,
-        },
-        weights: disagg_engine::Precision::uniform(WeightFormat::new(DType::Fp4)),
-        kv: DType::Fp8,
-        rates: ChipRates::for_chip(chip, &a),
-        assumptions: a,
-        cold_weight_fraction: 0.0,
-    }
+    placed("deepseek-r1", b200, dp_ep(8, 8), DType::Fp4, DType::Fp8, a)
 }
 
 #[test]
@@ -245,23 +230,15 @@ fn layers_without_attention_read_no_cache_and_send_no_all_reduce() {
 
 /// Llama-2-70B in FP4 on one B200 (TP1), as MLPerf's B200 submissions run it, on `chip`.
 fn llama70b_fp4_tp1(chip: &'static Chip) -> disagg_engine::kernel::Placement<'static> {
-    use disagg_engine::assumptions::ChipRates;
     let a = Assumptions::default();
-    disagg_engine::kernel::Placement {
-        model: &cat().model("llama-2-70b").unwrap().ir,
+    placed(
+        "llama-2-70b",
         chip,
-        parallelism: Parallelism {
-            tp: 1,
-            pp: 1,
-            dp: 1,
-            ep: 1,
-        },
-        weights: disagg_engine::Precision::uniform(WeightFormat::new(DType::Fp4)),
-        kv: DType::Fp8,
-        rates: ChipRates::for_chip(chip, &a),
-        assumptions: a,
-        cold_weight_fraction: 0.0,
-    }
+        Parallelism::single(),
+        DType::Fp4,
+        DType::Fp8,
+        a,
+    )
 }
 
 #[test]

@@ -7,23 +7,8 @@ use disagg_engine::kernel::{expert_load_imbalance, step_cost, OpKind, Placement,
 
 /// DeepSeek-V3 in FP8 on one node of eight H100s, attention data-parallel with EP8.
 fn deepseek_on_h100_dp8_ep8(a: Assumptions) -> Placement<'static> {
-    use disagg_engine::assumptions::ChipRates;
-    let chip = cat().chip("h100-sxm").unwrap();
-    Placement {
-        model: &cat().model("deepseek-v3").unwrap().ir,
-        chip,
-        parallelism: Parallelism {
-            tp: 1,
-            pp: 1,
-            dp: 8,
-            ep: 8,
-        },
-        weights: disagg_engine::dtype::Precision::uniform(WeightFormat::new(DType::Fp8)),
-        kv: DType::Fp8,
-        rates: ChipRates::for_chip(chip, &a),
-        assumptions: a,
-        cold_weight_fraction: 0.0,
-    }
+    let h100 = cat().chip("h100-sxm").unwrap();
+    placed("deepseek-v3", h100, dp_ep(8, 8), DType::Fp8, DType::Fp8, a)
 }
 
 #[test]
