@@ -428,13 +428,13 @@ pub(super) fn traced_step_cost<S: RowSink>(
     };
     // An eager prompt step's device waits for the launches it outruns (MODEL.md 3.6);
     // what the launches add beyond the device's own work counts as overhead.
-    let launches = if eager_launches > busy + exposed_comm + launches {
+    let launches_paid = if eager_launches > busy + exposed_comm + launches {
         eager_launches - busy - exposed_comm
     } else {
         launches
     };
-    let device = busy + exposed_comm + launches;
-    let overhead = launches + host;
+    let device = busy + exposed_comm + launches_paid;
+    let overhead = launches_paid + host;
     // Host work in series with the device's, or beside it (MODEL.md 3.5).
     let work = a.step_time(device, host);
     let prefetch_stall = (prefetch - work).max(Seconds::ZERO);
