@@ -133,6 +133,7 @@ pub fn evaluate(setup: &Setup, pool: PoolConfig, running: u32) -> Result<Deploym
         }],
         transfer_time: Seconds::ZERO,
         ttft: s.round.ttft_model(),
+        tpot: s.round.tpot_model(),
         fits: s.placed.fit.is_none(),
         reason: s.placed.reason(PoolRole::Colocated),
         warnings,

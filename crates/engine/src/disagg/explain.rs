@@ -54,7 +54,8 @@ pub struct Explained {
     pub point: DeploymentPoint,
     /// TTFT, TPOT, tok/s per user, output and input tok/s per chip, output and input
     /// $/Mtok (where every chip has a price), J/token (where every chip has a TDP),
-    /// memory per chip and max batch, in that order; an open-loop point
+    /// memory per chip and max batch, in that order, then p90 TPOT where requests'
+    /// TPOTs differ; an open-loop point
     /// (`open_loop_explain::explain_at_rate`) then adds p50 and p90 TTFT and the
     /// concurrency its arrivals hold.
     pub chains: Vec<Chain>,
@@ -164,6 +165,8 @@ pub fn explain(setup: &Setup, deployment: &Deployment) -> Result<Explained> {
         .derived(&rate.quantity, rate.clone())
         .derived("chips of every pool", chips.clone())
     };
+    // Where requests' TPOTs differ, their p90 over the mean's chain (last of all).
+    let tpot_p90 = point.tpot.p90_chain(axis.tpot.clone());
     let mut chains = vec![
         ttft,
         axis.tpot,
@@ -251,6 +254,7 @@ pub fn explain(setup: &Setup, deployment: &Deployment) -> Result<Explained> {
             point.max_batch(),
         ));
     }
+    chains.extend(tpot_p90);
     for (role, tables) in axis.operators {
         if let Some(pool) = point.pools.iter_mut().find(|p| p.role == role) {
             pool.operators = tables;

@@ -37,6 +37,7 @@ pub mod round;
 mod setup;
 pub mod speculative;
 pub mod topology;
+pub mod tpot;
 pub mod ttft;
 
 pub use axis::{Axis, Limiter, PoolRole, Reject};

@@ -149,6 +149,8 @@ pub(crate) fn deliver(
     let utilisation = prefill_utilisation(&held.closed) * share;
     point.ttft = open_loop_ttft(&point.ttft, utilisation);
     point.figures.ttft = point.ttft.mean();
+    // The same prefill steps interrupt generation, now at random arrivals.
+    point.tpot = point.tpot.at_random();
     point.warnings.push(format!(
         "open loop: {} requests per second arrive at random; about {} are in flight (Little's law), and the prefill steps are busy {:.0}% of the time",
         rate.0,

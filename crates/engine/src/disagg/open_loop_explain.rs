@@ -206,6 +206,7 @@ pub fn explain_at_rate(
     let is_cost = |q: &str| {
         q.starts_with("energy per") || q.starts_with("owning the") || q.starts_with("ownership ")
     };
+    let closed_tpot = closed.chains.iter().find(|c| c.symbol == "TPOT").cloned();
     for c in closed.chains.into_iter().skip(1) {
         if is_cost(&c.quantity) {
             continue;
@@ -217,6 +218,12 @@ pub fn explain_at_rate(
             "input $/Mtok" => f.usd_per_mtok_input.map(|v| (v.0, false)),
             _ => None,
         };
+        if c.quantity == "p90 TPOT" {
+            // Arrivals at random spread TPOT as a Poisson count, not the closed loop's
+            // binomial one: the same mean, opened afresh.
+            chains.extend(closed_tpot.clone().and_then(|m| point.tpot.p90_chain(m)));
+            continue;
+        }
         chains.push(match scaled {
             Some((value, rate_like)) => rescaled(c, &share, value, rate_like, b),
             None => c,

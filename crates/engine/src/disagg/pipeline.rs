@@ -485,6 +485,7 @@ pub fn evaluate(setup: &Setup, stages: &[Stage], batch: u32) -> Result<PipelineP
             pools,
             transfer_time: hop_time,
             ttft,
+            tpot: round.tpot_model(),
             fits: true,
             reason: None,
             warnings,

@@ -2,6 +2,7 @@
 //! needs) inside a [`DeploymentPoint`] (those numbers plus a report per pool, which
 //! keeps the pool's step costs).
 
+use super::tpot::Tpot;
 use super::ttft::Ttft;
 use super::{Axis, Limiter, PoolRole};
 use crate::catalogue::Chip;
@@ -291,6 +292,9 @@ pub struct DeploymentPoint {
     /// TTFT split into its parts, with its p50 and p90 over requests; its mean is
     /// `figures.ttft`.
     pub ttft: Ttft,
+    /// TPOT with its p50 and p90 over requests; its mean is `figures.tpot`.
+    #[serde(default)]
+    pub tpot: Tpot,
     pub fits: bool,
     pub reason: Option<String>,
     pub warnings: Vec<String>,

@@ -22,6 +22,7 @@
 //! runs `n` sequences and the other `C - n` requests wait in its queue. By Little's
 //! law on that queue a request waits `(C - n) / X` at request rate `X` ([`queue_wait`]).
 
+use super::tpot::{Interruptions, Tpot};
 use super::ttft::{cohort_wait, prefill_queue, seen_on_arrival, Ttft, TtftParts, Wait};
 
 use crate::parallel::Parallelism;
@@ -152,6 +153,30 @@ impl Round {
                 ((self.duration() - self.steady_ttft()) / (self.osl - 1.0)).max(Seconds::ZERO)
             }
             _ => self.iteration / self.tokens_per_iteration,
+        }
+    }
+
+    /// The TPOT of [`Round::tpot`] with its spread over requests (MODEL.md 6.1): of the
+    /// round's prefill time, what is neither the request's own step nor the wait before
+    /// it, `per_round - t_pf - W`, lands inside its generation on average, in steps of
+    /// `t_pf / stages` ([`Interruptions::closed_loop`]). Without prefill here, in a
+    /// static batch or with one output token nothing interrupts generation.
+    pub fn tpot_model(&self) -> Tpot {
+        let mean = self.tpot();
+        match &self.prefill {
+            Some(p) if self.scheduling.is_continuous() && self.osl > 1.0 => {
+                let inside = (p.per_round() - self.steady_wait() - p.step).max(Seconds::ZERO);
+                Tpot {
+                    mean,
+                    interruptions: Interruptions::closed_loop(
+                        inside,
+                        p.per_round(),
+                        p.step / p.overlap,
+                        self.osl - 1.0,
+                    ),
+                }
+            }
+            _ => Tpot::steady(mean),
         }
     }
 

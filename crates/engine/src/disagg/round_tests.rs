@@ -11,11 +11,10 @@ fn prefill(step: f64, prompts: f64, steps: f64) -> RoundPrefill {
     }
 }
 
-#[test]
-fn a_round_is_its_iterations_plus_its_prefill_chunks() {
-    // 8 sequences, 100 output tokens, a 10 ms decode step, prefill chunks of 2
-    // prompts taking 40 ms: R = 100 * 10 + 4 * 40 = 1160 ms.
-    let r = Round {
+/// The first test's round: 8 sequences of 100 output tokens, a 10 ms decode step and
+/// four 40 ms prefill chunks of 2 prompts, refilled continuously.
+fn the_first_round() -> Round {
+    Round {
         iteration: Seconds(0.010),
         tokens_per_iteration: 1.0,
         seqs: 8.0,
@@ -24,7 +23,14 @@ fn a_round_is_its_iterations_plus_its_prefill_chunks() {
         scheduling: Scheduling::Continuous,
         first_wave: 0.0,
         admission: Seconds::ZERO,
-    };
+    }
+}
+
+#[test]
+fn a_round_is_its_iterations_plus_its_prefill_chunks() {
+    // 8 sequences, 100 output tokens, a 10 ms decode step, prefill chunks of 2
+    // prompts taking 40 ms: R = 100 * 10 + 4 * 40 = 1160 ms.
+    let r = the_first_round();
     assert!((r.duration().0 - 1.160).abs() < 1e-12);
     assert!((r.output_tok_s(8).0 - 800.0 / 1.160).abs() < 1e-9);
     // A new prompt finds the prefill steps busy u (s - 1) / s of the time and
@@ -48,14 +54,8 @@ fn a_static_batch_prefills_every_prompt_then_generates_uninterrupted() {
     // B OSL / (prefill(B) + OSL t_it); every first token after all 160 ms of
     // prefill and the first step; TPOT the bare step.
     let r = Round {
-        iteration: Seconds(0.010),
-        tokens_per_iteration: 1.0,
-        seqs: 8.0,
-        osl: 100.0,
-        prefill: Some(prefill(0.040, 2.0, 4.0)),
         scheduling: Scheduling::Static,
-        first_wave: 0.0,
-        admission: Seconds::ZERO,
+        ..the_first_round()
     };
     assert!((r.duration().0 - 1.160).abs() < 1e-12);
     assert!((r.output_tok_s(8).0 - 8.0 * 100.0 / (0.160 + 100.0 * 0.010)).abs() < 1e-9);
@@ -186,16 +186,7 @@ fn a_first_wave_moves_the_mean_ttft_but_not_the_steady_loop() {
     // The round of the first test; a benchmark of 80 prompts at concurrency 8 sends a
     // tenth of them as its first wave. Those 8 prompts, 2 to a 40 ms step, wait
     // 0, 0, 20, ..., 120 ms (mean 52.5 ms), the rest the steady M/D/1 wait.
-    let steady = Round {
-        iteration: Seconds(0.010),
-        tokens_per_iteration: 1.0,
-        seqs: 8.0,
-        osl: 100.0,
-        prefill: Some(prefill(0.040, 2.0, 4.0)),
-        scheduling: Scheduling::Continuous,
-        first_wave: 0.0,
-        admission: Seconds::ZERO,
-    };
+    let steady = the_first_round();
     let r = Round {
         first_wave: 0.1,
         ..steady
@@ -230,16 +221,7 @@ fn a_first_wave_moves_the_mean_ttft_but_not_the_steady_loop() {
 
 #[test]
 fn an_admission_wait_lengthens_ttft_and_the_round_but_not_tpot() {
-    let base = Round {
-        iteration: Seconds(0.010),
-        tokens_per_iteration: 1.0,
-        seqs: 8.0,
-        osl: 100.0,
-        prefill: Some(prefill(0.040, 2.0, 4.0)),
-        scheduling: Scheduling::Continuous,
-        first_wave: 0.0,
-        admission: Seconds::ZERO,
-    };
+    let base = the_first_round();
     let r = Round {
         admission: Seconds(0.1),
         ..base
@@ -260,4 +242,43 @@ fn an_admission_wait_lengthens_ttft_and_the_round_but_not_tpot() {
         ..r
     };
     assert_eq!(s.admitting(), Seconds::ZERO);
+}
+
+#[test]
+fn tpots_spread_counts_the_other_prompts_steps_inside_a_generation() {
+    // The first test's round: R = 1160 ms with four 40 ms chunk steps. A request's own
+    // step and the wait W before it are TTFT's; the rest of the round's 160 ms of
+    // prefill, 160 - 40 - W, lies inside its generation: (120 - W) / 40 of the 3 other
+    // steps on average, each with probability (120 - W) / 120 (binomial), each adding
+    // 40 ms / 99 to its TPOT.
+    let r = the_first_round();
+    let t = r.tpot_model();
+    assert_eq!(t.mean, r.tpot());
+    let w = r.steady_wait().0;
+    let mean = (0.120 - w) / 0.040;
+    let share = mean / 3.0;
+    let sd = (mean * (1.0 - share)).sqrt();
+    let each = 0.040 / 99.0;
+    // The bare generation: the mean less the mean count's steps, 99 steps of 10 ms.
+    assert!((t.mean.0 - mean * each - 0.010).abs() < 1e-12);
+    assert!((t.quantile(0.5).0 - t.mean.0).abs() < 1e-9);
+    let p90 = (t.mean.0 + 1.281_551_6 * sd * each).min(t.mean.0 + (3.0 - mean) * each);
+    assert!(
+        (t.quantile(0.9).0 - p90).abs() < 1e-8,
+        "{:?}",
+        t.quantile(0.9)
+    );
+    assert!(t.quantile(0.9) > t.mean);
+    // A static batch and a pool without prefill: every request at the mean.
+    for r in [
+        Round {
+            scheduling: Scheduling::Static,
+            ..r
+        },
+        Round { prefill: None, ..r },
+    ] {
+        let t = r.tpot_model();
+        assert_eq!(t.quantile(0.9), t.mean);
+        assert_eq!(t.mean, r.tpot());
+    }
 }

@@ -467,3 +467,101 @@ fn a_first_wave_on_prefill_decode_waits_for_its_cohorts_prefills() {
         assert!(r.p50_s <= r.p90_s && r.p90_s.is_finite());
     }
 }
+
+/// TPOT's spread over requests on every axis: its mean is the figures' TPOT, p50 and
+/// p90 bracket it the way the interruptions allow (none in a decode pool that never
+/// prefills, nor for one sequence alone), and random arrivals spread it more than the
+/// closed loop at the same mean (MODEL.md 6.1, "TPOT's spread").
+#[test]
+fn tpots_spread_follows_the_prefills_that_interrupt_generation() {
+    use disagg_engine::disagg::open_loop::at_rate;
+    use disagg_engine::disagg::tpot::Interruptions;
+    use disagg_engine::units::RequestsPerSecond;
+    let llama = with_draft(setup("llama-3.3-70b", 2048, 256), "llama-3.2-1b");
+    let deepseek = setup("deepseek-v3", 2048, 256);
+    let af = Deployment::AttentionExpert {
+        attention: PoolConfig {
+            chip: chip("h200"),
+            parallelism: Parallelism {
+                tp: 1,
+                pp: 1,
+                dp: 8,
+                ep: 1,
+            },
+        },
+        experts: tp(chip("h200"), 8),
+        micro_batches: 2,
+        batch: 64,
+    };
+    let cases = [
+        (
+            &llama,
+            Deployment::Aggregated {
+                pool: tp(chip("h200"), 4),
+                batch: 64,
+            },
+            true,
+        ),
+        (
+            &llama,
+            Deployment::Speculative {
+                target: tp(chip("h200"), 4),
+                draft: None,
+                batch: 16,
+            },
+            true,
+        ),
+        (&deepseek, af, true),
+        (
+            &llama,
+            Deployment::PrefillDecode {
+                prefill: tp(chip("h200"), 4),
+                decode: tp(chip("h200"), 4),
+                batch: 64,
+            },
+            false,
+        ),
+        (
+            &llama,
+            Deployment::Aggregated {
+                pool: tp(chip("h200"), 4),
+                batch: 1,
+            },
+            false,
+        ),
+    ];
+    for (s, d, interrupted) in cases {
+        let p = evaluate(s, &d).unwrap();
+        let t = p.tpot;
+        assert_eq!(t.mean, p.figures.tpot, "{d:?}");
+        let (p50, p90) = (t.quantile(0.5), t.quantile(0.9));
+        assert!(p50 <= p90, "{d:?}: {p50:?} > {p90:?}");
+        if interrupted {
+            assert!(
+                matches!(t.interruptions, Interruptions::Binomial { .. }),
+                "{d:?}"
+            );
+            assert!(p90 > t.mean, "{d:?}: p90 {p90:?} mean {:?}", t.mean);
+        } else {
+            assert_eq!(t.interruptions, Interruptions::None, "{d:?}");
+            assert_eq!((p50, p90), (t.mean, t.mean), "{d:?}");
+        }
+        // The report states what the quantiles say.
+        let r = t.report();
+        assert_eq!((r.p50_s, r.p90_s), (p50.value(), p90.value()));
+    }
+    // Random arrivals at a rate: the held concurrency's mean, a Poisson count, a wider
+    // p90 than the closed loop at that concurrency.
+    let d = Deployment::Aggregated {
+        pool: tp(chip("h200"), 4),
+        batch: 1,
+    };
+    let open = at_rate(&llama, &d, RequestsPerSecond::new(2.0)).unwrap();
+    let closed = evaluate(&llama, &d.with_batch(open.figures.batch)).unwrap();
+    assert_eq!(open.tpot.mean, closed.tpot.mean);
+    assert!(matches!(
+        open.tpot.interruptions,
+        Interruptions::Poisson { .. }
+    ));
+    assert!(open.tpot.quantile(0.9) > closed.tpot.quantile(0.9));
+}

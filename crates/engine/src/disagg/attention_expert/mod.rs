@@ -591,6 +591,7 @@ pub fn evaluate(
         ),
         transfer_time: figures.transfer,
         ttft: t.round.ttft_model(),
+        tpot: t.round.tpot_model(),
         figures,
         pools,
         fits: reasons.is_empty(),

@@ -603,6 +603,8 @@ pub fn evaluate(
         pools,
         transfer_time: t.time,
         ttft: flow.ttft(&p, &d, &t, batch, osl, setup.workload.first_wave(batch)),
+        // The decode pool never prefills: nothing interrupts a request's generation.
+        tpot: super::tpot::Tpot::steady(d.step),
         fits: reasons.is_empty(),
         reason: (!reasons.is_empty()).then(|| reasons.join("; ")),
         warnings,

@@ -160,6 +160,7 @@ pub fn evaluate(
         label,
         transfer_time: figures.transfer,
         ttft: r.ttft_model(),
+        tpot: r.tpot_model(),
         figures,
         pools,
         fits: reasons.is_empty(),
