@@ -569,13 +569,17 @@ pub(crate) fn print_head(model: &str, p: &DeploymentPoint) {
 fn print_point(model: &str, p: &DeploymentPoint) {
     let f = &p.figures;
     print_head(model, p);
+    let (p50, p90) = (p.tpot.quantile(0.5).ms(), p.tpot.quantile(0.9).ms());
     match p.generating_pool() {
         Some(g) => out!(
-            "  TPOT             {:.2} ms (decode step {:.2} ms)",
+            "  TPOT             {:.2} ms (p50 {p50:.2}, p90 {p90:.2}; decode step {:.2} ms)",
             f.tpot.ms(),
             g.step.ms()
         ),
-        None => out!("  TPOT             {:.2} ms", f.tpot.ms()),
+        None => out!(
+            "  TPOT             {:.2} ms (p50 {p50:.2}, p90 {p90:.2})",
+            f.tpot.ms()
+        ),
     }
     out!("  tok/s/user       {:.1}", f.tok_s_user);
     out!(

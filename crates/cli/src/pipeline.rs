@@ -55,8 +55,10 @@ fn print(model: &str, p: &PipelinePoint) {
     let f = &d.figures;
     print_head(model, d);
     out!(
-        "  TPOT             {:.2} ms (decode step {:.2} ms: {} micro-batch{} over a traversal of {:.2} ms)",
+        "  TPOT             {:.2} ms (p50 {:.2}, p90 {:.2}; decode step {:.2} ms: {} micro-batch{} over a traversal of {:.2} ms)",
         f.tpot.ms(),
+        d.tpot.quantile(0.5).ms(),
+        d.tpot.quantile(0.9).ms(),
         p.decode_step.ms(),
         p.micro_batches,
         if p.micro_batches == 1.0 { "" } else { "es" },
