@@ -39,6 +39,11 @@ pub const COST_FIGURE_CHAINS: [(&str, &str); 5] = [
     ),
 ];
 
+/// The spread figures that open a chain where requests differ: TPOT's p90 exists where
+/// other prompts' prefills interrupt generation (not in a decode pool, a static batch
+/// or for one sequence alone).
+pub const SPREAD_FIGURE_CHAINS: [(&str, &str); 1] = [("TPOT p50 / p90", "p90 TPOT")];
+
 /// The chain a figure opens, if the engine explains it for this point (a chip without
 /// a price has no $/Mtok chain).
 pub fn chain_for<'a>(chains: &'a [Chain], figure: &str) -> Option<&'a Chain> {
@@ -46,6 +51,7 @@ pub fn chain_for<'a>(chains: &'a [Chain], figure: &str) -> Option<&'a Chain> {
         .iter()
         .chain(&crate::open_loop::FIGURE_CHAINS)
         .chain(&COST_FIGURE_CHAINS)
+        .chain(&SPREAD_FIGURE_CHAINS)
         .find(|(f, _)| *f == figure)?
         .1;
     chains.iter().find(|c| c.quantity.starts_with(quantity))
@@ -169,6 +175,30 @@ mod tests {
         assert_eq!(value(0.75, "1"), "0.750");
         assert_eq!(value(f64::NAN, "s"), format::MISSING);
         assert_eq!(section_link("6.1"), "docs/model.html#section-6-1");
+    }
+
+    #[test]
+    fn an_aggregated_points_tpot_spread_opens_its_p90_chain() {
+        // Prefill and generation on one pool: other prompts' prefills interrupt
+        // generation, so the spread has a chain (a decode pool's has none).
+        let s = Scenario {
+            axis: Axis::Aggregated,
+            ..Scenario::default()
+        };
+        let swept = crate::explore::explore(&s, Catalogue::builtin()).unwrap();
+        let p = swept
+            .cloud
+            .iter()
+            .find(|p| p.spec.batch >= 16)
+            .expect("a point of 16 users or more");
+        let d = detail(&s, &p.spec, Catalogue::builtin()).unwrap();
+        let (figure, _) = SPREAD_FIGURE_CHAINS[0];
+        let c = chain_for(&d.chains, figure).unwrap_or_else(|| panic!("{figure}"));
+        assert_eq!(c.symbol, "TPOT_90");
+        assert!(c
+            .recompute()
+            .is_some_and(|v| (v - c.value).abs() <= 1e-12 * c.value));
+        assert_eq!(c.value, d.point.tpot.quantile(0.9).value());
     }
 
     #[test]

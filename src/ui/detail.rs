@@ -115,6 +115,7 @@ fn summary(
         rows.push(("input tok/s per prefill chip", format::rate(v)));
     }
     rows.push(("TTFT p50 / p90", format::ttft_spread(&d.ttft)));
+    rows.push(("TPOT p50 / p90", format::tpot_spread(&d.tpot)));
     rows.extend(crate::ui::cost::rows(e, against));
     rows.push(("TTFT, where it goes", format::ttft_parts(&d.ttft.parts)));
     // At a rate the batch is the concurrency the arrivals hold: the rate's rows first.

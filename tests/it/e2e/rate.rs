@@ -1,7 +1,8 @@
 //! A request rate, end to end: typed into its field it travels in the link, the page
 //! says what an open loop is and how many deployments carry the rate, a bad value is
 //! refused under the field, and a point's details answer at the rate (rate delivered,
-//! concurrency held, TTFT and its spread), their figures opening the open loop's chains.
+//! concurrency held, TTFT and TPOT with their spreads), their figures opening the open
+//! loop's chains.
 
 use super::driver::{Driver, Session};
 use std::time::Duration;
@@ -94,6 +95,13 @@ pub fn a_rate_answers_in_the_open_loop(driver: &Driver, base: &str) {
     assert!(all.contains("W = u × t_pf / (2 × (1 - u))"), "{all}");
     assert!(all.contains("σ = λ / X_B"), "{all}");
     open_figure(&page, "TTFT p50 / p90", "TTFT_90 = W_90 + t_pf");
+    // TPOT's p90: the other prompts' prefill steps inside a generation, arriving at
+    // random (a Poisson count, so no cap at the round's other steps).
+    let tpot = open_figure(&page, "TPOT p50 / p90", "TPOT_90 = max(0, TPOT - K × t / n");
+    assert!(
+        tpot.contains("z × K^0.5") && !tpot.contains("N - K"),
+        "{tpot}"
+    );
     // Static batches: chosen in their control, they travel in the link.
     page.set_value("in-sched", "static");
     settle(&page);
