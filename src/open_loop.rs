@@ -47,12 +47,12 @@ pub fn rows(e: &Explained, rate: f64) -> Vec<(&'static str, String)> {
 }
 
 /// The point's answer at the rate in one paragraph: rate, concurrency, TTFT with its
-/// spread and parts, TPOT.
+/// spread and parts, TPOT with its p90.
 pub fn answer(e: &Explained, rate: f64) -> String {
     let d = &e.point;
     let f = &d.figures;
     format!(
-        "At {} requests per second arriving at random, this deployment keeps up holding {} requests in flight and delivers {} output tok/s. TTFT {} on average (p50 {}, p90 {}): {}. TPOT {}.",
+        "At {} requests per second arriving at random, this deployment keeps up holding {} requests in flight and delivers {} output tok/s. TTFT {} on average (p50 {}, p90 {}): {}. TPOT {} on average (p90 {}).",
         sig3(rate),
         f.batch,
         format::rate(f.output_tok_s),
@@ -61,6 +61,7 @@ pub fn answer(e: &Explained, rate: f64) -> String {
         format::duration(d.ttft.quantile(0.9)),
         format::ttft_parts(&d.ttft.parts),
         format::duration(f.tpot),
+        format::duration(d.tpot.quantile(0.9)),
     )
 }
 
@@ -121,6 +122,14 @@ mod tests {
         let text = answer(&e, 3.0);
         assert!(text.starts_with("At 3.00 requests per second"), "{text}");
         assert!(text.contains("own prefill"), "{text}");
+        // TPOT's p90 as the engine states it for the point at the rate.
+        assert!(
+            text.ends_with(&format!(
+                "(p90 {}).",
+                crate::format::duration(e.point.tpot.quantile(0.9))
+            )),
+            "{text}"
+        );
         assert!(!text.contains("NaN") && !text.contains("inf"), "{text}");
         // The frontier's points all carry the rate; the note counts those that do not.
         for p in r.points(&r.throughput.all) {
