@@ -33,4 +33,4 @@ else
   cat "$log"; exit 1
 fi
 step "validation against published measurements"
-cargo run --quiet --release -p disagg-cli -- validate | tail -n 4
+cargo run --quiet --release -p disagg-cli -- validate | tail -n 5

@@ -473,9 +473,10 @@ fn summary_line(name: &str, s: Option<ErrorSummary>) -> String {
     }
 }
 
-/// The lines above the table: the whole table's errors by role, as `disagg validate`
-/// prints them (the engine's report, in its one wording), then those of the rows shown
-/// when a filter is on.
+/// The lines above the table: the whole table's errors by role and the two hold-out
+/// subsets issue 22 sets targets for (TTFT rows, disaggregated rows), as `disagg
+/// validate` prints them (the engine's report, in its one wording), then those of the
+/// rows shown when a filter is on.
 pub fn summary_lines(
     report: &ValidationReport,
     shown: &[&ValidationRow],
@@ -487,6 +488,8 @@ pub fn summary_lines(
             report.calibration,
         ),
         summary_line("Hold-out (never used to fit)", report.holdout),
+        summary_line("Hold-out TTFT rows", report.holdout_ttft),
+        summary_line("Hold-out disaggregated rows", report.holdout_disaggregated),
     ];
     if filtered {
         let (c, h) = by_role(shown);

@@ -122,7 +122,7 @@ fn the_summary_lines_are_those_of_disagg_validate() {
     // ...and the lines quote the report in the engine's one wording, which the CLI
     // prints after the set's name.
     let lines = summary_lines(r, &all, false);
-    assert_eq!(lines.len(), 2);
+    assert_eq!(lines.len(), 4);
     assert!(
         lines[0].ends_with(&r.calibration.unwrap().line()),
         "{}",
@@ -133,7 +133,9 @@ fn the_summary_lines_are_those_of_disagg_validate() {
         "{}",
         lines[1]
     );
-    // With a filter, a third line summarises the rows shown.
+    assert!(lines[2].ends_with(&r.holdout_ttft.unwrap().line()));
+    assert!(lines[3].ends_with(&r.holdout_disaggregated.unwrap().line()));
+    // With a filter, a fifth line summarises the rows shown.
     let f = Filters {
         role: Some(Role::Holdout),
         ..Filters::default()
@@ -141,11 +143,11 @@ fn the_summary_lines_are_those_of_disagg_validate() {
     let shown = kept(r, &f, cat());
     let lines = summary_lines(r, &shown, true);
     assert!(
-        lines[2].contains(&format!("Rows shown ({})", shown.len()))
-            && lines[2].contains("calibration: no points")
-            && lines[2].ends_with(&r.holdout.unwrap().line()),
+        lines[4].contains(&format!("Rows shown ({})", shown.len()))
+            && lines[4].contains("calibration: no points")
+            && lines[4].ends_with(&r.holdout.unwrap().line()),
         "{}",
-        lines[2]
+        lines[4]
     );
 }
 

@@ -519,6 +519,8 @@ fn run_validate(as_json: bool, assumptions: &AssumptionArgs) -> Result<(), Strin
     for (name, summary) in [
         ("calibration", report.calibration),
         ("holdout", report.holdout),
+        ("holdout, TTFT rows", report.holdout_ttft),
+        ("holdout, disaggregated", report.holdout_disaggregated),
     ] {
         out!("{}", summary_line(name, summary));
     }
@@ -538,7 +540,7 @@ fn role_name(role: Role) -> &'static str {
 
 fn summary_line(name: &str, s: Option<ErrorSummary>) -> String {
     match s {
-        Some(s) => format!("{name:12} {}", s.line()),
-        None => format!("{name:12} no points"),
+        Some(s) => format!("{name:22} {}", s.line()),
+        None => format!("{name:22} no points"),
     }
 }

@@ -50,8 +50,13 @@ pub fn published_measurements(driver: &Driver, base: &str) {
     );
     // The summary quotes `disagg validate`'s figures (the engine's report, its wording).
     let summary = page.text("#validation-summary");
-    for s in [report.calibration, report.holdout] {
-        let line = s.expect("both sets have points").line();
+    for s in [
+        report.calibration,
+        report.holdout,
+        report.holdout_ttft,
+        report.holdout_disaggregated,
+    ] {
+        let line = s.expect("every set has points").line();
         assert!(summary.contains(&line), "{line} not in {summary}");
     }
     // A framework column, and sources that name an address are links.

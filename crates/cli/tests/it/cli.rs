@@ -219,8 +219,10 @@ fn list_and_validate_run() {
     for (set, summary) in [
         ("calibration", report.calibration),
         ("holdout", report.holdout),
+        ("holdout, TTFT rows", report.holdout_ttft),
+        ("holdout, disaggregated", report.holdout_disaggregated),
     ] {
-        let line = format!("{set:12} {}", summary.unwrap().line());
+        let line = format!("{set:22} {}", summary.unwrap().line());
         assert!(out.lines().any(|l| l == line), "{line} not in {out}");
     }
     // Every point's row names its framework, in the table and in the JSON.

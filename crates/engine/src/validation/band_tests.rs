@@ -31,6 +31,8 @@ fn report(rows: Vec<ValidationRow>) -> ValidationReport {
         rows,
         calibration: None,
         holdout: None,
+        holdout_ttft: None,
+        holdout_disaggregated: None,
     }
 }
 

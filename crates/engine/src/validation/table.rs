@@ -354,6 +354,12 @@ pub struct InteractivityTarget {
 }
 
 impl BenchmarkPoint {
+    /// Whether the point measures a disaggregated deployment: it names an axis or
+    /// states its pools.
+    pub fn disaggregated(&self) -> bool {
+        self.axis.is_some() || !self.pool.is_empty()
+    }
+
     /// The workload the model sees: the mean prompt and output lengths, and the
     /// spread of the output lengths. A range `[a, b]` drawn uniformly has spread
     /// `(b - a) / (sqrt(12) * (a + b) / 2)`.
