@@ -47,6 +47,19 @@ pub(crate) fn tp(chip: &'static Chip, n: u32) -> PoolConfig<'static> {
     }
 }
 
+/// `n` attention-DP replicas of one chip each (`tp 1`): one rank per chip.
+pub(crate) fn dp(chip: &'static Chip, n: u32) -> PoolConfig<'static> {
+    PoolConfig {
+        chip,
+        parallelism: Parallelism {
+            tp: 1,
+            pp: 1,
+            dp: n,
+            ep: 1,
+        },
+    }
+}
+
 pub(crate) fn run(s: Setup<'static>, axis: Axis, chips: &[&str], max: u32) -> SweepResult {
     sweep(&SweepRequest {
         setup: s,
@@ -379,15 +392,7 @@ fn per_chip_figures_divide_by_both_pools() {
     let af = evaluate(
         &setup("deepseek-v3", 1024, 1024),
         &Deployment::AttentionExpert {
-            attention: PoolConfig {
-                chip: chip("h200"),
-                parallelism: Parallelism {
-                    tp: 1,
-                    pp: 1,
-                    dp: 8,
-                    ep: 1,
-                },
-            },
+            attention: dp(chip("h200"), 8),
             experts: tp(chip("mi300x"), 16),
             micro_batches: 2,
             batch: 256,
@@ -480,15 +485,7 @@ fn tpots_spread_follows_the_prefills_that_interrupt_generation() {
     let llama = with_draft(setup("llama-3.3-70b", 2048, 256), "llama-3.2-1b");
     let deepseek = setup("deepseek-v3", 2048, 256);
     let af = Deployment::AttentionExpert {
-        attention: PoolConfig {
-            chip: chip("h200"),
-            parallelism: Parallelism {
-                tp: 1,
-                pp: 1,
-                dp: 8,
-                ep: 1,
-            },
-        },
+        attention: dp(chip("h200"), 8),
         experts: tp(chip("h200"), 8),
         micro_batches: 2,
         batch: 64,

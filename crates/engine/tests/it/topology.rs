@@ -2,7 +2,7 @@
 //! closed forms of MODEL.md 6.9, and the busiest link marked.
 
 use crate::common::*;
-use crate::disagg::{chip, setup, tp};
+use crate::disagg::{chip, dp, setup, tp};
 use disagg_engine::disagg::explain::explain;
 use disagg_engine::disagg::topology::{topology, LinkClass, LinkEnds, Traffic};
 use disagg_engine::disagg::Limiter;
@@ -119,15 +119,7 @@ fn the_kv_link_is_busy_for_the_share_of_its_request_rate_the_deployment_uses() {
 fn the_expert_link_carries_every_token_through_every_moe_layer_both_ways() {
     let s = setup("deepseek-v3", 1024, 1024);
     let d = Deployment::AttentionExpert {
-        attention: PoolConfig {
-            chip: chip("h200"),
-            parallelism: Parallelism {
-                tp: 1,
-                pp: 1,
-                dp: 8,
-                ep: 1,
-            },
-        },
+        attention: dp(chip("h200"), 8),
         experts: tp(chip("h200"), 16),
         micro_batches: 2,
         batch: 256,
