@@ -9,8 +9,9 @@ use disagg_engine::units::{Bytes, Seconds};
 
 /// The headline figures the panel lists, each with the chain it opens (by the chain's
 /// quantity, as `disagg::explain` names them) where the engine explains it.
-pub const FIGURE_CHAINS: [(&str, &str); 10] = [
+pub const FIGURE_CHAINS: [(&str, &str); 11] = [
     ("TTFT", "TTFT"),
+    ("TTFT p50 / p90", "p90 TTFT"),
     ("TPOT", "TPOT"),
     ("tok/s per user", "tok/s per user"),
     ("output tok/s per chip", "output tok/s per chip"),

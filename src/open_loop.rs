@@ -18,13 +18,12 @@ pub const MEANING: &str = "Open loop: requests arrive at random (a Poisson strea
 
 /// The open loop's own figures and the chain each opens (by the chain's quantity, as
 /// `disagg::open_loop_explain` names them); they exist only for a point at a rate.
-pub const FIGURE_CHAINS: [(&str, &str); 2] = [
-    (
-        "concurrency held (open loop)",
-        "concurrent requests the arrivals hold",
-    ),
-    ("TTFT p50 / p90", "p90 TTFT"),
-];
+/// (Its TTFT p50 / p90 opens the open loop's own queue under the figure every point
+/// has, `chains::FIGURE_CHAINS`.)
+pub const FIGURE_CHAINS: [(&str, &str); 1] = [(
+    "concurrency held (open loop)",
+    "concurrent requests the arrivals hold",
+)];
 
 /// The rows the detail panel puts first for a point at `rate` requests per second:
 /// the rate delivered (with its output tokens) and the concurrency it holds.
@@ -119,6 +118,13 @@ mod tests {
             let c = chain_for(&e.chains, figure).unwrap_or_else(|| panic!("{figure}"));
             assert!(c.recompute().is_some(), "{figure}");
         }
+        // TTFT's p90 opens the open loop's own queue, not the closed loop's: one chain.
+        let p90 = chain_for(&e.chains, "TTFT p50 / p90").unwrap();
+        assert_eq!(p90.formula.to_string(), "W_90 + t_pf + t_xfer + t_1");
+        assert_eq!(
+            e.chains.iter().filter(|c| c.quantity == "p90 TTFT").count(),
+            1
+        );
         let text = answer(&e, 3.0);
         assert!(text.starts_with("At 3.00 requests per second"), "{text}");
         assert!(text.contains("own prefill"), "{text}");

@@ -54,10 +54,10 @@ pub struct Explained {
     pub point: DeploymentPoint,
     /// TTFT, TPOT, tok/s per user, output and input tok/s per chip, output and input
     /// $/Mtok (where every chip has a price), J/token (where every chip has a TDP),
-    /// memory per chip and max batch, in that order, then p90 TPOT where requests'
-    /// TPOTs differ; an open-loop point
-    /// (`open_loop_explain::explain_at_rate`) then adds p50 and p90 TTFT and the
-    /// concurrency its arrivals hold.
+    /// memory per chip and max batch, in that order, then p90 TTFT, and p90 TPOT where
+    /// requests' TPOTs differ; an open-loop point
+    /// (`open_loop_explain::explain_at_rate`) opens p50 and p90 TTFT as its own M/D/1
+    /// queue instead, and adds the concurrency its arrivals hold.
     pub chains: Vec<Chain>,
     /// The pools and links drawn, at the point's rates.
     pub topology: Topology,
@@ -254,6 +254,7 @@ pub fn explain(setup: &Setup, deployment: &Deployment) -> Result<Explained> {
             point.max_batch(),
         ));
     }
+    chains.push(point.ttft.p90_chain());
     chains.extend(tpot_p90);
     for (role, tables) in axis.operators {
         if let Some(pool) = point.pools.iter_mut().find(|p| p.role == role) {

@@ -218,6 +218,11 @@ pub fn explain_at_rate(
             "input $/Mtok" => f.usd_per_mtok_input.map(|v| (v.0, false)),
             _ => None,
         };
+        if c.quantity == "p90 TTFT" {
+            // The open loop opens its own percentiles below (its queue, not the closed
+            // loop's).
+            continue;
+        }
         if c.quantity == "p90 TPOT" {
             // Arrivals at random spread TPOT as a Poisson count, not the closed loop's
             // binomial one: the same mean, opened afresh.

@@ -8,6 +8,7 @@
 //! Percentiles hold the queue and transfer at their means: only the wait behind other
 //! prompts, the term that differs most between requests, is spread.
 
+use crate::explain::{ln, max, num, product, quotient, sum, var, Chain, Source};
 use crate::units::Seconds;
 use serde::{Deserialize, Serialize};
 
@@ -296,6 +297,121 @@ impl From<TtftReport> for Ttft {
     }
 }
 
+impl Ttft {
+    /// TTFT's p90 as a chain (MODEL.md 6.1): the mean's parts with the wait behind other
+    /// prompts at its 0.9 quantile, `TTFT_90 = t_queue + W_90 + t_pf + t_xfer + t_1`. The
+    /// wait opens as Kingman's exponential tail, `max(0, W / u_a ln(u_a / (1 - 0.9)))`,
+    /// where requests arrive near Poisson; a static batch's is its mean; a benchmark's
+    /// first wave mixed with the steady loop is a bisection of the mixture's
+    /// distribution, stated with its inputs.
+    pub(crate) fn p90_chain(&self) -> Chain {
+        let q = 0.9;
+        let w90 = self.wait.quantile(q);
+        let wait = match self.wait {
+            Wait::Poisson { mean, utilisation } if utilisation > 0.0 && mean.0 > 0.0 => {
+                Chain::new(
+                    "p90 wait for the prefill steps ahead (Kingman's exponential tail)",
+                    "W_90",
+                    "s",
+                    "6.1",
+                    max([
+                        num(0.0),
+                        product([
+                            quotient(var("W"), var("u_a")),
+                            ln(quotient(var("u_a"), num(0.1))),
+                        ]),
+                    ]),
+                    w90.0,
+                )
+                .input(
+                    "W",
+                    "mean wait for the prefill steps ahead",
+                    mean.0,
+                    "s",
+                    Source::rule("M/D/1 at the share of time a request finds them busy (MODEL.md 6.1)"),
+                )
+                .input(
+                    "u_a",
+                    "share of time a request finds the prefill steps busy",
+                    utilisation,
+                    "1",
+                    Source::rule("the prefill share as the other requests leave it (MODEL.md 6.1)"),
+                )
+            }
+            other => Chain::new(
+                "p90 wait for the prefill steps ahead",
+                "W_90",
+                "s",
+                "6.1",
+                var("w"),
+                w90.0,
+            )
+            .input(
+                "w",
+                "the wait of the request at the 0.9 quantile",
+                w90.0,
+                "s",
+                Source::rule(match other {
+                    Wait::FirstWave { .. } => {
+                        "the benchmark's first wave (a cohort, each prompt behind those prefilled before it) mixed with the steady loop's exponential tail, the mixture's distribution bisected at 0.9 (MODEL.md 6.1.2)"
+                    }
+                    Wait::Cohort { .. } => {
+                        "a cohort arriving together: the prompt at the 0.9 quantile waits for the steps of those before it (MODEL.md 6.1.2)"
+                    }
+                    Wait::Fixed { .. } => {
+                        "a static batch: every request waits for the batch's other prefill steps (MODEL.md 6.1.1)"
+                    }
+                    _ => "nobody waits behind another prompt",
+                }),
+            ),
+        };
+        let p = self.parts;
+        Chain::new(
+            "p90 TTFT",
+            "TTFT_90",
+            "s",
+            "6.1",
+            sum([
+                var("t_queue"),
+                var("W_90"),
+                var("t_pf"),
+                var("t_xfer"),
+                var("t_1"),
+            ]),
+            self.quantile(q).0,
+        )
+        .input(
+            "t_queue",
+            "queued in front of the engine",
+            p.queue.0,
+            "s",
+            Source::rule("Little's law on the requests the engine or a pool other than decode holds back, and the scheduler's poll (MODEL.md 6.1, 6.3)"),
+        )
+        .derived("p90 wait for the prefill steps ahead", wait)
+        .input(
+            "t_pf",
+            "own prefill",
+            p.prefill.0,
+            "s",
+            Source::rule("the step that prefills the request's prompt"),
+        )
+        .input(
+            "t_xfer",
+            "KV transfer the request waits for",
+            p.transfer.0,
+            "s",
+            Source::rule("the exposed part of the KV cache's trip (MODEL.md 6.3; 0 on one pool)"),
+        )
+        .input(
+            "t_1",
+            "first step",
+            p.first_step.0,
+            "s",
+            Source::rule("the generation step the first token waits for"),
+        )
+    }
+}
+
 /// TTFT as the JSON states it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct TtftReport {
@@ -334,6 +450,48 @@ mod tests {
         // One user alone never finds another prompt in flight; of four, three others.
         assert_eq!(seen_on_arrival(0.6, 1.0), 0.0);
         assert!((seen_on_arrival(0.6, 4.0) - 0.45).abs() < 1e-15);
+    }
+
+    #[test]
+    fn the_p90_chain_recomputes_kingmans_tail_and_states_a_mixtures_quantile() {
+        let parts = TtftParts {
+            queue: Seconds(0.05),
+            prefill: Seconds(0.2),
+            first_step: Seconds(0.01),
+            ..TtftParts::default()
+        };
+        // Near-Poisson arrivals, W = 100 ms at u_a = 0.5: W_90 = 0.2 ln 5.
+        let poisson = Ttft {
+            parts: TtftParts {
+                prefill_wait: Seconds(0.1),
+                ..parts
+            },
+            wait: Wait::Poisson {
+                mean: Seconds(0.1),
+                utilisation: 0.5,
+            },
+        };
+        let c = poisson.p90_chain();
+        assert!((c.value - (0.05 + 0.2 * 5f64.ln() + 0.2 + 0.01)).abs() < 1e-12);
+        assert_eq!(c.value, poisson.quantile(0.9).0);
+        for chain in c.walk() {
+            assert!((chain.recompute().unwrap() - chain.value).abs() < 1e-12);
+        }
+        // A first wave mixed in: the quantile the bisection finds, stated as an input.
+        let mixed = Ttft {
+            wait: Wait::FirstWave {
+                share: 0.1,
+                step: Seconds(0.2),
+                prompts: 2.0,
+                seqs: 8.0,
+                mean: Seconds(0.1),
+                utilisation: 0.5,
+            },
+            ..poisson
+        };
+        let c = mixed.p90_chain();
+        assert_eq!(c.value, mixed.quantile(0.9).0);
+        assert!((c.recompute().unwrap() - c.value).abs() < 1e-12);
     }
 
     #[test]
