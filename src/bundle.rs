@@ -101,6 +101,7 @@ pub fn bundle(
         target_tok_s_user: s.target_tok_s_user,
         ttft_ms: s.ttft_ms,
         tpot_ms: s.tpot_ms,
+        slo_at: s.slo_at,
     };
     b.assumptions = s.assumptions();
     b.link.id = s.link.clone();
@@ -228,6 +229,7 @@ fn settings(b: &Bundle, catalogue: &Catalogue) -> Result<Vec<(String, String, St
     );
     set("sweep.ttft_ms", "ttft", opt(sw.ttft_ms));
     set("sweep.tpot_ms", "tpot", opt(sw.tpot_ms));
+    set("sweep.slo_at", "sloat", sw.slo_at.id().into());
     let sp = &b.speculation;
     match (&sp.draft, sp.eagle_layers) {
         (None, None) => set("speculation.draft", "draft", "mtp".into()),
@@ -486,6 +488,36 @@ mod tests {
         assert_eq!(back.scheduling, Scheduling::Static);
         let why = s.apply("sched", "dynamic", cat).unwrap_err();
         assert!(why.contains("scheduling"), "{why}");
+    }
+
+    /// Limits on the 90th percentile travel in the bundle: the CLI's sweep of the
+    /// downloaded bundle marks the same points, and importing it restores the choice.
+    #[test]
+    fn limits_at_the_p90_travel_in_the_bundle() {
+        use disagg_engine::sweep::{sweep, SloAt};
+        let cat = Catalogue::builtin();
+        let mut s = Scenario {
+            model: "llama-3.1-8b".into(),
+            axis: Axis::Aggregated,
+            chips: vec!["h100-sxm".into()],
+            max_chips: 2,
+            ttft_ms: Some(400.0),
+            tpot_ms: Some(20.0),
+            ..Scenario::default()
+        };
+        s.apply("sloat", "p90", cat).unwrap();
+        let text = bundle(&s, cat, None).unwrap().to_json();
+        let read = Bundle::read(&text).unwrap();
+        assert_eq!(read.sweep.slo_at, SloAt::P90);
+        let i = read.inputs(cat).unwrap();
+        let cli = sweep(&i.request()).unwrap();
+        let page = explore(&s, cat).unwrap();
+        let marks = |r: &disagg_engine::sweep::SweepResult| {
+            r.cloud.iter().map(|p| p.meets_slo).collect::<Vec<_>>()
+        };
+        assert_eq!(marks(&cli), marks(&page));
+        let (back, _) = import(&text, &Scenario::default(), cat).unwrap();
+        assert_eq!(back.slo_at, SloAt::P90);
     }
 
     #[test]

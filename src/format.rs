@@ -4,6 +4,7 @@
 
 use disagg_engine::disagg::tpot::Tpot;
 use disagg_engine::disagg::ttft::{Ttft, TtftParts};
+use disagg_engine::sweep::SloAt;
 use disagg_engine::units::{Bytes, Joules, Seconds, TokensPerSecond, UsdPerMtok};
 
 pub const MISSING: &str = "—";
@@ -92,6 +93,14 @@ pub fn duration(t: Seconds) -> String {
 /// "184 ms / 310 ms": TTFT's median and 90th percentile over requests.
 pub fn ttft_spread(t: &Ttft) -> String {
     median_and_p90(t.quantile(0.5), t.quantile(0.9))
+}
+
+/// What a latency limit holds, as the page's selector reads.
+pub fn slo_at_label(a: SloAt) -> &'static str {
+    match a {
+        SloAt::Mean => "the mean over requests",
+        SloAt::P90 => "the 90th percentile (p90)",
+    }
 }
 
 /// "46.8 ms / 48.4 ms": TPOT's median and 90th percentile over requests.

@@ -102,6 +102,8 @@ impl Packed {
             chips,
             ttft,
             tpot,
+            ttft_p90,
+            tpot_p90,
             tok_s_user,
             output_tok_s,
             input_tok_s,
@@ -138,7 +140,7 @@ impl Packed {
         row.u32(batch);
         row.u32(running);
         row.u32(chips);
-        for v in [ttft, tpot] {
+        for v in [ttft, tpot, ttft_p90, tpot_p90] {
             row.f64(v.value());
         }
         for v in [
@@ -190,6 +192,7 @@ impl Packed {
         let (batch, running, chips) = (c.u32()?, c.u32()?, c.u32()?);
         let seconds = |c: &mut Cursor| c.f64().map(Seconds::new);
         let (ttft, tpot) = (seconds(c)?, seconds(c)?);
+        let (ttft_p90, tpot_p90) = (seconds(c)?, seconds(c)?);
         let rate = |c: &mut Cursor| c.f64().map(TokensPerSecond::new);
         let tok_s_user = rate(c)?;
         let output_tok_s = rate(c)?;
@@ -226,6 +229,8 @@ impl Packed {
                 chips,
                 ttft,
                 tpot,
+                ttft_p90,
+                tpot_p90,
                 tok_s_user,
                 output_tok_s,
                 input_tok_s,

@@ -124,6 +124,7 @@ pub fn slo(s: &Scenario) -> Result<Slo, String> {
             ttft: Some(Seconds::from_ms(ttft)),
             tpot: Some(Seconds::from_ms(tpot)),
             rate: None,
+            at: s.slo_at,
         }),
         _ => {
             Err("set both a TTFT and a TPOT limit to search for deployments that meet them".into())

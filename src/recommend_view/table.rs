@@ -3,6 +3,7 @@
 
 use crate::format::{count, duration, sig3, usd_per_mtok};
 use disagg_engine::recommend::{Entry, Load, Recommendation};
+use disagg_engine::sweep::Slo;
 
 /// One ranked deployment as the table shows it.
 #[derive(Clone, Debug, PartialEq)]
@@ -31,7 +32,9 @@ fn load(e: &Entry) -> String {
     }
 }
 
-fn row(rank: usize, e: &Entry) -> Row {
+/// `e`'s TTFT and TPOT as the limits bound them (mean or p90).
+fn row(rank: usize, e: &Entry, slo: &Slo) -> Row {
+    let (ttft, tpot) = (slo.ttft_of(&e.figures), slo.tpot_of(&e.figures));
     Row {
         rank,
         axis: e.spec.axis.id(),
@@ -39,11 +42,11 @@ fn row(rank: usize, e: &Entry) -> Row {
         replicas: count(e.replicas as u64),
         chips: count(e.total_chips as u64),
         usd_per_mtok: usd_per_mtok(e.figures.ranked_usd_per_mtok_output()),
-        ttft: duration(e.figures.ttft),
-        tpot: duration(e.figures.tpot),
+        ttft: duration(ttft),
+        tpot: duration(tpot),
         load: load(e),
-        ttft_ms: e.figures.ttft.ms(),
-        tpot_ms: e.figures.tpot.ms(),
+        ttft_ms: ttft.ms(),
+        tpot_ms: tpot.ms(),
     }
 }
 
@@ -52,7 +55,7 @@ pub fn rows(r: &Recommendation) -> Vec<Row> {
     r.ranked
         .iter()
         .enumerate()
-        .map(|(i, e)| row(i + 1, e))
+        .map(|(i, e)| row(i + 1, e, &r.slo))
         .collect()
 }
 
@@ -60,14 +63,16 @@ pub fn rows(r: &Recommendation) -> Vec<Row> {
 pub fn minimum_line(r: &Recommendation) -> String {
     match r.minimum() {
         Some(m) => format!(
-            "Minimum hardware: {} chips, {} × {} ({}), at {} per Mtok, TTFT {}, TPOT {}.",
+            "Minimum hardware: {} chips, {} × {} ({}), at {} per Mtok, {} {}, {} {}.",
             count(m.total_chips as u64),
             count(m.replicas as u64),
             m.label,
             m.spec.axis.name(),
             usd_per_mtok(m.figures.usd_per_mtok_output),
-            duration(m.figures.ttft),
-            duration(m.figures.tpot),
+            r.slo.at.name("TTFT"),
+            duration(r.slo.ttft_of(&m.figures)),
+            r.slo.at.name("TPOT"),
+            duration(r.slo.tpot_of(&m.figures)),
         ),
         None => format!(
             "No deployment within {} chips meets both limits at this demand.",

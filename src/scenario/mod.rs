@@ -12,6 +12,7 @@ use disagg_engine::limits::{
     REQUEST_RATE,
 };
 use disagg_engine::serving::{FrameworkChoice, Scheduling};
+use disagg_engine::sweep::SloAt;
 use disagg_engine::{Catalogue, DType, ModelPreset, Workload};
 use std::collections::BTreeMap;
 use std::ops::RangeInclusive;
@@ -79,6 +80,9 @@ pub struct Scenario {
     /// limit): the frontiers and the verdict keep to the deployments that meet both.
     pub ttft_ms: Option<f64>,
     pub tpot_ms: Option<f64>,
+    /// Whether the limits bound the mean over requests or the 90th percentile (link key
+    /// `sloat`, written only for `p90`).
+    pub slo_at: SloAt,
     /// Concurrent requests every point runs at (link key `batch`; `None`: batches are
     /// swept).
     pub batch: Option<u32>,
@@ -150,6 +154,7 @@ impl Default for Scenario {
             ttft_ms: None,
             batch: None,
             tpot_ms: None,
+            slo_at: SloAt::Mean,
             rate: None,
             draft_model: Some("llama-3.2-1b".into()),
             eagle_layers: None,
@@ -258,6 +263,9 @@ impl Scenario {
         }
         if let Some(t) = self.tpot_ms {
             q.push(format!("tpot={t}"));
+        }
+        if !self.slo_at.is_mean() {
+            q.push(format!("sloat={}", self.slo_at.id()));
         }
         if let Some(b) = self.batch {
             q.push(format!("batch={b}"));
@@ -576,6 +584,11 @@ impl Scenario {
             }
             "fw" => self.framework = value.parse()?,
             "sched" => self.scheduling = value.parse()?,
+            "sloat" => {
+                self.slo_at = value
+                    .parse::<SloAt>()
+                    .map_err(|e| e.to_string().replace("invalid input: ", ""))?
+            }
             "y" => {
                 self.y_axis = match value {
                     "chip" => YAxis::TokSPerChip,

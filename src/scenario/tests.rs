@@ -35,6 +35,7 @@ fn query_round_trips() {
         target_tok_s_user: Some(37.5),
         ttft_ms: Some(500.0),
         tpot_ms: Some(33.3),
+        slo_at: disagg_engine::sweep::SloAt::P90,
         batch: Some(48),
         rate: Some(12.75),
         draft_model: None,
@@ -434,6 +435,32 @@ fn a_fixed_batch_comes_from_the_link_and_a_bad_one_is_refused() {
     t.apply("batch", "", cat()).unwrap();
     assert_eq!(t.batch, None);
     assert!(!t.to_query().contains("batch="));
+}
+
+#[test]
+fn limits_at_the_p90_travel_in_the_link_and_reach_the_sweep() {
+    use disagg_engine::sweep::SloAt;
+    let (s, notices) = Scenario::from_query("v=1&ttft=1500&tpot=40&sloat=p90", cat());
+    assert!(notices.is_empty(), "{notices:?}");
+    assert_eq!(s.slo_at, SloAt::P90);
+    assert!(s.to_query().contains("sloat=p90"));
+    // The mean is the default and is not written.
+    let mut t = s.clone();
+    t.apply("sloat", "mean", cat()).unwrap();
+    assert_eq!(t.slo_at, SloAt::Mean);
+    assert!(!t.to_query().contains("sloat"));
+    // Anything else is refused, naming the two choices, and changes nothing.
+    let err = t.apply("sloat", "p99", cat()).unwrap_err();
+    assert!(err.contains("mean or the p90"), "{err}");
+    assert_eq!(t.slo_at, SloAt::Mean);
+    // The sweep's points are marked by their p90 figures.
+    let r = crate::explore::explore(&s, cat()).unwrap();
+    assert!(!r.cloud.is_empty());
+    for p in &r.cloud {
+        let f = &p.figures;
+        let meets = f.ttft_p90.ms() <= 1500.0 && f.tpot_p90.ms() <= 40.0;
+        assert_eq!(p.meets_slo, meets, "{}", p.label);
+    }
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! The scenario's inputs: model, workload, axis and its settings, budget, chart axis.
 
 use super::Page;
+use crate::format::slo_at_label;
 use crate::scenario::{ColourBy, Scenario, YAxis, MAX_PREFIX_HIT_PCT};
 use disagg_engine::catalogue::USER_MODEL_ID;
 use disagg_engine::disagg::Axis;
@@ -9,6 +10,7 @@ use disagg_engine::limits::{
     REQUEST_RATE,
 };
 use disagg_engine::serving::{FrameworkChoice, Scheduling};
+use disagg_engine::sweep::SloAt;
 use disagg_engine::{Catalogue, DType};
 use leptos::prelude::*;
 
@@ -422,6 +424,7 @@ pub fn Controls() -> impl IntoView {
                     placeholder="none"
                     hint="time per output token after the first"
                 />
+                <SloAtSelect id="in-sloat" />
                 <NumberField
                     key="batch"
                     label="Batch (concurrent requests)"
@@ -523,5 +526,37 @@ fn framework_label(f: FrameworkChoice) -> &'static str {
         FrameworkChoice::Auto => "auto (each chip family's usual one)",
         FrameworkChoice::Generic => "generic (the assumptions as set)",
         FrameworkChoice::Given(f) => f.name(),
+    }
+}
+
+/// "Limits bound": whether the TTFT and TPOT limits hold a deployment's mean over
+/// requests or its 90th percentile (link key `sloat`), for the sweep's controls and the
+/// recommendation's inputs alike.
+#[component]
+pub fn SloAtSelect(id: &'static str) -> impl IntoView {
+    let page = expect_context::<Page>();
+    let hint = format!("{id}-hint");
+    view! {
+        <div class="field">
+            <label for=id>"Limits bound"</label>
+            <select
+                id=id
+                aria-describedby=hint.clone()
+                on:change=move |ev| page.set_field("sloat", &event_target_value(&ev))
+            >
+                {SloAt::ALL
+                    .map(|a| {
+                        view! {
+                            <option value=a.id() prop:selected=move || page.scenario.with(|s| s.slo_at == a)>
+                                {slo_at_label(a)}
+                            </option>
+                        }
+                    })
+                    .collect_view()}
+            </select>
+            <span class="hint" id=hint>
+                "which of a deployment's TTFT and TPOT the limits hold to"
+            </span>
+        </div>
     }
 }

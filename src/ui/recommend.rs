@@ -7,6 +7,7 @@ use crate::jobs::{Answer, Job};
 use crate::recommend_view::{
     minimum_line, rejected_lines, rows, summary_line, CHIPS_KEY, TPD_KEY, USERS_KEY,
 };
+use crate::ui::controls::SloAtSelect;
 use crate::worker::Sweeper;
 use disagg_engine::recommend::Recommendation;
 use disagg_engine::Catalogue;
@@ -83,6 +84,7 @@ pub fn RecommendView() -> impl IntoView {
             <legend>"Limits and demand"</legend>
             {field(page, "ttft", "TTFT limit, ms", move || page.scenario.with(|s| num(s.ttft_ms)), "e.g. 500", false)}
             {field(page, "tpot", "TPOT limit, ms", move || page.scenario.with(|s| num(s.tpot_ms)), "e.g. 30", false)}
+            <SloAtSelect id="rec-sloat" />
             {field(page, "rate", "Requests per second", move || page.scenario.with(|s| num(s.rate)), "e.g. 10", false)}
             {field(page, TPD_KEY, "or tokens per day", move || page.view.with(|v| num(v.recommend.tokens_per_day)), "prompt + output", true)}
             {field(page, USERS_KEY, "or concurrent users", move || page.view.with(|v| v.recommend.users.map_or(String::new(), |u| u.to_string())), "closed loop", true)}
@@ -130,8 +132,8 @@ pub fn RecommendView() -> impl IntoView {
                                 <th scope="col">"Replicas"</th>
                                 <th scope="col">"Chips"</th>
                                 <th scope="col">"$/Mtok"</th>
-                                <th scope="col">"TTFT"</th>
-                                <th scope="col">"TPOT"</th>
+                                <th scope="col">{r.slo.at.name("TTFT")}</th>
+                                <th scope="col">{r.slo.at.name("TPOT")}</th>
                                 <th scope="col">"Each replica's load"</th>
                             </tr>
                         </thead>

@@ -539,6 +539,13 @@ pub(crate) fn limit_ms(ms: Option<f64>, flag: &str) -> Result<Option<Seconds>, S
     }
 }
 
+/// `--slo-at`: whether the latency limits bound the mean (the default) or the p90.
+pub(crate) fn slo_at(value: Option<&str>) -> Result<disagg_engine::sweep::SloAt, String> {
+    value.map_or(Ok(Default::default()), |v| {
+        v.parse().map_err(|e| format!("--slo-at: {e}"))
+    })
+}
+
 /// Pretty JSON of an engine result.
 pub(crate) fn to_json(v: &impl Serialize) -> Result<String, String> {
     serde_json::to_string_pretty(v).map_err(|e| e.to_string())

@@ -2,7 +2,7 @@
 //! `disagg_engine::recommend`, and the JSON is the engine's own serialisation of its
 //! answer with, for each deployment, the `predict` flags that evaluate one replica.
 
-use crate::axes::{limit_ms, to_json, LengthArgs, LinkArgs, SpecArgs};
+use crate::axes::{limit_ms, slo_at, to_json, LengthArgs, LinkArgs, SpecArgs};
 use crate::bundle::{self, Flags};
 use crate::AssumptionArgs;
 use disagg_engine::bundle::Bundle;
@@ -37,6 +37,10 @@ pub struct RecommendArgs {
     /// Time-per-output-token limit in milliseconds.
     #[arg(long)]
     tpot_ms: f64,
+    /// What --ttft-ms and --tpot-ms bound: the mean over requests (the default) or the
+    /// request at the 90th percentile (p90).
+    #[arg(long, value_name = "mean|p90")]
+    slo_at: Option<String>,
     /// Demand: requests per second arriving at random (Poisson).
     #[arg(long, value_name = "R")]
     rate: Option<f64>,
@@ -159,6 +163,7 @@ pub fn run_recommend(args: &RecommendArgs) -> Result<(), String> {
         ttft: limit_ms(Some(args.ttft_ms), "--ttft-ms")?,
         tpot: limit_ms(Some(args.tpot_ms), "--tpot-ms")?,
         rate: None,
+        at: slo_at(args.slo_at.as_deref())?,
     };
     if !(1..=MAX_SWEEP_CHIPS).contains(&args.max_chips) {
         return Err(format!(
@@ -270,8 +275,11 @@ fn print(model: &str, r: &Recommendation) {
     let limit = |t: Option<disagg_engine::units::Seconds>| {
         t.map_or("none".into(), |t| format!("{} ms", t.ms()))
     };
+    let (ttft, tpot) = (r.slo.at.name("TTFT"), r.slo.at.name("TPOT"));
+    // The latency columns as wide as their headings ("p90 TTFT ms" is wider than 8).
+    let w = 8.max(ttft.len() + 3);
     out!(
-        "{model}: recommend for TTFT {}, TPOT {}; demand: {}",
+        "{model}: recommend for {ttft} {}, {tpot} {}; demand: {}",
         limit(r.slo.ttft),
         limit(r.slo.tpot),
         r.demand_read
@@ -292,41 +300,41 @@ fn print(model: &str, r: &Recommendation) {
     };
     out!("\nranked by $/Mtok (output, {dollars}), then chips:");
     out!(
-        "  {:>4} {:5} {:>8} {:>6} {:>8} {:>8} {:>8}  one replica",
+        "  {:>4} {:5} {:>8} {:>6} {:>8} {:>w$} {:>w$}  one replica",
         "rank",
         "axis",
         "replicas",
         "chips",
         "$/Mtok",
-        "TTFT ms",
-        "TPOT ms"
+        format!("{ttft} ms"),
+        format!("{tpot} ms")
     );
     if r.ranked.is_empty() {
         out!("  (no priced deployment meets the SLO at this demand)");
     }
     for (i, e) in r.ranked.iter().enumerate() {
         out!(
-            "  {:>4} {:5} {:>8} {:>6} {:>8} {:>8.0} {:>8.1}  {}",
+            "  {:>4} {:5} {:>8} {:>6} {:>8} {:>w$.0} {:>w$.1}  {}",
             i + 1,
             e.spec.axis.id(),
             e.replicas,
             e.total_chips,
             money(e),
-            e.figures.ttft.ms(),
-            e.figures.tpot.ms(),
+            r.slo.ttft_of(&e.figures).ms(),
+            r.slo.tpot_of(&e.figures).ms(),
             e.label
         );
     }
     match r.minimum() {
         Some(m) => out!(
-            "\nminimum hardware: {} chips, {} x {} ({} axis): $/Mtok {}, TTFT {:.0} ms, TPOT {:.1} ms",
+            "\nminimum hardware: {} chips, {} x {} ({} axis): $/Mtok {}, {ttft} {:.0} ms, {tpot} {:.1} ms",
             m.total_chips,
             m.replicas,
             m.label,
             m.spec.axis.id(),
             money(m),
-            m.figures.ttft.ms(),
-            m.figures.tpot.ms()
+            r.slo.ttft_of(&m.figures).ms(),
+            r.slo.tpot_of(&m.figures).ms()
         ),
         None => out!("\nminimum hardware: none meets the SLO at this demand within the bound"),
     }

@@ -1,7 +1,7 @@
 //! `disagg sweep`: argument handling and output only; the modelling is
 //! `disagg_engine::sweep`, and the JSON is the engine's own serialisation of its result.
 
-use crate::axes::{limit_ms, to_json, LengthArgs, LinkArgs, SpecArgs};
+use crate::axes::{limit_ms, slo_at, to_json, LengthArgs, LinkArgs, SpecArgs};
 use crate::bundle::{self, Flags};
 use crate::AssumptionArgs;
 use disagg_engine::bundle::Bundle;
@@ -53,6 +53,10 @@ pub struct SweepArgs {
     /// Time-per-output-token limit in milliseconds.
     #[arg(long)]
     tpot_ms: Option<f64>,
+    /// What --ttft-ms and --tpot-ms bound: the mean over requests (the default) or the
+    /// request at the 90th percentile (p90).
+    #[arg(long, value_name = "mean|p90")]
+    slo_at: Option<String>,
     /// Concurrent requests every point runs at (default: batches are swept). A pool
     /// that cannot hold that many at once is rejected.
     #[arg(long)]
@@ -78,7 +82,7 @@ pub struct SweepArgs {
 }
 
 /// The flags a bundle holds (clap ids), refused alongside `sweep --bundle`.
-pub(crate) const SWEEP_BUNDLED: [&str; 41] = [
+pub(crate) const SWEEP_BUNDLED: [&str; 42] = [
     "model",
     "axis",
     "chips",
@@ -91,6 +95,7 @@ pub(crate) const SWEEP_BUNDLED: [&str; 41] = [
     "target_tok_s_user",
     "ttft_ms",
     "tpot_ms",
+    "slo_at",
     "batch",
     "weight_dtype",
     "weight_bits",
@@ -159,6 +164,7 @@ fn sweep_bundle(args: &SweepArgs) -> Result<Bundle, String> {
     b.sweep.target_tok_s_user = args.target_tok_s_user;
     b.sweep.ttft_ms = args.ttft_ms;
     b.sweep.tpot_ms = args.tpot_ms;
+    b.sweep.slo_at = slo_at(args.slo_at.as_deref())?;
     Ok(b)
 }
 

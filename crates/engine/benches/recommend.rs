@@ -26,6 +26,7 @@ fn bench(c: &mut Criterion) {
             ttft: Some(Seconds::from_ms(500.0)),
             tpot: Some(Seconds::from_ms(30.0)),
             rate: None,
+            ..Slo::default()
         },
         demand: Demand::Rate(RequestsPerSecond::new(10.0)),
         max_chips: DEFAULT_RECOMMEND_CHIPS,

@@ -337,6 +337,19 @@ fn the_release_page_works_end_to_end() {
         "the limits did not change the verdict"
     );
     fresh_default.close();
+    // The limits on the 90th percentile: chosen in their selector, they travel in the
+    // link, and the answer names the p90.
+    slo.set_value("in-sloat", "p90");
+    slo.wait_for(
+        "the answer at the p90",
+        "const a = document.getElementById('callout-slo');
+         return a && a.textContent.includes('miss the p90 TTFT limit') ? true : null;",
+    );
+    let href = slo.js("return location.href;");
+    assert!(
+        href.as_str().unwrap_or_default().contains("sloat=p90"),
+        "{href}"
+    );
     slo.close();
 
     // A fixed batch in a link: the field shows it and the chart is drawn (that every

@@ -70,6 +70,8 @@ fn a_sweep_from_its_bundle_prints_the_same_bytes() {
             "8",
             "--ttft-ms",
             "900",
+            "--slo-at",
+            "p90",
             "--link-gbps",
             "400",
             "--assumptions",
@@ -86,6 +88,7 @@ fn a_sweep_from_its_bundle_prints_the_same_bytes() {
     assert_eq!(b["assumptions"]["mfu"], 0.5);
     assert_eq!(b["chips"][1]["id"], "mi300x");
     assert_eq!(b["sweep"]["ttft_ms"], 900.0);
+    assert_eq!(b["sweep"]["slo_at"], "p90");
     assert!(b.get("deployment").is_none());
     std::fs::remove_dir_all(&d).ok();
 }

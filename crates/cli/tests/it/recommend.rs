@@ -133,3 +133,28 @@ fn refusals_name_their_flag() {
     let o = recommend(&["--rate", "1", "--axis", "af"]);
     assert!(stderr(&o).contains("attention/expert"), "{}", stderr(&o));
 }
+
+/// `--slo-at p90` bounds each request at the 90th percentile: the ranked deployments'
+/// p90 TTFT and TPOT meet the limits, the table names them, and a value that is
+/// neither "mean" nor "p90" is refused by the flag's name.
+#[test]
+fn limits_at_the_p90_bound_the_p90_figures() {
+    let v = json(&recommend(&["--rate", "10", "--slo-at", "p90", "--json"]));
+    let ranked = v["ranked"].as_array().unwrap();
+    assert!(!ranked.is_empty(), "nothing ranked: {v}");
+    for e in ranked {
+        assert!(e["ttft_p90_s"].as_f64().unwrap() <= 0.5, "{e}");
+        assert!(e["tpot_p90_s"].as_f64().unwrap() <= 0.030, "{e}");
+    }
+    assert_eq!(v["slo"]["at"], "p90");
+    let text = recommend(&["--rate", "10", "--slo-at", "p90"]);
+    let out = stdout(&text);
+    assert!(
+        out.contains("recommend for p90 TTFT 500 ms, p90 TPOT 30 ms")
+            && out.contains("p90 TTFT ms"),
+        "{out}"
+    );
+    let o = recommend(&["--rate", "10", "--slo-at", "median"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("--slo-at"), "{}", stderr(&o));
+}

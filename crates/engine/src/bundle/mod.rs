@@ -25,7 +25,7 @@ use crate::disagg::{Axis, Deployment, DeploymentSpec, Draft, Setup, Speculation}
 use crate::dtype::{DType, WeightFormat};
 use crate::error::{EngineError, Result};
 use crate::limits::MAX_BUNDLE_BYTES;
-use crate::sweep::{Slo, SweepRequest};
+use crate::sweep::{Slo, SloAt, SweepRequest};
 use crate::units::{BytesPerSecond, Seconds, TokensPerSecond};
 use crate::workload::Workload;
 use serde::{Deserialize, Serialize};
@@ -127,6 +127,10 @@ pub struct SweepSettings {
     /// Latency limits in milliseconds, as the page and the CLI state them.
     pub ttft_ms: Option<f64>,
     pub tpot_ms: Option<f64>,
+    /// Whether they bound the mean or the 90th percentile (`"mean"`, the default, or
+    /// `"p90"`).
+    #[serde(default, skip_serializing_if = "SloAt::is_mean")]
+    pub slo_at: SloAt,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -199,6 +203,7 @@ impl Bundle {
                 target_tok_s_user: None,
                 ttft_ms: None,
                 tpot_ms: None,
+                slo_at: SloAt::Mean,
             },
             chips,
             assumptions: Assumptions::default(),
@@ -439,6 +444,7 @@ impl<'a> Inputs<'a> {
             slo: Slo {
                 ttft: s.ttft_ms.map(Seconds::from_ms),
                 tpot: s.tpot_ms.map(Seconds::from_ms),
+                at: s.slo_at,
                 // An open loop's points must carry its rate (MODEL.md 8).
                 rate: self.bundle.workload.demand(),
             },

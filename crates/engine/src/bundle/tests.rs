@@ -179,6 +179,7 @@ fn every_bad_field_is_refused_by_its_path() {
         (&["sweep", "max_chips"], json!(0), "sweep.max_chips"),
         (&["sweep", "batch"], json!(0), "sweep.batch"),
         (&["sweep", "ttft_ms"], json!(-3.0), "sweep.ttft_ms"),
+        (&["sweep", "slo_at"], json!("p99"), "sweep.slo_at"),
         (&["chips", "0", "price"], json!(-2.0), "chips[0].price"),
         (&["chips", "1", "bf16"], json!(0.0), "chips[1].bf16_tflops"),
         (&["chips", "1", "id"], json!("h200"), "chips[1].id"),

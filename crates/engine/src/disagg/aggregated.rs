@@ -70,12 +70,15 @@ pub fn side<'a>(
 /// The deployment's figures from its one side.
 pub fn combine(setup: &Setup, pool: PoolConfig, running: u32, s: &ColocatedSide) -> Figures {
     let output_tok_s = s.round.output_tok_s(running);
+    let (ttft_p90, tpot_p90) = s.round.p90s();
     Figures::new(
         Core {
             batch: running,
             running,
             ttft: s.round.ttft(),
             tpot: s.round.tpot(),
+            ttft_p90,
+            tpot_p90,
             output_tok_s,
             input_tok_s: s.round.input_tok_s(running, setup.workload.isl),
             transfer: Seconds::ZERO,

@@ -101,6 +101,7 @@ pub fn evaluate(setup: &Setup, deployment: &Deployment) -> Result<DeploymentPoin
         let request_rate = f.output_tok_s.per_request(setup.workload.osl as f64);
         let wait = queue_wait(concurrency, running, request_rate);
         f.ttft += wait;
+        f.ttft_p90 += wait;
         point.ttft = point.ttft.queued(wait);
         f.batch = concurrency;
         point.warnings.insert(

@@ -151,6 +151,8 @@ pub(crate) fn deliver(
     point.figures.ttft = point.ttft.mean();
     // The same prefill steps interrupt generation, now at random arrivals.
     point.tpot = point.tpot.at_random();
+    point.figures.ttft_p90 = point.ttft.quantile(0.9);
+    point.figures.tpot_p90 = point.tpot.quantile(0.9);
     point.warnings.push(format!(
         "open loop: {} requests per second arrive at random; about {} are in flight (Little's law), and the prefill steps are busy {:.0}% of the time",
         rate.0,

@@ -399,12 +399,15 @@ pub fn evaluate(setup: &Setup, stages: &[Stage], batch: u32) -> Result<PipelineP
         .unwrap_or(0);
     let hop_time: Seconds = hops.iter().map(|h| h.decode).sum();
     let output_tok_s = round.output_tok_s(running);
+    let (ttft_p90, tpot_p90) = round.p90s();
     let mut figures = Figures::new(
         Core {
             batch: running,
             running,
             ttft: round.ttft(),
             tpot: round.tpot(),
+            ttft_p90,
+            tpot_p90,
             output_tok_s,
             input_tok_s: round.input_tok_s(running, w.isl),
             transfer: hop_time,
@@ -433,6 +436,7 @@ pub fn evaluate(setup: &Setup, stages: &[Stage], batch: u32) -> Result<PipelineP
         let rate = figures.output_tok_s.per_request(w.osl as f64);
         let wait = queue_wait(batch, running, rate);
         figures.ttft += wait;
+        figures.ttft_p90 += wait;
         figures.batch = batch;
         ttft = ttft.queued(wait);
         warnings.insert(0, queue_warning(batch, running, seqs));

@@ -28,6 +28,12 @@ pub struct Figures {
     /// Mean time between a user's tokens (accepted tokens, with speculation).
     #[serde(rename = "tpot_s")]
     pub tpot: Seconds,
+    /// TTFT and TPOT of the request at the 0.9 quantile (`DeploymentPoint::ttft`,
+    /// `DeploymentPoint::tpot`), for limits set on the 90th percentile.
+    #[serde(default, rename = "ttft_p90_s")]
+    pub ttft_p90: Seconds,
+    #[serde(default, rename = "tpot_p90_s")]
+    pub tpot_p90: Seconds,
     /// One user's token rate, `1 / TPOT`.
     pub tok_s_user: TokensPerSecond,
     pub output_tok_s: TokensPerSecond,
@@ -82,6 +88,8 @@ pub(crate) struct Core {
     pub running: u32,
     pub ttft: Seconds,
     pub tpot: Seconds,
+    pub ttft_p90: Seconds,
+    pub tpot_p90: Seconds,
     pub output_tok_s: TokensPerSecond,
     pub input_tok_s: TokensPerSecond,
     pub transfer: Seconds,
@@ -115,6 +123,8 @@ impl Figures {
             chips,
             ttft: core.ttft,
             tpot: core.tpot,
+            ttft_p90: core.ttft_p90,
+            tpot_p90: core.tpot_p90,
             tok_s_user: if core.tpot.0 > 0.0 {
                 TokensPerSecond::over(1.0, core.tpot)
             } else {

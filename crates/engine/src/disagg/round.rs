@@ -180,6 +180,15 @@ impl Round {
         }
     }
 
+    /// TTFT and TPOT of the request at the 0.9 quantile ([`Round::ttft_model`],
+    /// [`Round::tpot_model`]), as a pool's figures carry them.
+    pub fn p90s(&self) -> (Seconds, Seconds) {
+        (
+            self.ttft_model().quantile(0.9),
+            self.tpot_model().quantile(0.9),
+        )
+    }
+
     /// Output tokens per second of `running` sequences over all replicas.
     pub fn output_tok_s(&self, running: u32) -> TokensPerSecond {
         TokensPerSecond::over(running as f64 * self.osl, self.duration())

@@ -270,26 +270,27 @@ fn standard_normal_cdf(x: f64) -> f64 {
     0.5 * (1.0 + erf.copysign(x))
 }
 
-/// The `q` quantile of the standard normal distribution (`z_0.5 = 0`, `z_0.9 = 1.2816`),
-/// by bisection of [`standard_normal_cdf`] on `[-10, 10]`; `q` outside `(0, 1)` is
-/// held at the interval's ends.
+/// The `q` quantile of the standard normal distribution (`z_0.5 = 0`, `z_0.9 = 1.2816`):
+/// Abramowitz and Stegun's rational approximation 26.2.23 (absolute error under
+/// 4.5e-4), refined by one Newton step on [`standard_normal_cdf`], which leaves the
+/// error of the distribution function's own approximation (a few 1e-7). Closed form,
+/// so every point of a sweep can afford it; `q` outside `(0, 1)` is held at -10 and 10.
 pub fn standard_normal_quantile(q: f64) -> f64 {
-    let (mut lo, mut hi) = (-10.0_f64, 10.0_f64);
     if q.is_nan() || q <= 0.0 {
-        return lo;
+        return -10.0;
     }
     if q >= 1.0 {
-        return hi;
+        return 10.0;
     }
-    for _ in 0..80 {
-        let mid = 0.5 * (lo + hi);
-        if standard_normal_cdf(mid) < q {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
-    0.5 * (lo + hi)
+    // The tail on the smaller side: t = sqrt(-2 ln p), p = min(q, 1 - q).
+    let p = q.min(1.0 - q);
+    let t = (-2.0 * p.ln()).sqrt();
+    let tail = t
+        - (2.515_517 + t * (0.802_853 + t * 0.010_328))
+            / (1.0 + t * (1.432_788 + t * (0.189_269 + t * 0.001_308)));
+    let x = if q < 0.5 { -tail } else { tail };
+    let density = (-0.5 * x * x).exp() / (2.0 * std::f64::consts::PI).sqrt();
+    (x - (standard_normal_cdf(x) - q) / density).clamp(-10.0, 10.0)
 }
 
 #[cfg(test)]

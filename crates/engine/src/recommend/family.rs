@@ -7,7 +7,7 @@ use super::{Entry, RecommendRequest};
 use crate::catalogue::Chip;
 use crate::cost::CostBasis;
 use crate::disagg::{DeploymentPoint, DeploymentSpec, Limiter, Setup};
-use crate::sweep::closest_miss;
+use crate::sweep::{closest_miss, Slo};
 use serde::{Deserialize, Serialize};
 
 /// The kind of failure.
@@ -57,11 +57,12 @@ fn on_chip(spec: &DeploymentSpec, id: &str) -> bool {
     spec.pools.iter().all(|p| p.chip == id)
 }
 
-fn ms(point: &DeploymentPoint, ttft: bool) -> f64 {
+/// The TTFT (or TPOT) the limits bound, mean or p90, in milliseconds.
+fn ms(slo: &Slo, point: &DeploymentPoint, ttft: bool) -> f64 {
     if ttft {
-        point.figures.ttft.ms()
+        slo.ttft_of(&point.figures).ms()
     } else {
-        point.figures.tpot.ms()
+        slo.tpot_of(&point.figures).ms()
     }
 }
 
@@ -166,18 +167,19 @@ fn reason(
         misses
             .iter()
             .copied()
-            .min_by(|a, b| ms(a, ttft).total_cmp(&ms(b, ttft)))
+            .min_by(|a, b| ms(&req.slo, a, ttft).total_cmp(&ms(&req.slo, b, ttft)))
     };
     let limit = |t: Option<crate::units::Seconds>| t.map_or(f64::INFINITY, |t| t.ms());
     let (ttft_limit, tpot_limit) = (limit(req.slo.ttft), limit(req.slo.tpot));
     let best_tpot = lowest(false)?;
-    if ms(best_tpot, false) > tpot_limit {
+    if ms(&req.slo, best_tpot, false) > tpot_limit {
         let link = best_tpot.figures.limiter == Limiter::InterPoolLink;
         return Some((
             if link { FailKind::Link } else { FailKind::Tpot },
             format!(
-                "TPOT at best {:.1} ms ({}{}) over the {} ms limit{}",
-                ms(best_tpot, false),
+                "{} at best {:.1} ms ({}{}) over the {} ms limit{}",
+                req.slo.at.name("TPOT"),
+                ms(&req.slo, best_tpot, false),
                 best_tpot.label,
                 replicas_note(best_tpot),
                 fmt_limit(tpot_limit),
@@ -190,13 +192,14 @@ fn reason(
         ));
     }
     let best_ttft = lowest(true)?;
-    if ms(best_ttft, true) > ttft_limit {
+    if ms(&req.slo, best_ttft, true) > ttft_limit {
         let link = link_share(best_ttft) > 0.5;
         return Some((
             if link { FailKind::Link } else { FailKind::Ttft },
             format!(
-                "TTFT at best {:.0} ms ({}{}) over the {} ms limit{}",
-                ms(best_ttft, true),
+                "{} at best {:.0} ms ({}{}) over the {} ms limit{}",
+                req.slo.at.name("TTFT"),
+                ms(&req.slo, best_ttft, true),
                 best_ttft.label,
                 replicas_note(best_ttft),
                 fmt_limit(ttft_limit),
@@ -214,8 +217,8 @@ fn reason(
     // Some meet one limit and some the other, none both.
     let within_tpot = misses
         .iter()
-        .filter(|p| ms(p, false) <= tpot_limit)
-        .map(|p| ms(p, true))
+        .filter(|p| ms(&req.slo, p, false) <= tpot_limit)
+        .map(|p| ms(&req.slo, p, true))
         .fold(f64::INFINITY, f64::min);
     Some((
         FailKind::Ttft,

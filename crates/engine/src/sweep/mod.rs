@@ -39,7 +39,7 @@ mod speculative;
 
 pub use axes::{compare_axes, AxisBest};
 pub use callout::{distinct_whys, explain_point, fmt_num, Callout, Verdict};
-pub use slo::{Slo, SloAnswer, SloMisses, SloPick};
+pub use slo::{Slo, SloAnswer, SloAt, SloMisses, SloPick};
 
 use crate::catalogue::Chip;
 use crate::disagg::plan::{plan, PoolChoice};
@@ -271,10 +271,12 @@ pub fn sweep(req: &SweepRequest) -> Result<SweepResult> {
         );
     } else if req.slo.is_set() && col.misses.met == 0 {
         notes.push(format!(
-            "no deployment meets the SLO: of {} that fit, {} miss the TTFT limit and {} the TPOT limit{}",
+            "no deployment meets the SLO: of {} that fit, {} miss the {} limit and {} the {} limit{}",
             col.feasible,
             col.misses.ttft,
+            req.slo.at.name("TTFT"),
             col.misses.tpot,
+            req.slo.at.name("TPOT"),
             match col.misses.rate {
                 0 => String::new(),
                 n => format!(", {n} cannot carry the request rate"),

@@ -10,6 +10,54 @@ use crate::frontier::Objective;
 use crate::units::{Seconds, TokensPerSecond};
 use serde::{Deserialize, Serialize};
 
+/// Which of a point's TTFT and TPOT the limits bound: the mean over requests, or the
+/// request at the 0.9 quantile (`Figures::ttft_p90`, `Figures::tpot_p90`; `audit/MODEL.md`
+/// 6.1), as service-level objectives are usually written.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SloAt {
+    #[default]
+    Mean,
+    P90,
+}
+
+impl SloAt {
+    pub const ALL: [SloAt; 2] = [SloAt::Mean, SloAt::P90];
+
+    pub fn id(self) -> &'static str {
+        match self {
+            SloAt::Mean => "mean",
+            SloAt::P90 => "p90",
+        }
+    }
+
+    pub fn is_mean(&self) -> bool {
+        *self == SloAt::Mean
+    }
+
+    /// "TTFT" or "p90 TTFT": a figure's name as the limit bounds it.
+    pub fn name(self, figure: &str) -> String {
+        match self {
+            SloAt::Mean => figure.to_string(),
+            SloAt::P90 => format!("p90 {figure}"),
+        }
+    }
+}
+
+impl std::str::FromStr for SloAt {
+    type Err = EngineError;
+    fn from_str(s: &str) -> Result<SloAt> {
+        SloAt::ALL
+            .into_iter()
+            .find(|a| a.id() == s.trim())
+            .ok_or_else(|| {
+                EngineError::InvalidInput(format!(
+                    "the limits bound the mean or the p90 (\"mean\" or \"p90\"), not {s:?}"
+                ))
+            })
+    }
+}
+
 /// Limits on time to first token and time per output token; `None` is no limit.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Slo {
@@ -17,6 +65,9 @@ pub struct Slo {
     pub ttft: Option<Seconds>,
     #[serde(rename = "tpot_s")]
     pub tpot: Option<Seconds>,
+    /// Whether the limits bound the mean or the 90th percentile.
+    #[serde(default, skip_serializing_if = "SloAt::is_mean")]
+    pub at: SloAt,
     /// An open loop's demand (`Workload::rate` requests per second times OSL): a point
     /// carries the rate when its own closed-loop output rate reaches it, so the same
     /// deployment keeps up with those arrivals at that concurrency or a smaller one.
@@ -73,12 +124,28 @@ impl Slo {
         self.rate.is_none_or(|r| f.output_tok_s >= r)
     }
 
+    /// The TTFT the limit bounds: the mean, or the p90.
+    pub fn ttft_of(&self, f: &Figures) -> Seconds {
+        match self.at {
+            SloAt::Mean => f.ttft,
+            SloAt::P90 => f.ttft_p90,
+        }
+    }
+
+    /// The TPOT the limit bounds: the mean, or the p90.
+    pub fn tpot_of(&self, f: &Figures) -> Seconds {
+        match self.at {
+            SloAt::Mean => f.tpot,
+            SloAt::P90 => f.tpot_p90,
+        }
+    }
+
     pub fn ttft_met(&self, f: &Figures) -> bool {
-        self.ttft.is_none_or(|t| f.ttft <= t)
+        self.ttft.is_none_or(|t| self.ttft_of(f) <= t)
     }
 
     pub fn tpot_met(&self, f: &Figures) -> bool {
-        self.tpot.is_none_or(|t| f.tpot <= t)
+        self.tpot.is_none_or(|t| self.tpot_of(f) <= t)
     }
 
     pub fn met_by(&self, f: &Figures) -> bool {
@@ -132,17 +199,17 @@ pub(super) fn answer(
     }
     let picks = Objective::ALL
         .into_iter()
-        .filter_map(|o| pick(cloud, o))
+        .filter_map(|o| pick(slo, cloud, o))
         .collect();
     Some(SloAnswer {
         picks,
-        why_others_fail: why_others_fail(misses, feasible, out_of_memory),
+        why_others_fail: why_others_fail(slo, misses, feasible, out_of_memory),
     })
 }
 
 /// The best compliant point of `objective` and the best of up to `PICKS - 1` other
 /// chip pairings; ties go to the earlier point of the cloud.
-fn pick(cloud: &[SweepPoint], objective: Objective) -> Option<SloPick> {
+fn pick(slo: &Slo, cloud: &[SweepPoint], objective: Objective) -> Option<SloPick> {
     let mut ranked: Vec<(usize, f64)> = cloud
         .iter()
         .enumerate()
@@ -163,7 +230,7 @@ fn pick(cloud: &[SweepPoint], objective: Objective) -> Option<SloPick> {
     let best_value = objective.value(&best.figures)?;
     let f = &best.figures;
     let mut sentence = format!(
-        "{} meeting the SLO: {}: {} at {} tok/s/user (TTFT {} ms, TPOT {} ms).",
+        "{} meeting the SLO: {}: {} at {} tok/s/user ({} {} ms, {} {} ms).",
         match objective {
             Objective::ThroughputPerChip => "Highest throughput",
             Objective::CostPerMtok => "Cheapest",
@@ -171,8 +238,10 @@ fn pick(cloud: &[SweepPoint], objective: Objective) -> Option<SloPick> {
         best.label,
         fmt_value(objective, best_value),
         fmt_num(f.tok_s_user.value()),
-        fmt_num(f.ttft.ms()),
-        fmt_num(f.tpot.ms()),
+        slo.at.name("TTFT"),
+        fmt_num(slo.ttft_of(f).ms()),
+        slo.at.name("TPOT"),
+        fmt_num(slo.tpot_of(f).ms()),
     );
     let runners: Vec<String> = points[1..]
         .iter()
@@ -200,7 +269,7 @@ fn pick(cloud: &[SweepPoint], objective: Objective) -> Option<SloPick> {
     })
 }
 
-fn why_others_fail(misses: &SloMisses, feasible: u64, out_of_memory: u64) -> String {
+fn why_others_fail(slo: &Slo, misses: &SloMisses, feasible: u64, out_of_memory: u64) -> String {
     let memory = if out_of_memory > 0 {
         format!("; {out_of_memory} configurations do not fit in memory")
     } else {
@@ -212,7 +281,11 @@ fn why_others_fail(misses: &SloMisses, feasible: u64, out_of_memory: u64) -> Str
         String::new()
     };
     format!(
-        "Of {feasible} deployments that fit, {} meet the SLO, {} miss the TTFT limit and {} the TPOT limit{rate}{memory}.",
-        misses.met, misses.ttft, misses.tpot
+        "Of {feasible} deployments that fit, {} meet the SLO, {} miss the {} limit and {} the {} limit{rate}{memory}.",
+        misses.met,
+        misses.ttft,
+        slo.at.name("TTFT"),
+        misses.tpot,
+        slo.at.name("TPOT")
     )
 }

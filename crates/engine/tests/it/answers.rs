@@ -5,7 +5,7 @@
 use super::disagg::{cat, chip, run, setup, tp, with_draft};
 use disagg_engine::disagg::{evaluate, Axis, Deployment, Setup};
 use disagg_engine::frontier::Objective;
-use disagg_engine::sweep::{sweep, SweepRequest};
+use disagg_engine::sweep::{sweep, SweepRequest, SweepResult};
 use disagg_engine::units::TokensPerSecond;
 
 #[test]
@@ -57,25 +57,31 @@ fn concurrency_beyond_the_engine_limit_waits_in_the_queue() {
     }
 }
 
-#[test]
-fn an_slo_keeps_the_frontiers_to_the_points_that_meet_it() {
-    use disagg_engine::sweep::Slo;
-    use disagg_engine::units::Seconds;
-    let s = setup("llama-3.3-70b", 8192, 512);
-    let request = |slo: Slo| SweepRequest {
-        setup: s,
+/// Llama-3.3-70B at 8,192 / 512 tokens over H100 and H200 on the prefill/decode axis, 16
+/// chips at most, under `slo`.
+fn llama_pd(slo: disagg_engine::sweep::Slo) -> SweepRequest<'static> {
+    SweepRequest {
+        setup: setup("llama-3.3-70b", 8192, 512),
         axis: Axis::PrefillDecode,
         chips: vec![chip("h100-sxm"), chip("h200")],
         max_chips: 16,
         target_tok_s_user: None,
         slo,
         batch: None,
-    };
+    }
+}
+
+#[test]
+fn an_slo_keeps_the_frontiers_to_the_points_that_meet_it() {
+    use disagg_engine::sweep::Slo;
+    use disagg_engine::units::Seconds;
+    let request = llama_pd;
     let free = sweep(&request(Slo::default())).unwrap();
     let slo = Slo {
         ttft: Some(Seconds::from_ms(500.0)),
         tpot: Some(Seconds::from_ms(30.0)),
         rate: None,
+        ..Slo::default()
     };
     let bound = sweep(&request(slo)).unwrap();
     // Without an SLO every point meets it.
@@ -114,6 +120,7 @@ fn an_slo_keeps_the_frontiers_to_the_points_that_meet_it() {
         ttft: Some(Seconds::new(1e6)),
         tpot: Some(Seconds::new(1e6)),
         rate: None,
+        ..Slo::default()
     }))
     .unwrap();
     assert_eq!(loose.throughput, free.throughput);
@@ -121,6 +128,7 @@ fn an_slo_keeps_the_frontiers_to_the_points_that_meet_it() {
         ttft: None,
         tpot: Some(Seconds::from_us(1.0)),
         rate: None,
+        ..Slo::default()
     }))
     .unwrap();
     assert!(impossible.throughput.all.is_empty());
@@ -133,6 +141,7 @@ fn an_slo_keeps_the_frontiers_to_the_points_that_meet_it() {
         ttft: Some(Seconds::new(-1.0)),
         tpot: None,
         rate: None,
+        ..Slo::default()
     }))
     .is_err());
 }
@@ -160,6 +169,7 @@ fn an_slo_answer_names_the_best_compliant_deployments_and_runners_up() {
         ttft: Some(Seconds::from_ms(500.0)),
         tpot: Some(Seconds::from_ms(30.0)),
         rate: None,
+        ..Slo::default()
     };
     let r = sweep(&request(slo)).unwrap();
     let answer = r.slo_answer.as_ref().expect("an SLO gives an answer");
@@ -208,6 +218,7 @@ fn an_slo_answer_names_the_best_compliant_deployments_and_runners_up() {
         ttft: Some(Seconds::from_us(1.0)),
         tpot: None,
         rate: None,
+        ..Slo::default()
     }))
     .unwrap();
     let answer = none.slo_answer.unwrap();
@@ -571,4 +582,59 @@ fn a_request_rate_keeps_the_frontiers_to_the_points_that_carry_it() {
         .notes
         .iter()
         .any(|n| n.contains("cannot carry the request rate")));
+}
+
+/// Limits on the 90th percentile bind the p90 figures every point carries: the points
+/// that meet them are those whose p90 TTFT and TPOT are under the limits, a subset of
+/// those that meet the same limits on the mean, and the answer names the p90.
+#[test]
+fn an_slo_at_the_p90_bounds_the_p90_figures() {
+    use disagg_engine::sweep::{Slo, SloAt};
+    use disagg_engine::units::Seconds;
+    let request = llama_pd;
+    let mean = Slo {
+        ttft: Some(Seconds::from_ms(1500.0)),
+        tpot: Some(Seconds::from_ms(40.0)),
+        ..Slo::default()
+    };
+    let p90 = Slo {
+        at: SloAt::P90,
+        ..mean
+    };
+    let (on_mean, on_p90) = (
+        sweep(&request(mean)).unwrap(),
+        sweep(&request(p90)).unwrap(),
+    );
+    for b in &on_p90.cloud {
+        let f = &b.figures;
+        // TPOT's p90 is never below its mean; TTFT's may be, where fewer than a tenth
+        // of the requests wait for another prompt. The marks follow the p90.
+        assert!(f.tpot_p90 >= f.tpot, "{}", b.label);
+        assert_eq!(
+            b.meets_slo,
+            f.ttft_p90 <= Seconds::from_ms(1500.0) && f.tpot_p90 <= Seconds::from_ms(40.0),
+            "{}",
+            b.label
+        );
+    }
+    // The two readings part on some deployment both clouds hold.
+    let parted = on_p90.cloud.iter().any(|b| {
+        on_mean
+            .cloud
+            .iter()
+            .any(|a| a.spec == b.spec && a.meets_slo != b.meets_slo)
+    });
+    assert!(parted, "the p90 limits bind differently from the mean's");
+    let met = |r: &SweepResult| r.cloud.iter().filter(|p| p.meets_slo).count();
+    assert!(met(&on_p90) > 0);
+    let answer = on_p90.slo_answer.as_ref().unwrap();
+    assert!(answer.why_others_fail.contains("miss the p90 TTFT limit"));
+    assert!(answer.picks[0].sentence.contains("p90 TTFT"));
+    // The choice is refused by name when it is neither.
+    assert_eq!("p90".parse::<SloAt>().unwrap(), SloAt::P90);
+    assert!("p99"
+        .parse::<SloAt>()
+        .unwrap_err()
+        .to_string()
+        .contains("mean or the p90"));
 }

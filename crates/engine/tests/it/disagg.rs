@@ -543,10 +543,26 @@ fn tpots_spread_follows_the_prefills_that_interrupt_generation() {
             assert_eq!(t.interruptions, Interruptions::None, "{d:?}");
             assert_eq!((p50, p90), (t.mean, t.mean), "{d:?}");
         }
-        // The report states what the quantiles say.
+        // The report states what the quantiles say, and so do the figures a sweep's
+        // limits on the p90 read.
         let r = t.report();
         assert_eq!((r.p50_s, r.p90_s), (p50.value(), p90.value()));
+        assert_eq!(p.figures.tpot_p90, p90, "{d:?}");
+        assert_eq!(p.figures.ttft_p90, p.ttft.quantile(0.9), "{d:?}");
     }
+    // Above the engine's batch limit the queue adds to every request's TTFT alike.
+    let mut capped = llama;
+    capped.assumptions = capped.assumptions.pin("max_seqs_per_replica", 16.0);
+    let queued = evaluate(
+        &capped,
+        &Deployment::Aggregated {
+            pool: tp(chip("h200"), 4),
+            batch: 64,
+        },
+    )
+    .unwrap();
+    assert!(queued.ttft.parts.queue.value() > 0.0);
+    assert_eq!(queued.figures.ttft_p90, queued.ttft.quantile(0.9));
     // Random arrivals at a rate: the held concurrency's mean, a Poisson count, a wider
     // p90 than the closed loop at that concurrency.
     let d = Deployment::Aggregated {
@@ -561,4 +577,6 @@ fn tpots_spread_follows_the_prefills_that_interrupt_generation() {
         Interruptions::Poisson { .. }
     ));
     assert!(open.tpot.quantile(0.9) > closed.tpot.quantile(0.9));
+    assert_eq!(open.figures.tpot_p90, open.tpot.quantile(0.9));
+    assert_eq!(open.figures.ttft_p90, open.ttft.quantile(0.9));
 }

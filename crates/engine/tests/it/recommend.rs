@@ -32,6 +32,7 @@ fn request(
             ttft: Some(Seconds::from_ms(ttft_ms)),
             tpot: Some(Seconds::from_ms(tpot_ms)),
             rate: None,
+            ..Slo::default()
         },
         demand,
         max_chips: 256,

@@ -399,12 +399,15 @@ fn figures(
         Limiter::ExpertPool => s.experts.time.bottleneck(),
         _ => s.attention.time.bottleneck(),
     };
+    let (ttft_p90, tpot_p90) = round.p90s();
     Figures::new(
         Core {
             batch,
             running: batch,
             ttft: round.ttft(),
             tpot: round.tpot(),
+            ttft_p90,
+            tpot_p90,
             output_tok_s: round.output_tok_s(batch),
             input_tok_s: round.input_tok_s(batch, setup.workload.isl),
             transfer: t.exchange * 2.0 * moe_layers(setup.model),

@@ -312,14 +312,16 @@ pub fn combine(
     let osl = setup.workload.osl as f64;
     let flow = ClosedLoop::of(p, d, t, batch, osl);
     let (rate, limiter) = (flow.rate, flow.limiter);
+    let ttft = flow.ttft(p, d, t, batch, osl, setup.workload.first_wave(batch));
     Figures::new(
         Core {
             batch,
             running: batch,
-            ttft: flow
-                .ttft(p, d, t, batch, osl, setup.workload.first_wave(batch))
-                .mean(),
+            ttft: ttft.mean(),
             tpot: d.step,
+            ttft_p90: ttft.quantile(0.9),
+            // The decode pool never prefills: every request's TPOT is its step.
+            tpot_p90: d.step,
             output_tok_s: rate.tokens(osl),
             input_tok_s: rate.tokens(setup.workload.isl as f64),
             transfer: t.exposed,

@@ -55,12 +55,15 @@ pub fn combine(
     );
     let mut pools = vec![PoolLoad::new(target.chip, target.chips(), tb, &t.time)];
     pools.extend(draft.map(|p| PoolLoad::new(p.chip, p.chips(), busy(drafting(setup, d)), &none)));
+    let (ttft_p90, tpot_p90) = round.p90s();
     Figures::new(
         Core {
             batch,
             running: batch,
             ttft: round.ttft(),
             tpot: round.tpot(),
+            ttft_p90,
+            tpot_p90,
             output_tok_s: round.output_tok_s(batch),
             input_tok_s: round.input_tok_s(batch, setup.workload.isl),
             transfer,
