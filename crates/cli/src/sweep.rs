@@ -321,8 +321,9 @@ fn print_sweep(model: &str, r: &SweepResult) {
     if r.slo.is_set() {
         let limit = |t: Option<Seconds>| t.map_or("none".to_string(), |t| format!("{} ms", t.ms()));
         let m = &r.slo_misses;
+        let (ttft, tpot) = (r.slo.at.name("TTFT"), r.slo.at.name("TPOT"));
         out!(
-            "  SLO (TTFT {}, TPOT {}): {} of {} feasible points meet it; {} miss TTFT, {} miss TPOT; the frontiers hold those that meet it",
+            "  SLO ({ttft} {}, {tpot} {}): {} of {} feasible points meet it; {} miss {ttft}, {} miss {tpot}; the frontiers hold those that meet it",
             limit(r.slo.ttft),
             limit(r.slo.tpot),
             m.met,

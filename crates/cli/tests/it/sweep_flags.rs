@@ -171,3 +171,49 @@ fn sweep_batch_fixes_every_points_batch_and_refuses_zero() {
         stderr(&o)
     );
 }
+
+/// `--slo-at p90`: the frontiers hold the points whose p90 TTFT and TPOT meet the
+/// limits, and the summary names the p90.
+#[test]
+fn sweep_limits_at_the_p90_hold_the_p90_figures() {
+    let args = |extra: &[&'static str]| {
+        let mut a = vec![
+            "sweep",
+            "--model",
+            "llama-3.3-70b",
+            "--axis",
+            "pd",
+            "--chips",
+            "h100-sxm,h200",
+            "--isl",
+            "8192",
+            "--osl",
+            "512",
+            "--max-chips",
+            "16",
+            "--ttft-ms",
+            "1500",
+            "--tpot-ms",
+            "40",
+            "--slo-at",
+            "p90",
+        ];
+        a.extend_from_slice(extra);
+        a
+    };
+    let o = disagg(&args(&["--json"]));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["slo"]["at"], "p90");
+    let frontier = v["frontier_throughput"].as_array().unwrap();
+    assert!(!frontier.is_empty());
+    for p in frontier {
+        assert!(p["ttft_p90_s"].as_f64().unwrap() <= 1.5, "{p}");
+        assert!(p["tpot_p90_s"].as_f64().unwrap() <= 0.04, "{p}");
+    }
+    let text = stdout(&disagg(&args(&[])));
+    assert!(
+        text.contains("SLO (p90 TTFT 1500 ms, p90 TPOT 40 ms)") && text.contains("miss p90 TTFT"),
+        "{text}"
+    );
+}
