@@ -2,9 +2,10 @@
 
 use super::{disagg, stderr, stdout};
 
-#[test]
-fn sweep_slo_flags_keep_the_frontiers_to_points_that_meet_them() {
-    let o = disagg(&[
+/// Llama-3.3-70B at 8,192 / 512 tokens over H100 and H200 on the prefill/decode axis,
+/// 16 chips at most, then `extra` (the limits and the output form).
+fn llama_pd_sweep(extra: &[&'static str]) -> Vec<&'static str> {
+    let mut a = vec![
         "sweep",
         "--model",
         "llama-3.3-70b",
@@ -18,12 +19,20 @@ fn sweep_slo_flags_keep_the_frontiers_to_points_that_meet_them() {
         "512",
         "--max-chips",
         "16",
+    ];
+    a.extend_from_slice(extra);
+    a
+}
+
+#[test]
+fn sweep_slo_flags_keep_the_frontiers_to_points_that_meet_them() {
+    let o = disagg(&llama_pd_sweep(&[
         "--ttft-ms",
         "500",
         "--tpot-ms",
         "30",
         "--json",
-    ]);
+    ]));
     assert!(o.status.success(), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert_eq!(v["slo"]["ttft_s"], 0.5);
@@ -177,29 +186,9 @@ fn sweep_batch_fixes_every_points_batch_and_refuses_zero() {
 #[test]
 fn sweep_limits_at_the_p90_hold_the_p90_figures() {
     let args = |extra: &[&'static str]| {
-        let mut a = vec![
-            "sweep",
-            "--model",
-            "llama-3.3-70b",
-            "--axis",
-            "pd",
-            "--chips",
-            "h100-sxm,h200",
-            "--isl",
-            "8192",
-            "--osl",
-            "512",
-            "--max-chips",
-            "16",
-            "--ttft-ms",
-            "1500",
-            "--tpot-ms",
-            "40",
-            "--slo-at",
-            "p90",
-        ];
+        let mut a = vec!["--ttft-ms", "1500", "--tpot-ms", "40", "--slo-at", "p90"];
         a.extend_from_slice(extra);
-        a
+        llama_pd_sweep(&a)
     };
     let o = disagg(&args(&["--json"]));
     assert!(o.status.success(), "{}", stderr(&o));
