@@ -680,4 +680,6 @@ pub(crate) use encoding::{decode, encode};
 pub use user_chips::{CHIP_EDIT_PREFIX, USER_CHIP_FROM};
 
 #[cfg(test)]
+mod limits_tests;
+#[cfg(test)]
 pub(crate) mod tests;
