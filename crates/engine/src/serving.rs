@@ -78,6 +78,10 @@ impl Framework {
                 // (mean |ln error| 0.036 against 0.110 at best overlapped): AUDIT, "Host
                 // work overlapped with device work".
                 host_overlap: HostOverlap::NONE,
+                // NVLinkOneSided dispatch and combine on GB200 NVL72 (TensorRT-LLM tech
+                // blog 18): the median kernel time at 1 to 16 tokens per rank over EP 8,
+                // 16 and 32 (AUDIT, "The MoE all-to-all's fixed time").
+                all_to_all_floor: Some(AllToAllFloor::TRTLLM_NVLINK),
                 ..Defaults::default()
             },
             // get_batch_defaults, OpenAI server: 1024 sequences and 8192 tokens on
@@ -129,6 +133,8 @@ impl Framework {
                 // x1.10 alone lowers the score 0.0717 -> 0.0652 (9.1%), compute x0.80
                 // beside it only to 0.0644 (AUDIT, "Serving frameworks").
                 kernels: KernelFactors::CHIPS,
+                // Its DeepEP and MoRI kernels' fixed times are not measured here.
+                all_to_all_floor: None,
             },
             // n_ubatch 512: the physical batch one step computes. It allocates the
             // weights, its context's KV cache and compute buffers sized by n_ubatch (the
@@ -199,6 +205,31 @@ pub struct Defaults {
     /// Which of its steps run their host work beside the device's
     /// ([`crate::Assumptions::step_time`]); none by default.
     pub host_overlap: HostOverlap,
+    /// The least time its MoE all-to-all kernels take per phase inside one scale-up
+    /// domain, whatever they carry; `None`: the link's latency alone.
+    pub all_to_all_floor: Option<AllToAllFloor>,
+}
+
+/// The fixed time of one expert all-to-all's two phases inside one scale-up domain:
+/// launch, the flag barrier across the expert group and the first bytes' latency,
+/// which a kernel pays however few tokens it moves (`audit/MODEL.md` 3.7). Each phase
+/// takes `sqrt(floor^2 + transfer^2)` ([`crate::kernel::expert_all_to_all`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AllToAllFloor {
+    pub dispatch: Seconds,
+    pub combine: Seconds,
+}
+
+impl AllToAllFloor {
+    /// TensorRT-LLM's NVLinkOneSided kernels on GB200 NVL72 with DeepSeek-V3's shapes
+    /// (hidden 7,168, top-8, BF16 both ways): the median of the dispatch and of the
+    /// combine times measured at 1, 2, 4, 8 and 16 tokens per rank at EP 8, 16 and 32,
+    /// 15 runs each (tech blog 18, "Optimizing MoE Communication with One-Sided AlltoAll
+    /// Over NVLink", tables "Scaling With Batch Size and EP Size").
+    pub const TRTLLM_NVLINK: AllToAllFloor = AllToAllFloor {
+        dispatch: Seconds(18.9e-6),
+        combine: Seconds(31.4e-6),
+    };
 }
 
 /// Where a framework's engine loop runs a step's host work (scheduling, input

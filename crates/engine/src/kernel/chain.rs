@@ -168,7 +168,7 @@ fn exposed_chain(p: &Placement, cost: &StepCost, comm: f64) -> Chain {
         &comm_ops.map(|k| k.name()).collect::<Vec<_>>().join(", "),
         comm,
         "s",
-        Source::rule("message bytes / (link bandwidth x link_eff) + hop latencies: see the operator table"),
+        Source::rule("message bytes / (link bandwidth x link_eff) + hop latencies, an all-to-all phase at least its framework's kernel time (MODEL.md 3.7): see the operator table"),
     )
     .input(
         "overlap",

@@ -1,7 +1,9 @@
 //! Collectives: ring and two-level all-reduce, and the expert all-to-all, each a
 //! closed form of bytes moved and time taken.
 
+use super::roofline::operator_time;
 use crate::catalogue::Chip;
+use crate::serving::AllToAllFloor;
 use crate::units::{Bytes, BytesPerSecond, Seconds};
 
 /// Ring all-reduce of `msg` bytes over `n` chips: `2(n-1)/n * msg / bw + 2(n-1) * latency`.
@@ -64,6 +66,12 @@ pub struct AllToAllWidths {
 /// picks), and is forwarded inside that domain over scale-up; every pick that is not
 /// on the receiving chip's own position crosses scale-up once, `k(l-1)/l` per token.
 /// The two links work at once, so the slower one sets the time.
+///
+/// Where the serving framework's kernels have a measured fixed time per phase
+/// (`floor`) and the group sits inside one scale-up domain, each phase takes
+/// `sqrt(floor^2 + transfer^2)` in place of the transfer plus the link's latency: the
+/// kernel's launch and barrier set a small exchange's time, the bytes a large one's.
+#[allow(clippy::too_many_arguments)]
 pub fn expert_all_to_all(
     chip: &Chip,
     group: u32,
@@ -72,6 +80,7 @@ pub fn expert_all_to_all(
     hidden: f64,
     widths: AllToAllWidths,
     link_eff: f64,
+    floor: Option<AllToAllFloor>,
 ) -> (Bytes, Seconds) {
     if group <= 1 || tokens <= 0.0 {
         return (Bytes::ZERO, Seconds::ZERO);
@@ -80,11 +89,18 @@ pub fn expert_all_to_all(
     let g = group as f64;
     let Some(domains) = chip.whole_domains(group) else {
         let link = chip.link_for_group(group);
-        let bytes = tokens * top_k * (g - 1.0) / g * per_pick;
-        return (
-            Bytes(bytes),
-            Bytes(bytes) / (link.bandwidth * link_eff) + link.latency * 2.0,
-        );
+        let picks = tokens * top_k * (g - 1.0) / g;
+        let bytes = Bytes(picks * per_pick);
+        let bw = link.bandwidth * link_eff;
+        let time = match floor.filter(|_| group <= chip.scale_up_domain.max(1)) {
+            Some(f) => {
+                let phase = |width: f64| Bytes(picks * hidden * width) / bw;
+                operator_time(f.dispatch, phase(widths.dispatch))
+                    + operator_time(f.combine, phase(widths.combine))
+            }
+            None => bytes / bw + link.latency * 2.0,
+        };
+        return (bytes, time);
     };
     let m = domains as f64;
     let l = g / m;

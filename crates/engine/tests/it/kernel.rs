@@ -41,7 +41,7 @@ fn expert_all_to_all_sends_a_token_once_per_remote_node() {
     let out = chip.network_link();
     // EP8 inside one node: 7/8 of the picks cross NVLink, by hand.
     let bytes8 = tokens * k * 7.0 / 8.0 * h * 3.0;
-    let (moved, time) = expert_all_to_all(chip, 8, tokens, k, h, widths, eff);
+    let (moved, time) = expert_all_to_all(chip, 8, tokens, k, h, widths, eff, None);
     assert!((moved.value() - bytes8).abs() < 1e-3);
     let t8 = bytes8 / (up.bandwidth.value() * eff) + 2.0 * up.latency.value();
     assert!((time.value() - t8).abs() < 1e-12);
@@ -52,7 +52,7 @@ fn expert_all_to_all_sends_a_token_once_per_remote_node() {
     assert!((remote - 2.6997).abs() < 1e-4);
     let out_bytes = tokens * remote * h * 3.0;
     let up_bytes = tokens * k * 7.0 / 8.0 * h * 3.0;
-    let (moved, time) = expert_all_to_all(chip, 32, tokens, k, h, widths, eff);
+    let (moved, time) = expert_all_to_all(chip, 32, tokens, k, h, widths, eff, None);
     assert!((moved.value() - (out_bytes + up_bytes)).abs() < 1e-3);
     let t32 = (out_bytes / (out.bandwidth.value() * eff))
         .max(up_bytes / (up.bandwidth.value() * eff))
@@ -63,13 +63,13 @@ fn expert_all_to_all_sends_a_token_once_per_remote_node() {
     assert!(time.value() < naive / 2.0, "{} vs {}", time.value(), naive);
     // One chip, or no tokens, moves nothing.
     assert_eq!(
-        expert_all_to_all(chip, 1, tokens, k, h, widths, eff)
+        expert_all_to_all(chip, 1, tokens, k, h, widths, eff, None)
             .0
             .value(),
         0.0
     );
     assert_eq!(
-        expert_all_to_all(chip, 32, 0.0, k, h, widths, eff)
+        expert_all_to_all(chip, 32, 0.0, k, h, widths, eff, None)
             .1
             .value(),
         0.0

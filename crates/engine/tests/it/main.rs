@@ -1,6 +1,7 @@
 //! The engine's integration tests, one binary: each module holds one subject.
 
 mod aggregated;
+mod all_to_all;
 mod answers;
 mod benchmark_definitions;
 mod catalogue;
