@@ -125,6 +125,14 @@ impl Framework {
                     generating: true,
                     speculating: false,
                 },
+                // `CustomAllreduce` (`custom_all_reduce.py`): on for tensor-parallel
+                // groups inside one node, messages below 8 MiB (16 MiB on ROCm, where
+                // its crossover with RCCL is higher); NCCL beyond.
+                custom_all_reduce: Some(Bytes::from_mib(if chip.vendor == "AMD" {
+                    16.0
+                } else {
+                    8.0
+                })),
                 // Kernel factors fitted on the same points do not earn a place: bandwidth
                 // x1.10 alone lowers the score 0.0717 -> 0.0652 (9.1%), compute x0.80
                 // beside it only to 0.0644 (AUDIT, "Serving frameworks").
@@ -199,6 +207,9 @@ pub struct Defaults {
     /// Which of its steps run their host work beside the device's
     /// ([`crate::Assumptions::step_time`]); none by default.
     pub host_overlap: HostOverlap,
+    /// The largest message its own tensor-parallel all-reduce takes inside one node
+    /// ([`crate::kernel::custom_all_reduce`]); `None`: NCCL's ring for every message.
+    pub custom_all_reduce: Option<Bytes>,
 }
 
 /// Where a framework's engine loop runs a step's host work (scheduling, input
