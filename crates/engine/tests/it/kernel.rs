@@ -60,7 +60,7 @@ fn a_custom_all_reduce_runs_inside_one_peer_to_peer_domain_only() {
 }
 
 #[test]
-fn sglang_pools_carry_its_custom_all_reduce_and_others_none() {
+fn sglang_and_vllm_pools_carry_their_custom_all_reduce_and_others_none() {
     use disagg_engine::assumptions::{Assumptions, ChipRates};
     use disagg_engine::serving::{Framework, FrameworkChoice};
     use disagg_engine::units::Bytes;
@@ -76,8 +76,12 @@ fn sglang_pools_carry_its_custom_all_reduce_and_others_none() {
         run(Framework::Sglang, "mi355x"),
         Some(Bytes::from_mib(16.0))
     );
+    assert_eq!(run(Framework::Vllm, "h100-sxm"), Some(Bytes::from_mib(8.0)));
+    assert_eq!(run(Framework::Vllm, "mi300x"), Some(Bytes::from_mib(8.0)));
+    // No such kernels off NVIDIA's and AMD's GPUs, nor in TensorRT-LLM's profile.
+    assert_eq!(run(Framework::Vllm, "tpu-v6e"), None);
     assert_eq!(run(Framework::TrtLlm, "b200"), None);
-    assert_eq!(run(Framework::Vllm, "h100-sxm"), None);
+    assert_eq!(run(Framework::LlamaCpp, "rtx-4090"), None);
 }
 
 #[test]
