@@ -93,6 +93,9 @@ impl Framework {
                     prefill_chunk_tokens: Some(if large { 8192.0 } else { 2048.0 }),
                     // gpu_memory_utilization 0.9: a tenth of the device stays free.
                     runtime_reserve: Some(0.10),
+                    // `CustomAllreduce` (`custom_all_reduce.py`, the kernels SGLang's
+                    // adapts): messages below 8 MiB on CUDA and ROCm alike.
+                    custom_all_reduce: gpu_all_reduce(chip, 8.0, 8.0),
                     ..Defaults::default()
                 }
             }
@@ -129,6 +132,10 @@ impl Framework {
                     generating: true,
                     speculating: false,
                 },
+                // `CustomAllreduce` (`custom_all_reduce.py`): on for tensor-parallel
+                // groups inside one node, messages below 8 MiB (16 MiB on ROCm, where
+                // its crossover with RCCL is higher); NCCL beyond.
+                custom_all_reduce: gpu_all_reduce(chip, 8.0, 16.0),
                 // Kernel factors fitted on the same points do not earn a place: bandwidth
                 // x1.10 alone lowers the score 0.0717 -> 0.0652 (9.1%), compute x0.80
                 // beside it only to 0.0644 (AUDIT, "Serving frameworks").
@@ -183,6 +190,17 @@ impl fmt::Display for Framework {
 /// in that step at TP8 (`tests/it/eager.rs`): 82.6 ms / 1,204 = 68.6 us.
 pub const EAGER_PYTHON_KERNEL: Seconds = Seconds(68.6e-6);
 
+/// The largest message a GPU serving framework's own all-reduce takes on `chip`
+/// ([`crate::kernel::custom_all_reduce`]): `cuda_mib` MiB on NVIDIA's GPUs, `rocm_mib` on
+/// AMD's; none on other chips, where its kernels do not run.
+fn gpu_all_reduce(chip: &Chip, cuda_mib: f64, rocm_mib: f64) -> Option<Bytes> {
+    match chip.vendor.as_str() {
+        "NVIDIA" => Some(Bytes::from_mib(cuda_mib)),
+        "AMD" => Some(Bytes::from_mib(rocm_mib)),
+        _ => None,
+    }
+}
+
 /// A framework's defaults on one chip; `None` keeps the global assumption.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Defaults {
@@ -208,6 +226,9 @@ pub struct Defaults {
     /// The least time its MoE all-to-all kernels take per phase inside one scale-up
     /// domain, whatever they carry; `None`: the link's latency alone.
     pub all_to_all_floor: Option<AllToAllFloor>,
+    /// The largest message its own tensor-parallel all-reduce takes inside one node
+    /// ([`crate::kernel::custom_all_reduce`]); `None`: NCCL's ring for every message.
+    pub custom_all_reduce: Option<Bytes>,
 }
 
 /// The fixed time of one expert all-to-all's two phases inside one scale-up domain:

@@ -147,6 +147,9 @@ impl Bytes {
     pub fn from_gb(gb: f64) -> Bytes {
         Bytes(gb * GIGA)
     }
+    pub fn from_mib(mib: f64) -> Bytes {
+        Bytes(mib * 1024.0 * 1024.0)
+    }
     pub fn from_gib(gib: f64) -> Bytes {
         Bytes(gib * 1024.0 * 1024.0 * 1024.0)
     }

@@ -6,7 +6,7 @@ use super::{Assumptions, BW_EFF, MFU};
 use crate::catalogue::Chip;
 use crate::dtype::ComputeRate;
 use crate::serving::{Defaults, Framework, KernelFactors};
-use crate::units::Seconds;
+use crate::units::{Bytes, Seconds};
 use serde::{Deserialize, Serialize};
 
 /// The measured matmul share of peak at which a chip sustains the global `mfu` unchanged
@@ -25,6 +25,9 @@ pub struct ChipRates {
     pub mfu_fp4: f64,
     pub bw_eff: f64,
     pub kernel_overhead: Seconds,
+    /// The largest message the pool's serving framework's own all-reduce takes
+    /// ([`crate::kernel::custom_all_reduce`]); `None`: NCCL's ring.
+    pub custom_all_reduce: Option<Bytes>,
 }
 
 impl ChipRates {
@@ -52,6 +55,7 @@ impl ChipRates {
             mfu_fp4: e.mfu_fp4.or(measured(e.matmul_fp4)).unwrap_or(mfu_fp8),
             bw_eff: e.bw_eff.unwrap_or(a.bw_eff),
             kernel_overhead: e.kernel_overhead.unwrap_or(a.kernel_overhead),
+            custom_all_reduce: framework.and_then(|(_, d)| d.custom_all_reduce),
         }
         .scaled(KernelFactors {
             compute: a.kernel_factor_under(chip, MFU, framework).map(|(_, m)| m),
@@ -72,6 +76,7 @@ impl ChipRates {
             mfu_fp4: by(self.mfu_fp4, k.compute),
             bw_eff: by(self.bw_eff, k.bandwidth),
             kernel_overhead: self.kernel_overhead,
+            custom_all_reduce: self.custom_all_reduce,
         }
     }
 

@@ -21,16 +21,75 @@ pub fn ring_all_reduce(
     (moved, moved / bandwidth + latency * (2.0 * (n - 1.0)))
 }
 
-/// All-reduce of `msg` bytes over a group of `n` chips. Inside one scale-up domain it
-/// is a ring over the scale-up link. A group spanning `m` domains of `l` chips each is
+/// A framework's own all-reduce inside one node, which reads its peers' buffers
+/// directly over the scale-up link instead of NCCL's ring (SGLang's `CustomAllreduce`,
+/// adapted from vLLM's: `python/sglang/srt/distributed/device_communicators/
+/// custom_all_reduce.py` and `sgl-kernel/csrc/allreduce/custom_all_reduce.cuh`,
+/// `audit/MODEL.md` section 3). It takes messages below `max_bytes` over groups of 2, 4,
+/// 6 or 8 chips, and runs one of two kernels, each with two flag exchanges between
+/// all peers (latency `2 x hop`):
+/// - one stage, for 2 chips, below 512 KiB on up to 4 and below 256 KiB on up to 8:
+///   every chip reads every peer's whole message and sums it, `(n-1) x msg` in;
+/// - two stages otherwise: a reduce-scatter then an all-gather through the peers'
+///   buffers, `2(n-1)/n x msg` in, as a ring moves but without its `2(n-1)` hops.
+///
+/// `None` where the framework would hand the message to NCCL (a group size it does not
+/// take, or a message of `max_bytes` or more).
+pub fn custom_all_reduce(
+    msg: Bytes,
+    n: u32,
+    bandwidth: BytesPerSecond,
+    latency: Seconds,
+    max_bytes: Bytes,
+) -> Option<(Bytes, Seconds)> {
+    if !matches!(n, 2 | 4 | 6 | 8) || msg >= max_bytes {
+        return None;
+    }
+    let kib = |k: f64| Bytes(k * 1024.0);
+    let one_stage = n == 2 || (n <= 4 && msg < kib(512.0)) || msg < kib(256.0);
+    let nf = n as f64;
+    let moved = if one_stage {
+        msg * (nf - 1.0)
+    } else {
+        msg * (2.0 * (nf - 1.0) / nf)
+    };
+    Some((moved, moved / bandwidth + latency * 2.0))
+}
+
+/// Per-direction bandwidth of a PCIe 5.0 x16 slot, 64 GB/s (32 GT/s x 16 lanes, PCI-SIG's
+/// PCIe 5.0 specification): a scale-up link no faster than this is the PCIe bus between
+/// cards, not a peer-to-peer fabric, and SGLang's custom all-reduce runs on more than
+/// two chips only over a full NVLink (or xGMI) mesh (`is_full_nvlink` in
+/// `custom_all_reduce.py`).
+pub const PCIE5_X16: BytesPerSecond = BytesPerSecond(64e9);
+
+/// All-reduce of `msg` bytes over a group of `n` chips, by the framework's custom
+/// all-reduce where it has one (`custom`: the largest message it takes) and the group
+/// sits in one scale-up domain on a peer-to-peer fabric ([`custom_all_reduce`]), else as
+/// NCCL does. Inside one scale-up domain NCCL's is a ring over the scale-up link. A group spanning `m` domains of `l` chips each is
 /// reduced in two levels, as NCCL does across nodes: reduce-scatter and all-gather
 /// inside each domain (a ring of `l` over scale-up) around a ring all-reduce of the
 /// `msg / l` shards across the `m` domains (over scale-out). A flat ring over the slow
 /// link would pay its latency `2(n-1)` times instead of `2(m-1)`.
-pub fn group_all_reduce(chip: &Chip, msg: Bytes, n: u32, link_eff: f64) -> (Bytes, Seconds) {
+pub fn group_all_reduce(
+    chip: &Chip,
+    msg: Bytes,
+    n: u32,
+    link_eff: f64,
+    custom: Option<Bytes>,
+) -> (Bytes, Seconds) {
     let Some(domains) = chip.whole_domains(n) else {
         let link = chip.link_for_group(n);
-        return ring_all_reduce(msg, n, link.bandwidth * link_eff, link.latency);
+        let bandwidth = link.bandwidth * link_eff;
+        let peer_to_peer = n <= chip.scale_up_domain
+            && chip.scale_up.is_some()
+            && (n == 2 || link.bandwidth > PCIE5_X16);
+        if let Some(max) = custom.filter(|_| peer_to_peer) {
+            if let Some(done) = custom_all_reduce(msg, n, bandwidth, link.latency, max) {
+                return done;
+            }
+        }
+        return ring_all_reduce(msg, n, bandwidth, link.latency);
     };
     let domain = n / domains;
     let up = chip.link_for_group(domain);
@@ -127,5 +186,46 @@ mod tests {
             ring_all_reduce(Bytes(8e6), 8, BytesPerSecond(100e9), Seconds::from_us(1.0));
         assert_eq!(moved.0, 14e6);
         assert!((t.us() - (140.0 + 14.0)).abs() < 1e-9);
+    }
+
+    /// SGLang's one-stage kernel: every chip reads its 7 peers' whole message, two flag
+    /// exchanges of one hop each, whatever the group's size.
+    #[test]
+    fn custom_all_reduce_one_stage_closed_form() {
+        let (bw, hop, max) = (BytesPerSecond(100e9), Seconds::from_us(1.0), Bytes(8e6));
+        // A decode step's message: 16 tokens of 7,168 BF16 values, 224 KiB < 256 KiB.
+        let msg = Bytes(16.0 * 7168.0 * 2.0);
+        let (moved, t) = custom_all_reduce(msg, 8, bw, hop, max).unwrap();
+        assert_eq!(moved.0, 7.0 * msg.0);
+        assert!((t.us() - (7.0 * msg.0 / 100e9 * 1e6 + 2.0)).abs() < 1e-9);
+        // Two chips take one stage at any size the buffer holds.
+        let big = Bytes(4e6);
+        let (moved2, _) = custom_all_reduce(big, 2, bw, hop, max).unwrap();
+        assert_eq!(moved2.0, big.0);
+    }
+
+    /// Past the one-stage sizes (256 KiB on 8 chips, 512 KiB on 4) the two-stage kernel
+    /// moves a ring's bytes, `2(n-1)/n x msg`, but pays two hops, not `2(n-1)`.
+    #[test]
+    fn custom_all_reduce_two_stages_past_the_one_stage_sizes() {
+        let (bw, hop, max) = (BytesPerSecond(100e9), Seconds::from_us(1.0), Bytes(8e6));
+        let msg = Bytes(300.0 * 1024.0);
+        let (moved8, t8) = custom_all_reduce(msg, 8, bw, hop, max).unwrap();
+        let (ring, t_ring) = ring_all_reduce(msg, 8, bw, hop);
+        assert_eq!(moved8.0, ring.0);
+        assert!((t8.us() - (t_ring.us() - 12.0)).abs() < 1e-9);
+        // The same message on 4 chips is still under 512 KiB: one stage, 3 x msg.
+        let (moved4, _) = custom_all_reduce(msg, 4, bw, hop, max).unwrap();
+        assert_eq!(moved4.0, 3.0 * msg.0);
+    }
+
+    /// The sizes SGLang hands to NCCL: a group of 3 or 16, a message at the buffer's size.
+    #[test]
+    fn custom_all_reduce_declines_what_nccl_takes() {
+        let (bw, hop, max) = (BytesPerSecond(100e9), Seconds::from_us(1.0), Bytes(8e6));
+        assert!(custom_all_reduce(Bytes(1e5), 3, bw, hop, max).is_none());
+        assert!(custom_all_reduce(Bytes(1e5), 16, bw, hop, max).is_none());
+        assert!(custom_all_reduce(max, 8, bw, hop, max).is_none());
+        assert!(custom_all_reduce(Bytes(1e5), 1, bw, hop, max).is_none());
     }
 }

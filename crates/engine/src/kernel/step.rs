@@ -139,7 +139,13 @@ pub(super) fn traced_step_cost<S: RowSink>(
         combine: ab,
     };
     // Every TP all-reduce of the step moves the same message: cost it once.
-    let tp_all_reduce = group_all_reduce(chip, Bytes(tokens * h * ab), par.tp, a.link_eff);
+    let tp_all_reduce = group_all_reduce(
+        chip,
+        Bytes(tokens * h * ab),
+        par.tp,
+        a.link_eff,
+        p.rates.custom_all_reduce,
+    );
 
     // The MoE layers' operators, for a prefill step whose two micro-batches overlap
     // their all-to-all (MODEL.md 6.3.1).

@@ -14,16 +14,74 @@ fn all_reduce_across_nodes_goes_in_two_levels() {
     let out = chip.network_link();
     // Inside one 8-GPU node: the flat ring over NVLink.
     let flat8 = ring_all_reduce(msg, 8, up.bandwidth * eff, up.latency);
-    assert_eq!(group_all_reduce(chip, msg, 8, eff), flat8);
+    assert_eq!(group_all_reduce(chip, msg, 8, eff, None), flat8);
     // TP16 over two nodes: the NVLink ring inside each node plus a two-node ring of the
     // eighth-size shards over the network, by hand.
     let inter = ring_all_reduce(msg / 8.0, 2, out.bandwidth * eff, out.latency);
-    let (moved, time) = group_all_reduce(chip, msg, 16, eff);
+    let (moved, time) = group_all_reduce(chip, msg, 16, eff, None);
     assert!((time.value() - (flat8.1.value() + inter.1.value())).abs() < 1e-15);
     assert!((moved.value() - (flat8.0.value() + inter.0.value())).abs() < 1e-6);
     // Cheaper than a flat ring of 16 over the network, which pays 30 network hops.
     let flat16 = ring_all_reduce(msg, 16, out.bandwidth * eff, out.latency);
     assert!(time.value() < flat16.1.value());
+}
+
+#[test]
+fn a_custom_all_reduce_runs_inside_one_peer_to_peer_domain_only() {
+    use disagg_engine::kernel::{custom_all_reduce, group_all_reduce, ring_all_reduce};
+    use disagg_engine::units::Bytes;
+    let eff = 0.75;
+    let limit = Bytes::from_mib(8.0);
+    let max = Some(limit);
+    let msg = Bytes::new(7168.0 * 2.0 * 16.0);
+    // Eight H100s on NVLink: the custom kernel, far below the ring's 14 hops.
+    let h100 = cat().chip("h100-sxm").unwrap();
+    let up = h100.link_for_group(8);
+    let custom = custom_all_reduce(msg, 8, up.bandwidth * eff, up.latency, limit);
+    assert_eq!(Some(group_all_reduce(h100, msg, 8, eff, max)), custom);
+    let ring = ring_all_reduce(msg, 8, up.bandwidth * eff, up.latency);
+    assert!(custom.unwrap().1 < ring.1);
+    // Across two nodes SGLang's custom all-reduce is off: NCCL's two levels, as without.
+    assert_eq!(
+        group_all_reduce(h100, msg, 16, eff, max),
+        group_all_reduce(h100, msg, 16, eff, None)
+    );
+    // Four L40S on PCIe: no peer-to-peer mesh, so the ring; two of them take the kernel.
+    let l40s = cat().chip("l40s").unwrap();
+    let pcie = l40s.link_for_group(4);
+    assert_eq!(
+        group_all_reduce(l40s, msg, 4, eff, max),
+        ring_all_reduce(msg, 4, pcie.bandwidth * eff, pcie.latency)
+    );
+    assert_eq!(
+        Some(group_all_reduce(l40s, msg, 2, eff, max)),
+        custom_all_reduce(msg, 2, pcie.bandwidth * eff, pcie.latency, limit)
+    );
+}
+
+#[test]
+fn sglang_and_vllm_pools_carry_their_custom_all_reduce_and_others_none() {
+    use disagg_engine::assumptions::{Assumptions, ChipRates};
+    use disagg_engine::serving::{Framework, FrameworkChoice};
+    use disagg_engine::units::Bytes;
+    let run = |f: Framework, chip: &str| {
+        let a = Assumptions {
+            framework: FrameworkChoice::Given(f),
+            ..Assumptions::default()
+        };
+        ChipRates::for_chip(cat().chip(chip).unwrap(), &a).custom_all_reduce
+    };
+    assert_eq!(run(Framework::Sglang, "b200"), Some(Bytes::from_mib(8.0)));
+    assert_eq!(
+        run(Framework::Sglang, "mi355x"),
+        Some(Bytes::from_mib(16.0))
+    );
+    assert_eq!(run(Framework::Vllm, "h100-sxm"), Some(Bytes::from_mib(8.0)));
+    assert_eq!(run(Framework::Vllm, "mi300x"), Some(Bytes::from_mib(8.0)));
+    // No such kernels off NVIDIA's and AMD's GPUs, nor in TensorRT-LLM's profile.
+    assert_eq!(run(Framework::Vllm, "tpu-v6e"), None);
+    assert_eq!(run(Framework::TrtLlm, "b200"), None);
+    assert_eq!(run(Framework::LlamaCpp, "rtx-4090"), None);
 }
 
 #[test]

@@ -98,6 +98,11 @@ fn a_pool_takes_its_frameworks_factors_unless_the_user_pinned_the_knob() {
                 ..Assumptions::default()
             };
             let k = f.defaults(chip).kernels;
+            // The framework's own all-reduce rides along with its rates.
+            let own = ChipRates {
+                custom_all_reduce: f.defaults(chip).custom_all_reduce,
+                ..own
+            };
             // The one resolution: the chip's rates times the framework's factors, and
             // the chip's own to the bit where the framework has none.
             assert_eq!(
@@ -132,7 +137,10 @@ fn a_pool_takes_its_frameworks_factors_unless_the_user_pinned_the_knob() {
         framework: FrameworkChoice::Given(Framework::Sglang),
         ..Assumptions::default()
     };
-    let own = ChipRates::for_chip(h200, &generic);
+    let own = ChipRates {
+        custom_all_reduce: Framework::Sglang.defaults(h200).custom_all_reduce,
+        ..ChipRates::for_chip(h200, &generic)
+    };
     assert_eq!(ChipRates::under(h200, &sglang, profile), own.scaled(k));
     assert!(ChipRates::under(h200, &sglang, profile).mfu_fp8 < own.mfu_fp8);
     for (index, name, left) in [
@@ -152,13 +160,20 @@ fn a_pool_takes_its_frameworks_factors_unless_the_user_pinned_the_knob() {
         assert_eq!(pinned.kernel_factor_under(h200, index, profile), None);
         // The pinned global value yields to the chip's own as it always has; only the
         // framework's factor is gone.
-        let chip_own = ChipRates::for_chip(h200, &generic.pin(name, 0.5));
+        let chip_own = ChipRates {
+            custom_all_reduce: own.custom_all_reduce,
+            ..ChipRates::for_chip(h200, &generic.pin(name, 0.5))
+        };
         assert_eq!(
             ChipRates::under(h200, &pinned, profile),
             chip_own.scaled(left)
         );
     }
-    assert_eq!(ChipRates::under(h200, &generic, None), own);
+    assert_eq!(
+        ChipRates::under(h200, &generic, None),
+        ChipRates::for_chip(h200, &generic)
+    );
+    assert_eq!(ChipRates::for_chip(h200, &generic).custom_all_reduce, None);
 }
 
 /// With every framework's factors turned off (the knobs pinned at their global values,
