@@ -370,14 +370,26 @@ fn measured_matmul_shares_scale_the_global_mfu() {
         fp4_rate("gb200"),
         10_000.0 * 0.6 * (3615.6 / 5000.0) / MATMUL_REFERENCE,
     );
-    // MI325X: BF16 measured only (784.9 of 1,307.4 TFLOPS), so FP8 runs at the BF16 share
-    // of its own peak.
+    // MI325X: BF16 from ml-engineering (784.9 of 1,307.4 TFLOPS), FP8 from AMD's own
+    // table (1,519 of 2,614.9), each at its own share; its sustained FP8 rate is AMD's
+    // measured one scaled by mfu / MATMUL_REFERENCE, whatever its peak.
     let mi325x = rates("mi325x");
     close(mi325x.mfu_bf16, 0.6 * (784.9 / 1307.4) / MATMUL_REFERENCE);
-    close(mi325x.mfu_fp8, mi325x.mfu_bf16);
-    // MI300X keeps the efficiency fitted on its own calibration point; an RTX 4090 has
-    // no measurement and keeps the global one.
+    close(mi325x.mfu_fp8, 0.6 * (1519.0 / 2614.9) / MATMUL_REFERENCE);
+    rel(
+        cat()
+            .chip("mi325x")
+            .unwrap()
+            .peak(ComputeRate::Fp8)
+            .tflops()
+            * mi325x.mfu_fp8,
+        1519.0 * 0.6 / MATMUL_REFERENCE,
+    );
+    // MI300X keeps the efficiency fitted on its own calibration point at every dtype (no
+    // measured rate may take its FP8 matmuls past the override); an RTX 4090 has no
+    // measurement and keeps the global one.
     close(rates("mi300x").mfu_bf16, 0.324);
+    close(rates("mi300x").mfu_fp8, 0.324);
     let rtx = rates("rtx-4090");
     close(rtx.mfu_bf16, a.mfu);
     close(rtx.mfu_fp8, a.mfu);
