@@ -235,7 +235,7 @@ pub struct Defaults {
 /// launch, the flag barrier across the expert group and the first bytes' latency,
 /// which a kernel pays however few tokens it moves (`audit/MODEL.md` 3.7). Each phase
 /// takes `sqrt(floor^2 + transfer^2)` ([`crate::kernel::expert_all_to_all`]).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct AllToAllFloor {
     pub dispatch: Seconds,
     pub combine: Seconds,

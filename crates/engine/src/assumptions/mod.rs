@@ -20,7 +20,7 @@ pub use pool::Origin;
 pub use rates::{ChipRates, MATMUL_REFERENCE};
 
 use crate::cost::CostSettings;
-use crate::serving::{AllToAllFloor, FrameworkChoice, Pinned, Scheduling};
+use crate::serving::{FrameworkChoice, Pinned, Scheduling};
 use crate::units::Seconds;
 use serde::{Deserialize, Serialize};
 
@@ -112,12 +112,6 @@ pub struct Assumptions {
     /// [`Assumptions::on_chip`] resolves it for a pool.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub host_overlap: Option<bool>,
-    /// The fixed time of the expert all-to-all's phases inside one scale-up domain:
-    /// the pool's serving framework's (`serving::AllToAllFloor`), which
-    /// [`Assumptions::on_chip`] sets; `None`, the link's latency alone. Not read from
-    /// a file: it is the framework's kernels' measured time.
-    #[serde(skip)]
-    pub all_to_all_floor: Option<AllToAllFloor>,
     /// Power and money: electricity, PUE, purchase and amortisation, and which dollars
     /// the frontier ranks by (`cost`, MODEL.md section 6.6). No prediction of time reads it.
     #[serde(skip_serializing_if = "CostSettings::is_default")]
@@ -161,7 +155,6 @@ impl Default for Assumptions {
             scheduler_recv_interval: 1,
             weight_offload: 0.0,
             host_overlap: None,
-            all_to_all_floor: None,
             cost: CostSettings::default(),
         }
     }

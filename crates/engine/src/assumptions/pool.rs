@@ -30,9 +30,6 @@ impl Assumptions {
         if a.host_overlap.is_none() {
             a.host_overlap = framework.map(|(_, d)| d.host_overlap.of(StepWork::Generating));
         }
-        if a.all_to_all_floor.is_none() {
-            a.all_to_all_floor = framework.and_then(|(_, d)| d.all_to_all_floor);
-        }
         a
     }
 

@@ -5,7 +5,7 @@
 use super::{Assumptions, BW_EFF, MFU};
 use crate::catalogue::Chip;
 use crate::dtype::ComputeRate;
-use crate::serving::{Defaults, Framework, KernelFactors};
+use crate::serving::{AllToAllFloor, Defaults, Framework, KernelFactors};
 use crate::units::{Bytes, Seconds};
 use serde::{Deserialize, Serialize};
 
@@ -28,6 +28,10 @@ pub struct ChipRates {
     /// The largest message the pool's serving framework's own all-reduce takes
     /// ([`crate::kernel::custom_all_reduce`]); `None`: NCCL's ring.
     pub custom_all_reduce: Option<Bytes>,
+    /// The fixed time of the pool's serving framework's expert all-to-all phases inside
+    /// one scale-up domain ([`crate::kernel::expert_all_to_all`]); `None`: the link's
+    /// latency alone.
+    pub all_to_all_floor: Option<AllToAllFloor>,
 }
 
 impl ChipRates {
@@ -56,6 +60,7 @@ impl ChipRates {
             bw_eff: e.bw_eff.unwrap_or(a.bw_eff),
             kernel_overhead: e.kernel_overhead.unwrap_or(a.kernel_overhead),
             custom_all_reduce: framework.and_then(|(_, d)| d.custom_all_reduce),
+            all_to_all_floor: framework.and_then(|(_, d)| d.all_to_all_floor),
         }
         .scaled(KernelFactors {
             compute: a.kernel_factor_under(chip, MFU, framework).map(|(_, m)| m),
@@ -77,6 +82,7 @@ impl ChipRates {
             bw_eff: by(self.bw_eff, k.bandwidth),
             kernel_overhead: self.kernel_overhead,
             custom_all_reduce: self.custom_all_reduce,
+            all_to_all_floor: self.all_to_all_floor,
         }
     }
 

@@ -337,7 +337,7 @@ pub(super) fn traced_step_cost<S: RowSink>(
                         h,
                         a2a_widths,
                         a.link_eff,
-                        a.all_to_all_floor,
+                        p.rates.all_to_all_floor,
                     );
                     acc.add(Row::transfer(OpKind::EpComm, count, bytes, time));
                     two_batch.add_layers(

@@ -2,6 +2,7 @@
 //! its two limits, where it applies and which frameworks carry one.
 
 use super::common::*;
+use disagg_engine::assumptions::ChipRates;
 use disagg_engine::kernel::{expert_all_to_all, AllToAllWidths};
 use disagg_engine::serving::{AllToAllFloor, Framework};
 use disagg_engine::units::Seconds;
@@ -86,17 +87,20 @@ fn tensorrt_llm_carries_the_floor_and_the_others_do_not() {
     ] {
         assert_eq!(f.defaults(gb200).all_to_all_floor, None, "{f}");
     }
-    // The pool's assumptions take it from the framework; generic ones have none.
+    // The pool's rates take it from the framework; generic assumptions have none.
     let trt = disagg_engine::Assumptions {
         framework: disagg_engine::serving::FrameworkChoice::Given(Framework::TrtLlm),
         ..Default::default()
     };
-    assert_eq!(trt.on_chip(gb200).all_to_all_floor, Some(FLOOR));
+    assert_eq!(
+        ChipRates::for_chip(gb200, &trt).all_to_all_floor,
+        Some(FLOOR)
+    );
     let generic = disagg_engine::Assumptions {
         framework: disagg_engine::serving::FrameworkChoice::Generic,
         ..Default::default()
     };
-    assert_eq!(generic.on_chip(gb200).all_to_all_floor, None);
+    assert_eq!(ChipRates::for_chip(gb200, &generic).all_to_all_floor, None);
     // The source's figures: 18.9 us and 31.4 us.
     assert!((FLOOR.dispatch - Seconds::from_us(18.9)).value().abs() < 1e-15);
     assert!((FLOOR.combine - Seconds::from_us(31.4)).value().abs() < 1e-15);

@@ -98,9 +98,10 @@ fn a_pool_takes_its_frameworks_factors_unless_the_user_pinned_the_knob() {
                 ..Assumptions::default()
             };
             let k = f.defaults(chip).kernels;
-            // The framework's own all-reduce rides along with its rates.
+            // The framework's own collectives ride along with its rates.
             let own = ChipRates {
                 custom_all_reduce: f.defaults(chip).custom_all_reduce,
+                all_to_all_floor: f.defaults(chip).all_to_all_floor,
                 ..own
             };
             // The one resolution: the chip's rates times the framework's factors, and
