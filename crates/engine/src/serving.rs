@@ -31,6 +31,20 @@ impl Framework {
         Framework::Mlx,
     ];
 
+    /// Whether a pipelined replica pays a step's host work once per micro-batch: the
+    /// PyTorch executor of TensorRT-LLM runs, on every pipeline rank, one loop
+    /// iteration per micro-batch (`_executor_loop_pp` in
+    /// `tensorrt_llm/_torch/pyexecutor/py_executor.py`: fetch and schedule one
+    /// micro-batch, launch its stage, then handle the sampled tokens and responses of
+    /// an earlier one), with `pp` micro-batches in flight (its scheduler's capacity is
+    /// `max_batch_size * pp_size`), so while one micro-batch crosses the `pp` stages
+    /// each rank does the host work of all of them. The other frameworks' pipeline
+    /// loops were not read: once per step (`audit/AUDIT.md`, "The perf-overview rows
+    /// read against the page's own runs").
+    pub fn host_work_per_micro_batch(self) -> bool {
+        matches!(self, Framework::TrtLlm)
+    }
+
     /// The id flags, links and files spell.
     pub fn id(self) -> &'static str {
         match self {

@@ -2,6 +2,7 @@
 //! overlap leaves exposed, and the fixed overheads (`audit/MODEL.md` section 3). The
 //! operators' own rows are the operator table ([`super::operator_table`]).
 
+use super::step::host_passes;
 use super::{OpKind, Placement, StepCost};
 use crate::explain::{diff, host_work, max, min, num, product, sum, var, Chain, Source};
 use crate::serving::Framework;
@@ -294,10 +295,18 @@ fn name_factors(factors: [(&str, Option<(Framework, f64)>); 2]) -> String {
     )
 }
 
-/// `t_ovh = n_k x t_k + t_step + s x t_seq`.
+/// `t_ovh = n_k x t_k + t_step + s x t_seq`, the host work `m` times over where a
+/// pipelined step pays every micro-batch's (MODEL.md 3.5).
 fn overhead_chain(p: &Placement, cost: &StepCost) -> Chain {
-    let [step, per_seq] = host_work();
-    with_launches(
+    let m = host_passes(p, cost.shape, cost.side);
+    let launches = product([var("n_k"), var("t_k")]);
+    let formula = if m > 1.0 {
+        sum([launches, product([var("m"), sum(host_work())])])
+    } else {
+        let [step, per_seq] = host_work();
+        sum([launches, step, per_seq])
+    };
+    let chain = with_launches(
         p,
         cost,
         Chain::new(
@@ -305,11 +314,28 @@ fn overhead_chain(p: &Placement, cost: &StepCost) -> Chain {
             "t_ovh",
             "s",
             "3",
-            sum([product([var("n_k"), var("t_k")]), step, per_seq]),
+            formula,
             cost.overhead.value(),
         ),
     )
-    .with_host_work(&p.assumptions, p.chip, cost.shape.seqs)
+    .with_host_work(&p.assumptions, p.chip, cost.shape.seqs);
+    with_micro_batches(chain, m)
+}
+
+/// `chain` with the input `m`, the micro-batches whose host work a pipelined step
+/// pays, where it is more than one.
+fn with_micro_batches(chain: Chain, m: f64) -> Chain {
+    if m > 1.0 {
+        chain.input(
+            "m",
+            "micro-batches in flight, each a loop iteration's host work on every rank",
+            m,
+            "micro-batches",
+            Source::rule("pipeline stages, where the framework's loop runs one iteration per micro-batch (MODEL.md 3.5)"),
+        )
+    } else {
+        chain
+    }
 }
 
 /// `t_launch = n_k x t_k`, the device's part of the overheads.
@@ -361,17 +387,25 @@ fn with_kernel_count(cost: &StepCost, chain: Chain) -> Chain {
     )
 }
 
-/// `t_host = t_step + s x t_seq`, the step's host work.
+/// `t_host = t_step + s x t_seq`, the step's host work (`m` times over where a
+/// pipelined step pays every micro-batch's).
 fn host_chain(p: &Placement, cost: &StepCost) -> Chain {
-    Chain::new(
+    let m = host_passes(p, cost.shape, cost.side);
+    let formula = if m > 1.0 {
+        product([var("m"), sum(host_work())])
+    } else {
+        sum(host_work())
+    };
+    let chain = Chain::new(
         "host work of the step",
         "t_host",
         "s",
         "3.5",
-        sum(host_work()),
+        formula,
         cost.host.value(),
     )
-    .with_host_work(&p.assumptions, p.chip, cost.shape.seqs)
+    .with_host_work(&p.assumptions, p.chip, cost.shape.seqs);
+    with_micro_batches(chain, m)
 }
 
 /// The inputs `n_k` and `t_k` of a chain that counts the step's kernel launches.

@@ -40,6 +40,24 @@ pub fn step_cost_of(p: &Placement, shape: StepShape, side: Side) -> StepCost {
     traced_step_cost(p, shape, side, &mut ())
 }
 
+/// How many engine-loop iterations' host work one step pays (`audit/MODEL.md` 3.5): a
+/// decode step of a pipelined replica is one micro-batch's traversal of the `pp`
+/// stages, and where the pool's framework runs a loop iteration per micro-batch on
+/// every rank (`Framework::host_work_per_micro_batch`) each rank spends `pp`
+/// iterations' host work, one per micro-batch in flight, in that time; else 1.
+pub(super) fn host_passes(p: &Placement, shape: StepShape, side: Side) -> f64 {
+    let per_micro_batch = p
+        .assumptions
+        .framework
+        .for_chip(p.chip)
+        .is_some_and(|f| f.host_work_per_micro_batch());
+    if per_micro_batch && side == Side::Whole && !shape.prompt && p.parallelism.pp > 1 {
+        p.parallelism.pp as f64
+    } else {
+        1.0
+    }
+}
+
 /// [`step_cost_of`], handing every row of the roofline table to `sink` as it goes.
 pub(super) fn traced_step_cost<S: RowSink>(
     p: &Placement,
@@ -399,7 +417,7 @@ pub(super) fn traced_step_cost<S: RowSink>(
     }
 
     let kernels: f64 = acc.ops.iter().map(|o| o.kernels).sum();
-    let host = a.host_overhead(shape.seqs);
+    let host = a.host_overhead(shape.seqs) * host_passes(p, shape, side);
     let launches = p.rates.kernel_overhead * kernels;
     let eager_launches = eager_launches(a, shape, kernels);
     let mut busy = Seconds::ZERO;

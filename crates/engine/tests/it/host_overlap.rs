@@ -210,3 +210,54 @@ fn an_overlapped_speculation_cycle_hides_its_host_work_under_drafting_and_verifi
     let (t, _, _, _, host, _) = cycle(true, 0.5);
     assert!((t - host.unwrap()).abs() < 1e-12 * t && t > 0.5);
 }
+
+#[test]
+fn a_pipelined_tensorrt_llm_decode_step_pays_the_host_work_of_every_micro_batch() {
+    let h100 = cat().chip("h100-sxm").unwrap();
+    let resolved = |f: Framework| {
+        Assumptions {
+            framework: FrameworkChoice::Given(f),
+            host_overlap: Some(false),
+            ..Assumptions::default()
+        }
+        .on_chip(h100)
+    };
+    let cost = |f: Framework, pp: u32, shape: StepShape| {
+        let par = Parallelism {
+            pp,
+            ..Parallelism::single()
+        };
+        let placement = placed(
+            "llama-3.1-8b",
+            h100,
+            par,
+            DType::Bf16,
+            DType::Bf16,
+            resolved(f),
+        );
+        step_cost(&placement, shape)
+    };
+    // One micro-batch of 64 sequences crossing the stages.
+    let decode = StepShape::decode(64.0, 1000.0);
+    for pp in [1, 2, 4, 8] {
+        // TensorRT-LLM's pipeline loop runs an iteration per micro-batch on every
+        // rank: `pp` steps' fixed work and every micro-batch's sequences.
+        let trt = cost(Framework::TrtLlm, pp, decode);
+        let once = resolved(Framework::TrtLlm).host_overhead(64.0);
+        assert!(close(trt.host, once * pp as f64), "pp {pp}: {:?}", trt.host);
+        // The step is its device part plus that host work, in series.
+        assert!(close(trt.total, trt.without_host_overhead() + trt.host));
+        // A framework whose pipeline loop was not read pays one step's.
+        let vllm = cost(Framework::Vllm, pp, decode);
+        let once = resolved(Framework::Vllm).host_overhead(64.0);
+        assert!(close(vllm.host, once), "pp {pp}: {:?}", vllm.host);
+    }
+    // A prompt step pays its own host work once (its chunks in flight are the
+    // round's, MODEL.md 6.1).
+    let prompt = StepShape::prefill(4.0, 1024.0, 0.0);
+    let trt = cost(Framework::TrtLlm, 4, prompt);
+    assert!(close(
+        trt.host,
+        resolved(Framework::TrtLlm).host_overhead(4.0)
+    ));
+}
