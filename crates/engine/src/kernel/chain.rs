@@ -4,7 +4,7 @@
 
 use super::step::host_passes;
 use super::{OpKind, Placement, StepCost};
-use crate::explain::{diff, host_work, max, min, num, product, sum, var, Chain, Source};
+use crate::explain::{diff, host_work, max, min, num, product, sum, var, Chain, Expr, Source};
 use crate::serving::Framework;
 
 /// The symbol of an operator kind's time in a step's formula.
@@ -300,12 +300,7 @@ fn name_factors(factors: [(&str, Option<(Framework, f64)>); 2]) -> String {
 fn overhead_chain(p: &Placement, cost: &StepCost) -> Chain {
     let m = host_passes(p, cost.shape, cost.side);
     let launches = product([var("n_k"), var("t_k")]);
-    let formula = if m > 1.0 {
-        sum([launches, product([var("m"), sum(host_work())])])
-    } else {
-        let [step, per_seq] = host_work();
-        sum([launches, step, per_seq])
-    };
+    let formula = sum(std::iter::once(launches).chain(host_terms(m)));
     let chain = with_launches(
         p,
         cost,
@@ -320,6 +315,16 @@ fn overhead_chain(p: &Placement, cost: &StepCost) -> Chain {
     )
     .with_host_work(&p.assumptions, p.chip, cost.shape.seqs);
     with_micro_batches(chain, m)
+}
+
+/// The step's host work as terms of a sum: `t_step + s x t_seq`, or `m x (t_step + s x
+/// t_seq)` where a pipelined step pays `m` micro-batches' (`t_ovh` and `t_host` share it).
+fn host_terms(m: f64) -> Vec<Expr> {
+    if m > 1.0 {
+        vec![product([var("m"), sum(host_work())])]
+    } else {
+        host_work().to_vec()
+    }
 }
 
 /// `chain` with the input `m`, the micro-batches whose host work a pipelined step
@@ -391,17 +396,12 @@ fn with_kernel_count(cost: &StepCost, chain: Chain) -> Chain {
 /// pipelined step pays every micro-batch's).
 fn host_chain(p: &Placement, cost: &StepCost) -> Chain {
     let m = host_passes(p, cost.shape, cost.side);
-    let formula = if m > 1.0 {
-        product([var("m"), sum(host_work())])
-    } else {
-        sum(host_work())
-    };
     let chain = Chain::new(
         "host work of the step",
         "t_host",
         "s",
         "3.5",
-        formula,
+        sum(host_terms(m)),
         cost.host.value(),
     )
     .with_host_work(&p.assumptions, p.chip, cost.shape.seqs);

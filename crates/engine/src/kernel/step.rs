@@ -45,13 +45,17 @@ pub fn step_cost_of(p: &Placement, shape: StepShape, side: Side) -> StepCost {
 /// stages, and where the pool's framework runs a loop iteration per micro-batch on
 /// every rank (`Framework::host_work_per_micro_batch`) each rank spends `pp`
 /// iterations' host work, one per micro-batch in flight, in that time; else 1.
+/// The cheap shape checks come first: this runs in every step cost of a sweep, and
+/// most steps are not pipelined decode steps.
 pub(super) fn host_passes(p: &Placement, shape: StepShape, side: Side) -> f64 {
-    let per_micro_batch = p
-        .assumptions
-        .framework
-        .for_chip(p.chip)
-        .is_some_and(|f| f.host_work_per_micro_batch());
-    if per_micro_batch && side == Side::Whole && !shape.prompt && p.parallelism.pp > 1 {
+    let pipelined_decode = side == Side::Whole && !shape.prompt && p.parallelism.pp > 1;
+    let per_micro_batch = || {
+        p.assumptions
+            .framework
+            .for_chip(p.chip)
+            .is_some_and(|f| f.host_work_per_micro_batch())
+    };
+    if pipelined_decode && per_micro_batch() {
         p.parallelism.pp as f64
     } else {
         1.0
