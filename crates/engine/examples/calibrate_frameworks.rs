@@ -5,13 +5,13 @@
 //!
 //! Scored by the mean absolute log error over the framework's calibration points other
 //! than TTFT (whose error is dominated by queueing the host costs do not cause). The
-//! host costs are fitted with the framework's host overlap as `serving.rs` holds it
+//! host costs are fitted with the framework's host overlap as `serving/mod.rs` holds it
 //! (`serving::HostOverlap`, `audit/MODEL.md` 3.5; a row's own `host_overlap` wins):
 //! overlapped, a host cost moves the score only where it outlasts the device. A
 //! framework needs such points from at least [`MIN_RUNS`] distinct runs to be fitted
 //! (the metrics of one run, rows `X05a` and `X05c`, are one piece of evidence), and a fit is
-//! adopted (written into `serving.rs`) only when it lowers that score by [`MIN_GAIN`].
-//! The kernel factors are fitted with the framework's host costs as `serving.rs` has
+//! adopted (written into `serving/mod.rs`) only when it lowers that score by [`MIN_GAIN`].
+//! The kernel factors are fitted with the framework's host costs as `serving/mod.rs` has
 //! them, scored against the chip's efficiencies with no framework factor, and added one
 //! at a time, each only if it lowers the score by [`MIN_GAIN`] again.
 //!
@@ -115,11 +115,11 @@ fn main() {
                 }
             }
         }
-        // Nothing on the grid beats the profile as `serving.rs` holds it: say so, rather
+        // Nothing on the grid beats the profile as `serving/mod.rs` holds it: say so, rather
         // than print the global values `best` started from.
         if best.0 >= now {
             println!(
-                "{}: {} points ({}): mean |ln error| {now:.3} as serving.rs stands; no host costs on the grid do better",
+                "{}: {} points ({}): mean |ln error| {now:.3} as serving/mod.rs stands; no host costs on the grid do better",
                 framework.id(),
                 points.len(),
                 ids.join(" "),
@@ -133,7 +133,7 @@ fn main() {
             "keep the global host costs"
         };
         println!(
-            "{}: {} points ({}): mean |ln error| {now:.3} as serving.rs stands -> {:.3} with step {:.0} us, per sequence {:.1} us, per kernel {:.1} us: {verdict}",
+            "{}: {} points ({}): mean |ln error| {now:.3} as serving/mod.rs stands -> {:.3} with step {:.0} us, per sequence {:.1} us, per kernel {:.1} us: {verdict}",
             framework.id(),
             points.len(),
             ids.join(" "),
@@ -150,7 +150,7 @@ fn main() {
 /// the result with its verdict under the same rule as the host costs.
 fn fit_kernels(cat: &Catalogue, framework: Framework, table: &BenchmarkTable, base: &Assumptions) {
     // Pinning `mfu` and `bw_eff` (at their global values, which no chip's own value
-    // yields to) turns any factor `serving.rs` holds off: the chip's efficiencies as
+    // yields to) turns any factor `serving/mod.rs` holds off: the chip's efficiencies as
     // they stand.
     let chips_only = base.pin("mfu", base.mfu).pin("bw_eff", base.bw_eff);
     let score = |k: KernelFactors| {
@@ -230,10 +230,10 @@ fn fit_kernels(cat: &Catalogue, framework: Framework, table: &BenchmarkTable, ba
     };
     match chosen {
         Some((s, c, b)) => println!(
-            "  {id} kernels: mean |ln error| {none:.4} with the chip's efficiencies ({now:.3} as serving.rs stands) -> {s:.3}: adopt compute x{c:.2}, bandwidth x{b:.2} (a factor of 1 stays unset)"
+            "  {id} kernels: mean |ln error| {none:.4} with the chip's efficiencies ({now:.3} as serving/mod.rs stands) -> {s:.3}: adopt compute x{c:.2}, bandwidth x{b:.2} (a factor of 1 stays unset)"
         ),
         None => println!(
-            "  {id} kernels: mean |ln error| {none:.4} with the chip's efficiencies ({now:.3} as serving.rs stands): keep the chip's efficiencies"
+            "  {id} kernels: mean |ln error| {none:.4} with the chip's efficiencies ({now:.3} as serving/mod.rs stands): keep the chip's efficiencies"
         ),
     }
 }

@@ -78,7 +78,7 @@ pub struct Assumptions {
     /// all-to-all is exposed as `comm_overlap` leaves it.
     pub prefill_two_batch_overlap: bool,
     /// The serving framework whose default batch limit and token budget apply where
-    /// the user states none (`serving.rs`); `auto` chooses by each pool's chip.
+    /// the user states none (`serving/mod.rs`); `auto` chooses by each pool's chip.
     pub framework: FrameworkChoice,
     /// How a pool that prefills and generates schedules its batch: continuous refill
     /// (the default) or a static batch (`serving::Scheduling`, MODEL.md 6.1.1).

@@ -106,7 +106,7 @@ impl Assumptions {
     }
 
     /// [`Assumptions::kernel_factor`] with the pool's framework and its defaults given:
-    /// what a profile would do before `serving.rs` holds it.
+    /// what a profile would do before `serving/mod.rs` holds it.
     pub fn kernel_factor_under(
         &self,
         chip: &Chip,

@@ -117,7 +117,7 @@ fn a_pool_takes_its_frameworks_factors_unless_the_user_pinned_the_knob() {
             }
         }
     }
-    // A profile with factors (none in `serving.rs` has earned any yet, AUDIT "Serving
+    // A profile with factors (none in `serving/mod.rs` has earned any yet, AUDIT "Serving
     // frameworks"): both apply, a pinned knob keeps the chip's value and the other
     // still takes its factor, and each names its framework until pinned.
     use disagg_engine::assumptions::{BW_EFF, MFU};
