@@ -58,10 +58,19 @@ pub fn custom_all_reduce(
 
 /// Per-direction bandwidth of a PCIe 5.0 x16 slot, 64 GB/s (32 GT/s x 16 lanes, PCI-SIG's
 /// PCIe 5.0 specification): a scale-up link no faster than this is the PCIe bus between
-/// cards, not a peer-to-peer fabric, and SGLang's custom all-reduce runs on more than
-/// two chips only over a full NVLink (or xGMI) mesh (`is_full_nvlink` in
-/// `custom_all_reduce.py`).
+/// cards, not a peer-to-peer fabric.
 pub const PCIE5_X16: BytesPerSecond = BytesPerSecond(64e9);
+
+/// Whether a group of `n` chips sits inside one scale-up domain whose link is a
+/// peer-to-peer fabric (NVLink, xGMI), faster than the PCIe bus between cards. The
+/// frameworks' own collectives need one: SGLang's custom all-reduce on more than two
+/// chips only over a full NVLink or xGMI mesh (`is_full_nvlink` in
+/// `custom_all_reduce.py`), TensorRT-LLM's NVLink all-to-all kernels only where every
+/// NVLink is up (`MnnvlMemory.supports_mnnvl` in `tensorrt_llm/_mnnvl_utils.py`, which
+/// later versions also refuse outright on the PCIe RTX PRO 6000 Blackwell).
+pub fn on_peer_fabric(chip: &Chip, n: u32) -> bool {
+    n <= chip.scale_up_domain && chip.scale_up.is_some_and(|l| l.bandwidth > PCIE5_X16)
+}
 
 /// All-reduce of `msg` bytes over a group of `n` chips, by the framework's custom
 /// all-reduce where it has one (`custom`: the largest message it takes) and the group
@@ -81,9 +90,9 @@ pub fn group_all_reduce(
     let Some(domains) = chip.whole_domains(n) else {
         let link = chip.link_for_group(n);
         let bandwidth = link.bandwidth * link_eff;
-        let peer_to_peer = n <= chip.scale_up_domain
-            && chip.scale_up.is_some()
-            && (n == 2 || link.bandwidth > PCIE5_X16);
+        // Two cards reach each other's memory over PCIe too; larger groups need the fabric.
+        let pair_over_pcie = n == 2 && n <= chip.scale_up_domain && chip.scale_up.is_some();
+        let peer_to_peer = pair_over_pcie || on_peer_fabric(chip, n);
         if let Some(max) = custom.filter(|_| peer_to_peer) {
             if let Some(done) = custom_all_reduce(msg, n, bandwidth, link.latency, max) {
                 return done;
@@ -114,9 +123,19 @@ pub struct AllToAllWidths {
     pub combine: f64,
 }
 
-/// Dispatch and combine of `tokens` tokens (held by one chip) that each pick `top_k` of
-/// the experts spread evenly over an expert group of `group` chips; `hidden` elements
-/// per token. Returns the bytes the chip moves and the time both phases take.
+/// What one chip sends on an expert all-to-all: `tokens` tokens that each pick
+/// `top_k` of the experts, `hidden` elements per token at `widths` bytes each.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ExpertTraffic {
+    pub tokens: f64,
+    pub top_k: f64,
+    pub hidden: f64,
+    pub widths: AllToAllWidths,
+}
+
+/// Dispatch and combine of one chip's `traffic` over experts spread evenly across an
+/// expert group of `group` chips. Returns the bytes the chip moves and the time both
+/// phases take.
 ///
 /// Inside one scale-up domain every pick that lands on another chip crosses the
 /// scale-up link. A group spanning `m` domains of `l` chips goes in two levels, as
@@ -127,20 +146,23 @@ pub struct AllToAllWidths {
 /// The two links work at once, so the slower one sets the time.
 ///
 /// Where the serving framework's kernels have a measured fixed time per phase
-/// (`floor`) and the group sits inside one scale-up domain, each phase takes
-/// `sqrt(floor^2 + transfer^2)` in place of the transfer plus the link's latency: the
-/// kernel's launch and barrier set a small exchange's time, the bytes a large one's.
-#[allow(clippy::too_many_arguments)]
+/// (`floor`) and the group sits on one peer-to-peer fabric ([`on_peer_fabric`]: the
+/// kernels it was measured on need one), each phase takes `sqrt(floor^2 + transfer^2)`
+/// in place of the transfer plus the link's latency: the kernel's launch and barrier
+/// set a small exchange's time, the bytes a large one's.
 pub fn expert_all_to_all(
     chip: &Chip,
     group: u32,
-    tokens: f64,
-    top_k: f64,
-    hidden: f64,
-    widths: AllToAllWidths,
+    traffic: ExpertTraffic,
     link_eff: f64,
     floor: Option<AllToAllFloor>,
 ) -> (Bytes, Seconds) {
+    let ExpertTraffic {
+        tokens,
+        top_k,
+        hidden,
+        widths,
+    } = traffic;
     if group <= 1 || tokens <= 0.0 {
         return (Bytes::ZERO, Seconds::ZERO);
     }
@@ -151,7 +173,7 @@ pub fn expert_all_to_all(
         let picks = tokens * top_k * (g - 1.0) / g;
         let bytes = Bytes(picks * per_pick);
         let bw = link.bandwidth * link_eff;
-        let time = match floor.filter(|_| group <= chip.scale_up_domain.max(1)) {
+        let time = match floor.filter(|_| on_peer_fabric(chip, group)) {
             Some(f) => {
                 let phase = |width: f64| Bytes(picks * hidden * width) / bw;
                 operator_time(f.dispatch, phase(widths.dispatch))

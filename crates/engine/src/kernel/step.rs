@@ -9,7 +9,8 @@ use super::row::{Accumulator, Row, RowBytes, RowSink};
 use super::{
     attended_context, busiest_shard_experts, expert_all_to_all, expert_load_imbalance,
     group_all_reduce, mla_core_flops, routed_picks_per_chip, two_batch_overlaps, wave_slowdown,
-    AllToAllWidths, MlaDims, OpCost, OpKind, Placement, Side, StepCost, StepShape, TwoBatchOverlap,
+    AllToAllWidths, ExpertTraffic, MlaDims, OpCost, OpKind, Placement, Side, StepCost, StepShape,
+    TwoBatchOverlap,
 };
 use crate::dtype::{ComputeRate, WeightFormat};
 use crate::model::{Attention, Ffn};
@@ -351,13 +352,16 @@ pub(super) fn traced_step_cost<S: RowSink>(
                 {
                     // Dispatch and combine: each chip sends its tokens' picks to the
                     // experts elsewhere in the group, and receives them back.
+                    let traffic = ExpertTraffic {
+                        tokens: tokens / tp * imbalance,
+                        top_k: k,
+                        hidden: h,
+                        widths: a2a_widths,
+                    };
                     let (bytes, time) = expert_all_to_all(
                         chip,
                         group,
-                        tokens / tp * imbalance,
-                        k,
-                        h,
-                        a2a_widths,
+                        traffic,
                         a.link_eff,
                         p.rates.all_to_all_floor,
                     );

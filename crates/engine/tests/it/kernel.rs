@@ -86,7 +86,7 @@ fn sglang_and_vllm_pools_carry_their_custom_all_reduce_and_others_none() {
 
 #[test]
 fn expert_all_to_all_sends_a_token_once_per_remote_node() {
-    use disagg_engine::kernel::{expert_all_to_all, AllToAllWidths};
+    use disagg_engine::kernel::{expert_all_to_all, AllToAllWidths, ExpertTraffic};
     let chip = cat().chip("h100-sxm").unwrap();
     let eff = 0.75;
     let (tokens, k, h) = (4096.0, 8.0, 7168.0);
@@ -95,11 +95,17 @@ fn expert_all_to_all_sends_a_token_once_per_remote_node() {
         dispatch: 1.0,
         combine: 2.0,
     };
+    let traffic = |tokens| ExpertTraffic {
+        tokens,
+        top_k: k,
+        hidden: h,
+        widths,
+    };
     let up = chip.link_for_group(8);
     let out = chip.network_link();
     // EP8 inside one node: 7/8 of the picks cross NVLink, by hand.
     let bytes8 = tokens * k * 7.0 / 8.0 * h * 3.0;
-    let (moved, time) = expert_all_to_all(chip, 8, tokens, k, h, widths, eff, None);
+    let (moved, time) = expert_all_to_all(chip, 8, traffic(tokens), eff, None);
     assert!((moved.value() - bytes8).abs() < 1e-3);
     let t8 = bytes8 / (up.bandwidth.value() * eff) + 2.0 * up.latency.value();
     assert!((time.value() - t8).abs() < 1e-12);
@@ -110,7 +116,7 @@ fn expert_all_to_all_sends_a_token_once_per_remote_node() {
     assert!((remote - 2.6997).abs() < 1e-4);
     let out_bytes = tokens * remote * h * 3.0;
     let up_bytes = tokens * k * 7.0 / 8.0 * h * 3.0;
-    let (moved, time) = expert_all_to_all(chip, 32, tokens, k, h, widths, eff, None);
+    let (moved, time) = expert_all_to_all(chip, 32, traffic(tokens), eff, None);
     assert!((moved.value() - (out_bytes + up_bytes)).abs() < 1e-3);
     let t32 = (out_bytes / (out.bandwidth.value() * eff))
         .max(up_bytes / (up.bandwidth.value() * eff))
@@ -121,13 +127,13 @@ fn expert_all_to_all_sends_a_token_once_per_remote_node() {
     assert!(time.value() < naive / 2.0, "{} vs {}", time.value(), naive);
     // One chip, or no tokens, moves nothing.
     assert_eq!(
-        expert_all_to_all(chip, 1, tokens, k, h, widths, eff, None)
+        expert_all_to_all(chip, 1, traffic(tokens), eff, None)
             .0
             .value(),
         0.0
     );
     assert_eq!(
-        expert_all_to_all(chip, 32, 0.0, k, h, widths, eff, None)
+        expert_all_to_all(chip, 32, traffic(0.0), eff, None)
             .1
             .value(),
         0.0
