@@ -106,7 +106,7 @@ impl Regime {
 /// efficiencies the model treats alike. A chip not listed (an accelerator alone in
 /// its generation, or a chip of the user's own) is a family of its own.
 pub const FAMILIES: [(&str, &[&str]); 9] = [
-    ("NVIDIA Ampere", &["a100-80g"]),
+    ("NVIDIA Ampere", &["a100-80g", "a100-pcie"]),
     ("NVIDIA Ada", &["l40s", "rtx-4090"]),
     (
         "NVIDIA Hopper",

@@ -13,7 +13,7 @@ fn catalogue_loads_without_problems() {
 #[test]
 fn catalogue_has_every_required_id() {
     let chips =
-        "h100-sxm h100-pcie h200 h800 b200 b300 gb200 gb300 a100-80g l40s rtx-4090 rtx-5090 \
+        "h100-sxm h100-pcie h200 h800 b200 b300 gb200 gb300 a100-80g a100-pcie l40s rtx-4090 rtx-5090 \
         rtx-pro-6000 dgx-spark mi300x mi325x mi355x tpu-v5e tpu-v5p tpu-v6e tpu-v7 trainium2 \
         inferentia2 gaudi3 groq-lpu cerebras-wse3 sn40l d-matrix-corsair m1-max m2-ultra m3-max \
         m3-ultra m4-max";
