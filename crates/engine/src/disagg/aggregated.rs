@@ -3,8 +3,8 @@
 //! colocated pool at a batch; its figures are the pool's [`Round`].
 
 use super::explain::AxisChains;
-use super::round::{GroupPrefill, Round, RoundPrefill};
 use super::finite_run;
+use super::round::{GroupPrefill, Round, RoundPrefill};
 use super::ttft::admission_wait;
 use super::{
     place, pool_label, Core, DeploymentPoint, Figures, Limiter, Placed, PoolConfig, PoolReport,

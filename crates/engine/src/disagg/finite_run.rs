@@ -24,14 +24,8 @@ use crate::workload::Workload;
 /// step costs `one` with one sequence and `full` with all `seqs`, and the longest
 /// running sequence has `longest` tokens to go against a mean of `mean_left`. Zero for a
 /// batch of one (nothing drains) and never negative.
-pub fn drain_loss(
-    one: Seconds,
-    full: Seconds,
-    seqs: f64,
-    longest: f64,
-    mean_left: f64,
-) -> Seconds {
-    if !(seqs > 1.0) {
+pub fn drain_loss(one: Seconds, full: Seconds, seqs: f64, longest: f64, mean_left: f64) -> Seconds {
+    if seqs.is_nan() || seqs <= 1.0 {
         return Seconds::ZERO;
     }
     let slope = (full - one) / (seqs - 1.0);
@@ -109,8 +103,7 @@ mod tests {
             Seconds::ZERO
         );
         assert!(
-            drain_loss(Seconds::new(0.001), Seconds::new(0.064), 64.0, 100.0, 50.0).value()
-                < 1e-15
+            drain_loss(Seconds::new(0.001), Seconds::new(0.064), 64.0, 100.0, 50.0).value() < 1e-15
         );
     }
 
