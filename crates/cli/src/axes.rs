@@ -206,6 +206,7 @@ impl LengthArgs {
             output_cv: self.output_cv,
             rate: None,
             prompts: self.prompts,
+            finite_run: None,
         })
     }
 }

@@ -57,4 +57,4 @@ pub use dtype::{DType, Precision, WeightFormat};
 pub use error::{EngineError, Result};
 pub use model::ModelIr;
 pub use parallel::Parallelism;
-pub use workload::Workload;
+pub use workload::{FiniteRun, Workload};

@@ -35,6 +35,25 @@ pub struct Workload {
     /// (`audit/MODEL.md` 6.1.2); `None`: the steady loop only, as if it ran forever.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prompts: Option<u32>,
+    /// A run of a fixed number of requests whose figure is read over the whole run, to
+    /// the last request's end (MLPerf's Offline scenario): the batch drains at its end
+    /// (`disagg::finite_run`, `audit/MODEL.md` 6.1.4); `None`: the steady loop only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finite_run: Option<FiniteRun>,
+}
+
+/// A run of a fixed number of requests, all of them waiting from its start, whose rate
+/// is its tokens over the time to its last request's end (MLPerf Offline: LoadGen
+/// issues every sample in one query and times the run to the last completion).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FiniteRun {
+    /// Requests the run holds (an Offline run's samples per query, which its
+    /// LoadGen log states).
+    pub requests: u32,
+    /// Longest output a request may have (the dataset's longest, or the benchmark's
+    /// cap): when the last request has been admitted, some running sequence has about
+    /// this far to go, and the run lasts until it ends.
+    pub longest_output: u32,
 }
 
 impl Workload {
@@ -47,6 +66,7 @@ impl Workload {
             output_cv: 0.0,
             rate: None,
             prompts: None,
+            finite_run: None,
         }
     }
 
@@ -90,6 +110,20 @@ impl Workload {
             return Err(EngineError::InvalidInput(format!(
                 "prompts {n} must lie between 1 and {MAX_PROMPTS}"
             )));
+        }
+        if let Some(run) = self.finite_run {
+            if !(1..=MAX_PROMPTS).contains(&run.requests) {
+                return Err(EngineError::InvalidInput(format!(
+                    "a finite run's {} requests must lie between 1 and {MAX_PROMPTS}",
+                    run.requests
+                )));
+            }
+            if !(self.osl..=MAX_LENGTH).contains(&run.longest_output) {
+                return Err(EngineError::InvalidInput(format!(
+                    "a finite run's longest output ({} tokens) must lie between the mean output ({}) and {MAX_LENGTH} tokens",
+                    run.longest_output, self.osl
+                )));
+            }
         }
         for (name, length) in [("input", self.isl), ("output", self.osl)] {
             if length > MAX_LENGTH {

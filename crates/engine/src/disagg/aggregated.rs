@@ -3,6 +3,7 @@
 //! colocated pool at a batch; its figures are the pool's [`Round`].
 
 use super::explain::AxisChains;
+use super::finite_run;
 use super::round::{GroupPrefill, Round, RoundPrefill};
 use super::ttft::admission_wait;
 use super::{
@@ -21,6 +22,9 @@ pub struct ColocatedSide<'a> {
     pub decode: StepCost,
     pub prefill: StepCost,
     pub round: Round,
+    /// Time the run loses while its batch drains at its end (a finite run only,
+    /// [`super::finite_run`]).
+    pub drain: Seconds,
 }
 
 /// Places the model on `pool` for `running` sequences and costs its round.
@@ -59,17 +63,29 @@ pub fn side<'a>(
         first_wave: w.first_wave(running),
         admission: admission_wait(a.scheduler_recv_interval, decode.total, seqs),
     };
+    // A finite run's batch drains at its end; its last steps run nearly alone.
+    let drain = match w.finite_run {
+        Some(_) => {
+            let one = step_cost(&placed.placement, w.decode_shape(par, 1.0)).total;
+            finite_run::replica_drain(&w, one, decode.total, seqs)
+        }
+        None => Seconds::ZERO,
+    };
     Ok(ColocatedSide {
         placed,
         decode,
         prefill,
         round,
+        drain,
     })
 }
 
 /// The deployment's figures from its one side.
 pub fn combine(setup: &Setup, pool: PoolConfig, running: u32, s: &ColocatedSide) -> Figures {
-    let output_tok_s = s.round.output_tok_s(running);
+    let steady = s.round.output_tok_s(running);
+    let output_tok_s = finite_run::run_rate(&setup.workload, steady, s.drain);
+    // The drain stretches the run for input and output alike.
+    let stretch = output_tok_s / steady;
     let (ttft_p90, tpot_p90) = s.round.p90s();
     Figures::new(
         Core {
@@ -80,7 +96,7 @@ pub fn combine(setup: &Setup, pool: PoolConfig, running: u32, s: &ColocatedSide)
             ttft_p90,
             tpot_p90,
             output_tok_s,
-            input_tok_s: s.round.input_tok_s(running, setup.workload.isl),
+            input_tok_s: s.round.input_tok_s(running, setup.workload.isl) * stretch,
             transfer: Seconds::ZERO,
             bottleneck: s.decode.time_breakdown().bottleneck(),
             limiter: Limiter::Colocated,

@@ -21,6 +21,7 @@ mod axis;
 mod deployment;
 mod draft_model;
 pub mod explain;
+pub mod finite_run;
 mod group_prefill;
 mod round_explain;
 

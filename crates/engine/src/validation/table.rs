@@ -7,7 +7,7 @@ use crate::disagg::{Axis, DeploymentPoint, PoolRole};
 use crate::dtype::DType;
 use crate::error::{EngineError, Result};
 use crate::serving::{Framework as Serving, FrameworkChoice};
-use crate::workload::Workload;
+use crate::workload::{FiniteRun, Workload};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -317,6 +317,12 @@ pub struct BenchmarkPoint {
     /// into the mean (MODEL.md 6.1.2); absent means the steady loop only.
     #[serde(default)]
     pub prompts: Option<u32>,
+    /// Where the point is an MLPerf Offline run, its sample floor and longest output:
+    /// LoadGen issues every sample in one query and times the run to the last
+    /// completion, so the batch drains at its end (MODEL.md 6.1.4); absent means the
+    /// steady loop only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offline: Option<OfflineRun>,
     /// Decode steps between the scheduler's polls for new requests, where the launch
     /// command sets it (SGLang `--scheduler-recv-interval`, MODEL.md 6.1.3); absent
     /// means the global assumption (every step).
@@ -342,6 +348,18 @@ pub struct BenchmarkPoint {
     /// (MODEL.md 3.6).
     #[serde(default)]
     pub eager_kernel_overhead: Option<f64>,
+}
+
+/// An MLPerf Offline run as its benchmark sets it.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OfflineRun {
+    /// Samples the run's one query held: `samples_per_query` in the result's
+    /// `mlperf_log_summary.txt` (LoadGen's `generated_samples_per_query`).
+    pub samples: u32,
+    /// The longest output among the dataset's samples (the model's own outputs where
+    /// they are published, capped at the benchmark's output limit).
+    pub longest_output: u32,
 }
 
 /// A metric and the value it must reach; the model's batch is searched for it.
@@ -385,6 +403,10 @@ impl BenchmarkPoint {
         Workload {
             rate: self.rate,
             prompts: self.prompts,
+            finite_run: self.offline.map(|o| FiniteRun {
+                requests: o.samples,
+                longest_output: o.longest_output,
+            }),
             ..Workload::new(mean(self.isl), mean(self.osl))
                 .with_cached_share(share)
                 .with_output_cv(self.output_cv.unwrap_or(range_cv))

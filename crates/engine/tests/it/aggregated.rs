@@ -572,3 +572,63 @@ fn a_benchmarks_first_wave_moves_its_mean_ttft_by_its_share() {
     let why = evaluate(&s, &d).unwrap_err().to_string();
     assert!(why.contains("scheduler_recv_interval"), "{why}");
 }
+
+/// A finite run read to its last request's end (MLPerf Offline) loses the drain of its
+/// last batch: the closed form over the pool's own decode steps at one sequence and at
+/// the full batch, weighed against the run's length (MODEL.md 6.1.4).
+#[test]
+fn a_finite_run_loses_its_last_batch_draining() {
+    use disagg_engine::disagg::finite_run::drain_loss;
+    use disagg_engine::FiniteRun;
+    let chip = cat().chip("h100-sxm").unwrap();
+    let mut s = scenario(
+        "llama-3.1-8b",
+        chip,
+        tp(1),
+        DType::Fp8,
+        500,
+        200,
+        Batch::Fixed(64),
+    );
+    s.workload = s.workload.with_output_cv(0.5);
+    let steady = predict(&s).unwrap();
+    let one = predict(&Scenario {
+        batch: Batch::Fixed(1),
+        ..s
+    })
+    .unwrap();
+    let run = FiniteRun {
+        requests: 10_000,
+        longest_output: 1_000,
+    };
+    s.workload.finite_run = Some(run);
+    let finite = predict(&s).unwrap();
+    // The steps, the batch and the latencies are the steady loop's; only the rate over
+    // the whole run falls.
+    assert_eq!(finite.decode_step, steady.decode_step);
+    assert_eq!((finite.ttft, finite.tpot), (steady.ttft, steady.tpot));
+    // Mean tokens a running sequence has left: osl (1 + cv^2) / 2 = 125.
+    let loss = drain_loss(one.decode_step, steady.decode_step, 64.0, 1000.0, 125.0);
+    let t = 10_000.0 * 200.0 / steady.output_tok_s;
+    let closed = steady.output_tok_s * t / (t + loss.value());
+    assert!((finite.output_tok_s / closed - 1.0).abs() < 1e-12);
+    assert!(finite.output_tok_s < steady.output_tok_s);
+    // Input and output stretch alike.
+    let ratio = finite.output_tok_s / steady.output_tok_s;
+    assert!((finite.input_tok_s / steady.input_tok_s - ratio).abs() < 1e-12);
+    // A longer run weighs the same drain less.
+    s.workload.finite_run = Some(FiniteRun {
+        requests: 100_000,
+        ..run
+    });
+    let longer = predict(&s).unwrap();
+    assert!(finite.output_tok_s < longer.output_tok_s);
+    assert!(longer.output_tok_s < steady.output_tok_s);
+    // A longest output shorter than the mean is refused with the reason.
+    s.workload.finite_run = Some(FiniteRun {
+        longest_output: 100,
+        ..run
+    });
+    let why = predict(&s).unwrap_err().to_string();
+    assert!(why.contains("longest output"), "{why}");
+}

@@ -217,10 +217,17 @@ fn a_harness_that_runs_one_engine_per_gpu_is_that_many_copies_of_one_gpu() {
     // eight-GPU system is eight copies of one GPU, where the planner alone would split
     // the experts across four of them.
     let eight = published_point("MLP41-11");
+    // One GPU's copy of the run: an eighth of its samples, so that the Offline run's
+    // end weighs the same (MODEL.md 6.1.4).
     let one = validation::BenchmarkPoint {
         chips: 1,
+        offline: eight.offline.map(|o| validation::OfflineRun {
+            samples: o.samples / 8,
+            ..o
+        }),
         ..eight.clone()
     };
+    assert_eq!(eight.offline.unwrap().samples % 8, 0);
     let system = predict_point(&eight);
     let single = predict_point(&one);
     let layout = system.parallelism;

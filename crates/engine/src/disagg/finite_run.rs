@@ -1,0 +1,139 @@
+//! A finite run read to its last request's end (MLPerf Offline), `audit/MODEL.md` 6.1.4.
+//!
+//! While requests wait, every replica runs `B` sequences and produces output at the
+//! steady rate `X` of its round. Once the last request has been admitted the batch
+//! drains: the sequences still running finish one by one and the steps that remain
+//! carry fewer and fewer of them, down to the last sequence, which runs alone. A
+//! running sequence has on average `E[R] = osl (1 + cv^2) / 2` tokens to go (half of
+//! [`crate::Workload::running_output`]); the longest has about `K`, the longest output
+//! a request may have. With the decode step affine in the batch between one sequence
+//! (`t_1`) and `B` (`t_B`), slope `s = (t_B - t_1) / (B - 1)`, the drain takes
+//! `sum_k t(b_k)` where `b_k` sequences remain after `k` steps, and the same tokens at
+//! the steady batch would take `sum_k b_k t_B / B`. The difference is
+//!
+//! `L = (t_1 - s) (K - E[R])`
+//!
+//! (each step's fixed part `t_1 - s` is paid `K` times in the drain, where a full batch
+//! would have paid it for `E[R]` steps' worth of tokens). The run's `N` requests take
+//! `T = N osl / X` at the steady rate, so its rate is `X T / (T + L)`.
+
+use crate::units::{Seconds, TokensPerSecond};
+use crate::workload::Workload;
+
+/// Time a run loses while its batch of `seqs` sequences per replica drains: a decode
+/// step costs `one` with one sequence and `full` with all `seqs`, and the longest
+/// running sequence has `longest` tokens to go against a mean of `mean_left`. Zero for a
+/// batch of one (nothing drains) and never negative.
+pub fn drain_loss(one: Seconds, full: Seconds, seqs: f64, longest: f64, mean_left: f64) -> Seconds {
+    if seqs.is_nan() || seqs <= 1.0 {
+        return Seconds::ZERO;
+    }
+    let slope = (full - one) / (seqs - 1.0);
+    let fixed = (one - slope).max(Seconds::ZERO);
+    fixed * (longest - mean_left).max(0.0)
+}
+
+/// The rate of a finite run whose steady rate is `steady` (output tokens per second
+/// over all replicas) and whose batch drains in `loss`: its tokens over the time to
+/// its last request's end. The steady rate itself where the workload states no run.
+pub fn run_rate(w: &Workload, steady: TokensPerSecond, loss: Seconds) -> TokensPerSecond {
+    match w.finite_run {
+        Some(run) if steady.value() > 0.0 => {
+            let t = Seconds::new(run.requests as f64 * w.osl as f64 / steady.value());
+            steady * (t / (t + loss))
+        }
+        _ => steady,
+    }
+}
+
+/// The drain of one replica of `seqs` sequences under `w`'s run: [`drain_loss`] with the
+/// run's longest output and the mean tokens a running sequence has left. Zero where the
+/// workload states no run.
+pub fn replica_drain(w: &Workload, one: Seconds, full: Seconds, seqs: f64) -> Seconds {
+    match w.finite_run {
+        Some(run) => drain_loss(
+            one,
+            full,
+            seqs,
+            run.longest_output as f64,
+            w.running_output() / 2.0,
+        ),
+        None => Seconds::ZERO,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workload::FiniteRun;
+
+    /// The closed form against the drain stepped out: fixed lengths `L` leave the
+    /// running sequences' remaining tokens spread evenly over `1..=L`, so one finishes
+    /// every `L / B` steps.
+    #[test]
+    fn drain_loss_matches_a_drain_stepped_one_sequence_at_a_time() {
+        let (b, l) = (64usize, 640usize);
+        let (t1, slope) = (0.010, 0.0002);
+        let t = |n: usize| t1 + slope * (n as f64 - 1.0);
+        // Sequence i has (i + 1) * L / B tokens left.
+        let left: Vec<usize> = (0..b).map(|i| (i + 1) * l / b).collect();
+        let mut drain = 0.0;
+        let mut tokens = 0usize;
+        for k in 0..l {
+            let running = left.iter().filter(|&&r| r > k).count();
+            if running > 0 {
+                drain += t(running);
+                tokens += running;
+            }
+        }
+        let at_full = tokens as f64 * t(b) / b as f64;
+        let mean_left = tokens as f64 / b as f64;
+        let loss = drain_loss(
+            Seconds::new(t(1)),
+            Seconds::new(t(b)),
+            b as f64,
+            l as f64,
+            mean_left,
+        );
+        assert!((loss.value() - (drain - at_full)).abs() < 1e-9 * drain);
+        // Nothing drains from a batch of one, and a step that is all per-sequence work
+        // loses nothing.
+        assert_eq!(
+            drain_loss(Seconds::new(0.01), Seconds::new(0.01), 1.0, 100.0, 50.0),
+            Seconds::ZERO
+        );
+        assert!(
+            drain_loss(Seconds::new(0.001), Seconds::new(0.064), 64.0, 100.0, 50.0).value() < 1e-15
+        );
+    }
+
+    #[test]
+    fn a_run_loses_its_drain_over_its_length() {
+        let run = FiniteRun {
+            requests: 6600,
+            longest_output: 1000,
+        };
+        let w = Workload {
+            finite_run: Some(run),
+            ..Workload::new(200, 100)
+        };
+        // 6,600 requests of 100 tokens at 1,000 tok/s take 660 s; a 66 s drain makes
+        // it 726 s.
+        let x = TokensPerSecond::new(1000.0);
+        let r = run_rate(&w, x, Seconds::new(66.0));
+        assert!((r.value() - 1000.0 * 660.0 / 726.0).abs() < 1e-9);
+        // The longer the run, the less its drain weighs: at 10 tok/s it takes 66,000 s.
+        let r = run_rate(&w, TokensPerSecond::new(10.0), Seconds::new(66.0));
+        assert!((r.value() - 10.0 * 66_000.0 / 66_066.0).abs() < 1e-12);
+        // No run, no change; and the drain uses the length-biased mean left.
+        let steady = Workload::new(200, 100).with_output_cv(1.0);
+        assert_eq!(run_rate(&steady, x, Seconds::new(66.0)), x);
+        let w = Workload {
+            finite_run: Some(run),
+            ..steady
+        };
+        let loss = replica_drain(&w, Seconds::new(0.01), Seconds::new(0.01), 10.0);
+        // slope 0: L = t_1 (K - osl (1 + cv^2) / 2) = 0.01 (1000 - 100).
+        assert!((loss.value() - 9.0).abs() < 1e-12);
+    }
+}
