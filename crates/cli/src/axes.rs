@@ -17,7 +17,7 @@ use disagg_engine::limits::{MAX_BATCH, MAX_LENGTH, MAX_MICRO_BATCHES, MAX_OUTPUT
 use disagg_engine::units::RequestsPerSecond;
 use disagg_engine::units::Seconds;
 use disagg_engine::validation::{self, BenchmarkTable, ValidationReport};
-use disagg_engine::{Assumptions, Catalogue, Parallelism, Workload};
+use disagg_engine::{Assumptions, Catalogue, FiniteRun, Parallelism, Workload};
 use serde::Serialize;
 
 /// Pools and axis inputs shared by `predict --axis` and `sweep`.
@@ -166,6 +166,16 @@ pub(crate) struct LengthArgs {
     /// into the mean TTFT (default: the steady loop only).
     #[arg(long)]
     prompts: Option<u32>,
+    /// A run of this many requests, all waiting from its start, whose rates are read to
+    /// its last request's end, as MLPerf's Offline scenario times them: the batch drains
+    /// at the end and the run loses that time (needs --longest-output; default: the
+    /// steady loop only).
+    #[arg(long, requires = "longest_output")]
+    run_requests: Option<u32>,
+    /// With --run-requests: the longest output a request may have (the dataset's
+    /// longest, or the benchmark's cap), which the last sequence of the drain runs to.
+    #[arg(long, requires = "run_requests")]
+    longest_output: Option<u32>,
 }
 
 impl LengthArgs {
@@ -199,6 +209,25 @@ impl LengthArgs {
                 "--prompts {n} must lie between 1 and {MAX_PROMPTS}"
             ));
         }
+        let finite_run = match (self.run_requests, self.longest_output) {
+            (Some(requests), Some(longest_output)) => {
+                if !(1..=MAX_PROMPTS).contains(&requests) {
+                    return Err(format!(
+                        "--run-requests {requests} must lie between 1 and {MAX_PROMPTS}"
+                    ));
+                }
+                if !(osl..=MAX_LENGTH).contains(&longest_output) {
+                    return Err(format!(
+                        "--longest-output {longest_output} must lie between --osl {osl} and {MAX_LENGTH} tokens"
+                    ));
+                }
+                Some(FiniteRun {
+                    requests,
+                    longest_output,
+                })
+            }
+            _ => None,
+        };
         Ok(Workload {
             isl,
             osl,
@@ -206,7 +235,7 @@ impl LengthArgs {
             output_cv: self.output_cv,
             rate: None,
             prompts: self.prompts,
-            finite_run: None,
+            finite_run,
         })
     }
 }

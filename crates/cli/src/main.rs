@@ -255,7 +255,7 @@ pub(crate) struct PredictArgs {
 }
 
 /// The flags a bundle holds (clap ids), refused alongside `predict --bundle`.
-const PREDICT_BUNDLED: [&str; 63] = [
+const PREDICT_BUNDLED: [&str; 65] = [
     "pipeline",
     "layers",
     "model",
@@ -297,6 +297,8 @@ const PREDICT_BUNDLED: [&str; 63] = [
     "cached",
     "output_cv",
     "prompts",
+    "run_requests",
+    "longest_output",
     "batch",
     "max_throughput",
     "rate",

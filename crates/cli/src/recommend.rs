@@ -75,7 +75,7 @@ pub struct RecommendArgs {
 }
 
 /// The flags a bundle holds (clap ids), refused alongside `recommend --bundle`.
-const RECOMMEND_BUNDLED: [&str; 25] = [
+const RECOMMEND_BUNDLED: [&str; 27] = [
     "model",
     "chips",
     "isl",
@@ -83,6 +83,8 @@ const RECOMMEND_BUNDLED: [&str; 25] = [
     "cached",
     "output_cv",
     "prompts",
+    "run_requests",
+    "longest_output",
     "weight_dtype",
     "weight_bits",
     "kv_dtype",

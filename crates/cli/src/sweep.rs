@@ -82,7 +82,7 @@ pub struct SweepArgs {
 }
 
 /// The flags a bundle holds (clap ids), refused alongside `sweep --bundle`.
-pub(crate) const SWEEP_BUNDLED: [&str; 42] = [
+pub(crate) const SWEEP_BUNDLED: [&str; 44] = [
     "model",
     "axis",
     "chips",
@@ -91,6 +91,8 @@ pub(crate) const SWEEP_BUNDLED: [&str; 42] = [
     "cached",
     "output_cv",
     "prompts",
+    "run_requests",
+    "longest_output",
     "max_chips",
     "target_tok_s_user",
     "ttft_ms",

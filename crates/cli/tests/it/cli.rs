@@ -451,3 +451,100 @@ fn axis_errors_name_the_problem() {
     assert!(!o.status.success());
     assert!(stderr(&o).contains("warp-drive"));
 }
+
+/// `--run-requests` with `--longest-output` reads the rates over a finite run (MLPerf
+/// Offline): lower than the steady loop's, with the drain opened by `--explain`; each
+/// flag needs the other, and bad values and unmodelled axes are refused by name.
+#[test]
+fn a_finite_run_lowers_the_rates_and_is_refused_where_it_does_not_apply() {
+    let base = [
+        "predict",
+        "--model",
+        "llama-3.1-8b",
+        "--chip",
+        "h100-sxm",
+        "--isl",
+        "500",
+        "--osl",
+        "200",
+        "--batch",
+        "64",
+        "--json",
+    ];
+    let rate = |extra: &[&str]| -> f64 {
+        let o = disagg(&[&base[..], extra].concat());
+        assert!(o.status.success(), "{}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+        v["output_tok_s"].as_f64().unwrap()
+    };
+    let steady = rate(&[]);
+    let finite = rate(&["--run-requests", "2000", "--longest-output", "1000"]);
+    assert!(finite < steady, "{finite} vs {steady}");
+    let longer = rate(&["--run-requests", "200000", "--longest-output", "1000"]);
+    assert!(finite < longer && longer < steady);
+    let o = disagg(
+        &[
+            &base[..11],
+            &[
+                "--run-requests",
+                "2000",
+                "--longest-output",
+                "1000",
+                "--explain",
+            ],
+        ]
+        .concat(),
+    );
+    assert!(
+        stdout(&o).contains("time the run loses while its batch drains"),
+        "{}",
+        stdout(&o)
+    );
+    for (extra, says) in [
+        (&["--run-requests", "2000"][..], "--longest-output"),
+        (&["--longest-output", "1000"][..], "--run-requests"),
+        (
+            &["--run-requests", "2000", "--longest-output", "100"][..],
+            "--longest-output 100",
+        ),
+        (
+            &["--run-requests", "0", "--longest-output", "1000"][..],
+            "--run-requests 0",
+        ),
+    ] {
+        let o = disagg(&[&base[..], extra].concat());
+        assert!(!o.status.success());
+        assert!(stderr(&o).contains(says), "{extra:?}: {}", stderr(&o));
+    }
+    let o = disagg(&[
+        "predict",
+        "--model",
+        "llama-3.1-8b",
+        "--axis",
+        "pd",
+        "--prefill-chip",
+        "h100-sxm",
+        "--prefill-chips",
+        "1",
+        "--decode-chip",
+        "h100-sxm",
+        "--decode-chips",
+        "1",
+        "--isl",
+        "500",
+        "--osl",
+        "200",
+        "--batch",
+        "64",
+        "--run-requests",
+        "2000",
+        "--longest-output",
+        "1000",
+    ]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("aggregated deployments only"),
+        "{}",
+        stderr(&o)
+    );
+}

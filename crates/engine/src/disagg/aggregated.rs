@@ -25,6 +25,9 @@ pub struct ColocatedSide<'a> {
     /// Time the run loses while its batch drains at its end (a finite run only,
     /// [`super::finite_run`]).
     pub drain: Seconds,
+    /// The decode step with one sequence, which the drain's last steps approach (a
+    /// finite run only; zero otherwise).
+    pub lone_step: Seconds,
 }
 
 /// Places the model on `pool` for `running` sequences and costs its round.
@@ -64,19 +67,18 @@ pub fn side<'a>(
         admission: admission_wait(a.scheduler_recv_interval, decode.total, seqs),
     };
     // A finite run's batch drains at its end; its last steps run nearly alone.
-    let drain = match w.finite_run {
-        Some(_) => {
-            let one = step_cost(&placed.placement, w.decode_shape(par, 1.0)).total;
-            finite_run::replica_drain(&w, one, decode.total, seqs)
-        }
+    let lone_step = match w.finite_run {
+        Some(_) => step_cost(&placed.placement, w.decode_shape(par, 1.0)).total,
         None => Seconds::ZERO,
     };
+    let drain = finite_run::replica_drain(&w, lone_step, decode.total, seqs);
     Ok(ColocatedSide {
         placed,
         decode,
         prefill,
         round,
         drain,
+        lone_step,
     })
 }
 
@@ -165,13 +167,29 @@ pub(crate) fn explain(setup: &Setup, pool: PoolConfig, running: u32) -> Result<A
     let s = side(setup, pool, running)
         .map_err(|_| super::layout_error(setup, setup.model, PoolRole::Colocated, pool))?;
     let p = &s.placed.placement;
-    let chains = s.round.explain(
+    let mut chains = s.round.explain(
         running,
         setup.workload.isl,
         pool.parallelism.pp,
         step_chain(p, &s.decode, "t_it", "decode step"),
         Some(step_chain(p, &s.prefill, "t_pf", "prefill step")),
     );
+    // A finite run's rates are its steady loop's stretched by the drain.
+    let w = &setup.workload;
+    let seqs = pool.parallelism.seqs_per_replica(running);
+    if let Some(drain) = finite_run::drain_chain(w, s.lone_step, s.decode.total, seqs) {
+        let f = combine(setup, pool, running, &s);
+        let steady = s.round.output_tok_s(running).value();
+        chains.output = finite_run::run_rate_chain(
+            w,
+            chains.output,
+            steady,
+            drain.clone(),
+            f.output_tok_s.value(),
+        );
+        chains.input =
+            finite_run::run_rate_chain(w, chains.input, steady, drain, f.input_tok_s.value());
+    }
     Ok(AxisChains::of_round(
         chains,
         vec![(

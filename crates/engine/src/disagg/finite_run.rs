@@ -17,6 +17,7 @@
 //! would have paid it for `E[R]` steps' worth of tokens). The run's `N` requests take
 //! `T = N osl / X` at the steady rate, so its rate is `X T / (T + L)`.
 
+use crate::explain::{diff, max, num, product, quotient, sum, var, Chain, Source};
 use crate::units::{Seconds, TokensPerSecond};
 use crate::workload::Workload;
 
@@ -60,6 +61,117 @@ pub fn replica_drain(w: &Workload, one: Seconds, full: Seconds, seqs: f64) -> Se
         ),
         None => Seconds::ZERO,
     }
+}
+
+/// The drain of one replica opened ([`drain_loss`]): `L = max(t_1 - s, 0) max(K - E_R, 0)`
+/// with `s = (t_B - t_1) / (B - 1)`, the step's growth per sequence. `None` where the
+/// workload states no run.
+pub(crate) fn drain_chain(w: &Workload, one: Seconds, full: Seconds, seqs: f64) -> Option<Chain> {
+    let run = w.finite_run?;
+    let (t1, tb, b, k, e_r) = (var("t_1"), var("t_B"), var("B"), var("K"), var("E_R"));
+    let slope = quotient(diff(tb, t1.clone()), diff(b, num(1.0)));
+    Some(
+        Chain::new(
+            "time the run loses while its batch drains",
+            "L",
+            "s",
+            "6.1.4",
+            product([
+                max([diff(t1, slope), num(0.0)]),
+                max([diff(k, e_r), num(0.0)]),
+            ]),
+            replica_drain(w, one, full, seqs).value(),
+        )
+        .input(
+            "t_1",
+            "decode step with one sequence",
+            one.value(),
+            "s",
+            Source::rule("the replica's decode step costed at one sequence"),
+        )
+        .input(
+            "t_B",
+            "decode step with the full batch",
+            full.value(),
+            "s",
+            Source::rule("the replica's decode step"),
+        )
+        .input(
+            "B",
+            "sequences per replica",
+            seqs,
+            "sequences",
+            Source::deployment("sequences per replica"),
+        )
+        .input(
+            "K",
+            "longest output a request may have",
+            run.longest_output as f64,
+            "tokens",
+            Source::workload("finite_run.longest_output"),
+        )
+        .input(
+            "E_R",
+            "tokens a running sequence has left, on average",
+            w.running_output() / 2.0,
+            "tokens",
+            Source::rule("half a running sequence's whole output, osl (1 + cv^2) / 2"),
+        ),
+    )
+}
+
+/// A run rate opened: the steady `rate` chain times `T / (T + L)`, `T = N_run OSL / X_out`
+/// the run at the steady output rate `output` (tokens per second) and `L` the drain.
+/// `value` is the rate the engine reports.
+pub(crate) fn run_rate_chain(
+    w: &Workload,
+    rate: Chain,
+    output: f64,
+    drain: Chain,
+    value: f64,
+) -> Chain {
+    let requests = w.finite_run.map_or(0.0, |r| r.requests as f64);
+    let length = Chain::new(
+        "the run at its steady rate",
+        "T",
+        "s",
+        "6.1.4",
+        quotient(product([var("N_run"), var("OSL")]), var("X_steady")),
+        requests * w.osl as f64 / output,
+    )
+    .input(
+        "N_run",
+        "requests in the run",
+        requests,
+        "requests",
+        Source::workload("finite_run.requests"),
+    )
+    .with_osl(w.osl as f64)
+    .input(
+        "X_steady",
+        "output tok/s of the steady loop",
+        output,
+        "tok/s",
+        Source::rule("the round's output rate before the drain"),
+    );
+    let steady = format!("{}_steady", rate.symbol);
+    Chain::new(
+        &format!("{} over the whole run", rate.quantity),
+        &rate.symbol,
+        rate.unit,
+        "6.1.4",
+        product([var(&steady), quotient(var("T"), sum([var("T"), var("L")]))]),
+        value,
+    )
+    .derived(
+        "the steady loop's rate",
+        Chain {
+            symbol: steady.clone(),
+            ..rate
+        },
+    )
+    .derived("the run at its steady rate", length)
+    .derived("time the run loses while its batch drains", drain)
 }
 
 #[cfg(test)]

@@ -85,6 +85,12 @@ pub fn without_speculation<'a>(
 /// the engine's queue, which TTFT includes ([`round::queue_wait`]).
 pub fn evaluate(setup: &Setup, deployment: &Deployment) -> Result<DeploymentPoint> {
     setup.validate()?;
+    if setup.workload.finite_run.is_some() && !matches!(deployment, Deployment::Aggregated { .. }) {
+        return Err(EngineError::InvalidInput(
+            "a finite run (MLPerf Offline's drain) is modelled on aggregated deployments only"
+                .into(),
+        ));
+    }
     let concurrency = deployment.batch();
     if concurrency == 0 || concurrency > MAX_BATCH {
         return Err(EngineError::InvalidInput(format!(

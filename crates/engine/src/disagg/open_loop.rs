@@ -26,6 +26,11 @@ pub fn at_rate(
     deployment: &Deployment,
     rate: RequestsPerSecond,
 ) -> Result<DeploymentPoint> {
+    if setup.workload.finite_run.is_some() {
+        return Err(EngineError::InvalidInput(
+            "an open loop at a request rate never ends, so it has no finite run to drain".into(),
+        ));
+    }
     let held = concurrency(setup, deployment, rate)?;
     Ok(deliver(setup, deployment, held.closed.clone(), rate, &held))
 }

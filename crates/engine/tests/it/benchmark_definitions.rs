@@ -193,3 +193,45 @@ fn an_open_loop_delivers_its_rate_and_queues_as_m_d_1() {
         .to_string();
     assert!(e.contains("request rate"), "{e}");
 }
+
+/// A finite run (MLPerf Offline's drain) is modelled on aggregated deployments; a split
+/// one, or an open loop that never ends, refuses it with the reason instead of ignoring
+/// it.
+#[test]
+fn a_finite_run_is_refused_where_it_is_not_modelled() {
+    use disagg_engine::disagg::open_loop::at_rate;
+    use disagg_engine::units::RequestsPerSecond;
+    use disagg_engine::FiniteRun;
+    let h100 = cat().chip("h100-sxm").unwrap();
+    let mut s = scenario(
+        "llama-3.3-70b",
+        h100,
+        tp(4),
+        DType::Fp8,
+        2_000,
+        500,
+        Batch::Fixed(1),
+    )
+    .setup();
+    s.workload.finite_run = Some(FiniteRun {
+        requests: 1_000,
+        longest_output: 1_000,
+    });
+    let pool = PoolConfig {
+        chip: h100,
+        parallelism: tp(4),
+    };
+    let aggregated = Deployment::Aggregated { pool, batch: 32 };
+    assert!(evaluate(&s, &aggregated).is_ok());
+    let split = Deployment::PrefillDecode {
+        prefill: pool,
+        decode: pool,
+        batch: 32,
+    };
+    let why = evaluate(&s, &split).unwrap_err().to_string();
+    assert!(why.contains("aggregated deployments only"), "{why}");
+    let why = at_rate(&s, &aggregated, RequestsPerSecond::new(1.0))
+        .unwrap_err()
+        .to_string();
+    assert!(why.contains("open loop"), "{why}");
+}

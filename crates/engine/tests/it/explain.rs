@@ -147,8 +147,19 @@ fn every_chain_recomputes_and_every_table_adds_up_on_every_axis() {
     polled.assumptions.scheduler_recv_interval = 30;
     let mut polled_wave = wave_moe;
     polled_wave.assumptions.scheduler_recv_interval = 30;
+    // A finite run read to its last request's end (MLPerf Offline): its rates opened
+    // through the drain.
+    let mut finite = dense;
+    finite.workload.finite_run = Some(disagg_engine::FiniteRun {
+        requests: 24_576,
+        longest_output: 2048,
+    });
+    let mut finite_moe = moe;
+    finite_moe.workload.finite_run = finite.workload.finite_run;
     let mut checked = 0;
     for (s, axis) in [
+        (finite, Axis::Aggregated),
+        (finite_moe, Axis::Aggregated),
         (wave_dense, Axis::Aggregated),
         (wave_dense, Axis::Speculative),
         (wave_dense, Axis::PrefillDecode),
