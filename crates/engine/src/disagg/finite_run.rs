@@ -17,9 +17,18 @@
 //! would have paid it for `E[R]` steps' worth of tokens). The run's `N` requests take
 //! `T = N osl / X` at the steady rate, so its rate is `X T / (T + L)`.
 
+use crate::error::EngineError;
 use crate::explain::{diff, max, num, product, quotient, sum, var, Chain, Source};
 use crate::units::{Seconds, TokensPerSecond};
 use crate::workload::Workload;
+
+/// The refusal of a finite run where the drain is not modelled: on any axis but the
+/// aggregated one (a split deployment's pools drain on their own schedules).
+pub(crate) fn not_on_this_axis() -> EngineError {
+    EngineError::InvalidInput(
+        "a finite run (MLPerf Offline's drain) is modelled on aggregated deployments only".into(),
+    )
+}
 
 /// Time a run loses while its batch of `seqs` sequences per replica drains: a decode
 /// step costs `one` with one sequence and `full` with all `seqs`, and the longest

@@ -86,10 +86,7 @@ pub fn without_speculation<'a>(
 pub fn evaluate(setup: &Setup, deployment: &Deployment) -> Result<DeploymentPoint> {
     setup.validate()?;
     if setup.workload.finite_run.is_some() && !matches!(deployment, Deployment::Aggregated { .. }) {
-        return Err(EngineError::InvalidInput(
-            "a finite run (MLPerf Offline's drain) is modelled on aggregated deployments only"
-                .into(),
-        ));
+        return Err(crate::disagg::finite_run::not_on_this_axis());
     }
     let concurrency = deployment.batch();
     if concurrency == 0 || concurrency > MAX_BATCH {

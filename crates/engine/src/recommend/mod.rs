@@ -190,6 +190,13 @@ fn plan<'a>(req: &RecommendRequest<'a>) -> Result<(Vec<&'a Chip>, Vec<Axis>)> {
 
 /// The recommendation for a request.
 pub fn recommend(req: &RecommendRequest) -> Result<Recommendation> {
+    if req.setup.workload.finite_run.is_some() {
+        return Err(EngineError::InvalidInput(
+            "a finite run is how a benchmark reads its rate (MLPerf Offline); recommend sizes \
+             deployments for a steady demand, so it takes none"
+                .into(),
+        ));
+    }
     let (chips, axes) = plan(req)?;
     let mut setup = req.setup;
     setup.workload.rate = None;

@@ -195,6 +195,9 @@ pub fn sweep(req: &SweepRequest) -> Result<SweepResult> {
             "choose at least one chip to sweep".into(),
         ));
     }
+    if setup.workload.finite_run.is_some() && req.axis != Axis::Aggregated {
+        return Err(crate::disagg::finite_run::not_on_this_axis());
+    }
     if req.max_chips == 0 || req.max_chips > MAX_SWEEP_CHIPS {
         return Err(EngineError::InvalidInput(format!(
             "the chip budget must lie between 1 and {MAX_SWEEP_CHIPS}"
