@@ -113,6 +113,8 @@ pub fn metric_label(m: Metric) -> &'static str {
         Metric::TokSUser => "tok/s per user",
         Metric::TpotMs => "TPOT, ms",
         Metric::TtftMs => "TTFT, ms",
+        Metric::TtftP50Ms => "median TTFT, ms",
+        Metric::TpotP50Ms => "median TPOT, ms",
         Metric::DecodeTokS => "decode tok/s, one sequence",
         Metric::PrefillTokS => "prompt tok/s, one prefill",
         Metric::PrefillPoolInputTokSPerChip => "input tok/s per prefill chip, pool at capacity",

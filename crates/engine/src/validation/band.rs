@@ -58,9 +58,13 @@ impl Metric {
     /// The class whose published points bound this metric's error.
     pub fn class(self) -> MetricClass {
         match self {
-            Metric::TokSUser | Metric::TpotMs | Metric::DecodeTokS => MetricClass::Interactivity,
+            Metric::TokSUser | Metric::TpotMs | Metric::TpotP50Ms | Metric::DecodeTokS => {
+                MetricClass::Interactivity
+            }
             // A request's whole latency, measured from its arrival like TTFT.
-            Metric::TtftMs | Metric::PrefillTokS | Metric::E2eMs => MetricClass::Ttft,
+            Metric::TtftMs | Metric::TtftP50Ms | Metric::PrefillTokS | Metric::E2eMs => {
+                MetricClass::Ttft
+            }
             Metric::OutputTokS
             | Metric::OutputTokSPerChip
             | Metric::InputTokSPerChip
