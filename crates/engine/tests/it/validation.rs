@@ -376,3 +376,39 @@ fn a_median_row_reads_the_engines_p50() {
     assert!(Metric::TtftP50Ms.is_ttft() && Metric::TtftMs.is_ttft());
     assert!(!Metric::TpotP50Ms.is_ttft());
 }
+
+#[test]
+fn the_median_rows_are_their_mean_siblings_with_the_published_median() {
+    use validation::Metric;
+    let table = BenchmarkTable::builtin().unwrap();
+    let medians: Vec<_> = table
+        .point
+        .iter()
+        .filter(|p| matches!(p.metric, Metric::TtftP50Ms | Metric::TpotP50Ms))
+        .collect();
+    assert!(medians.iter().any(|p| p.metric == Metric::TtftP50Ms));
+    for m in medians {
+        // `IMXA05cp` is `IMXA05c`'s median: every mapping field the same.
+        let id = m.id.strip_suffix('p').unwrap_or_else(|| panic!("{}", m.id));
+        let mean = table.point.iter().find(|p| p.id == id).unwrap();
+        let expected = match m.metric {
+            Metric::TtftP50Ms => Metric::TtftMs,
+            _ => Metric::TpotMs,
+        };
+        assert_eq!(mean.metric, expected, "{}", m.id);
+        let same = validation::BenchmarkPoint {
+            id: mean.id.clone(),
+            metric: mean.metric,
+            measured: mean.measured,
+            note: mean.note.clone(),
+            ..(*m).clone()
+        };
+        assert_eq!(&same, mean, "{}", m.id);
+        let note = m.note.as_deref().unwrap_or_default();
+        assert!(
+            m.measured > 0.0 && note.contains("InferenceX-app"),
+            "{}",
+            m.id
+        );
+    }
+}
