@@ -113,6 +113,8 @@ pub fn metric_label(m: Metric) -> &'static str {
         Metric::TokSUser => "tok/s per user",
         Metric::TpotMs => "TPOT, ms",
         Metric::TtftMs => "TTFT, ms",
+        Metric::TtftP50Ms => "median TTFT, ms",
+        Metric::TpotP50Ms => "median TPOT, ms",
         Metric::DecodeTokS => "decode tok/s, one sequence",
         Metric::PrefillTokS => "prompt tok/s, one prefill",
         Metric::PrefillPoolInputTokSPerChip => "input tok/s per prefill chip, pool at capacity",
@@ -454,12 +456,14 @@ impl TableRow {
     }
 }
 
-/// Median and p90 |error| of `rows` by role: (calibration, hold-out).
+/// Median and p90 |error| of `rows` by role: (calibration, hold-out), over mean rows as the
+/// engine's report counts them.
 pub fn by_role(rows: &[&ValidationRow]) -> (Option<ErrorSummary>, Option<ErrorSummary>) {
     let of = |role: Role| {
         summarize(
             rows.iter()
-                .filter(|r| r.point.role == role)
+                // The engine's sets count each run's mean rows only (`Metric::is_median`).
+                .filter(|r| r.point.role == role && !r.point.metric.is_median())
                 .filter_map(|r| r.error),
         )
     };
@@ -490,15 +494,30 @@ pub fn summary_lines(
         summary_line("Hold-out (never used to fit)", report.holdout),
         summary_line("Hold-out TTFT rows", report.holdout_ttft),
         summary_line("Hold-out disaggregated rows", report.holdout_disaggregated),
+        summary_line(
+            "Hold-out median TTFT rows (p50)",
+            report.holdout_median_ttft,
+        ),
     ];
     if filtered {
         let (c, h) = by_role(shown);
-        lines.push(format!(
+        let mut line = format!(
             "Rows shown ({}): {}; {}",
             shown.len(),
             summary_line("calibration", c),
             summary_line("hold-out", h)
-        ));
+        );
+        // Median TTFT rows shown are scored as the report scores them, on their own.
+        let medians = summarize(
+            shown
+                .iter()
+                .filter(|r| r.point.metric == Metric::TtftP50Ms)
+                .filter_map(|r| r.error),
+        );
+        if medians.is_some() {
+            line.push_str(&format!("; {}", summary_line("median TTFT rows", medians)));
+        }
+        lines.push(line);
     }
     lines
 }

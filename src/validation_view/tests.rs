@@ -122,7 +122,7 @@ fn the_summary_lines_are_those_of_disagg_validate() {
     // ...and the lines quote the report in the engine's one wording, which the CLI
     // prints after the set's name.
     let lines = summary_lines(r, &all, false);
-    assert_eq!(lines.len(), 4);
+    assert_eq!(lines.len(), 5);
     assert!(
         lines[0].ends_with(&r.calibration.unwrap().line()),
         "{}",
@@ -135,7 +135,8 @@ fn the_summary_lines_are_those_of_disagg_validate() {
     );
     assert!(lines[2].ends_with(&r.holdout_ttft.unwrap().line()));
     assert!(lines[3].ends_with(&r.holdout_disaggregated.unwrap().line()));
-    // With a filter, a fifth line summarises the rows shown.
+    assert!(lines[4].ends_with(&r.holdout_median_ttft.unwrap().line()));
+    // With a filter, a sixth line summarises the rows shown.
     let f = Filters {
         role: Some(Role::Holdout),
         ..Filters::default()
@@ -143,11 +144,15 @@ fn the_summary_lines_are_those_of_disagg_validate() {
     let shown = kept(r, &f, cat());
     let lines = summary_lines(r, &shown, true);
     assert!(
-        lines[4].contains(&format!("Rows shown ({})", shown.len()))
-            && lines[4].contains("calibration: no points")
-            && lines[4].ends_with(&r.holdout.unwrap().line()),
+        lines[5].contains(&format!("Rows shown ({})", shown.len()))
+            && lines[5].contains("calibration: no points")
+            && lines[5].contains(&format!("hold-out: {}", r.holdout.unwrap().line()))
+            && lines[5].ends_with(&format!(
+                "median rows: {}",
+                r.holdout_median_ttft.unwrap().line()
+            )),
         "{}",
-        lines[4]
+        lines[5]
     );
 }
 

@@ -523,6 +523,7 @@ fn run_validate(as_json: bool, assumptions: &AssumptionArgs) -> Result<(), Strin
         ("holdout", report.holdout),
         ("holdout, TTFT rows", report.holdout_ttft),
         ("holdout, disaggregated", report.holdout_disaggregated),
+        ("holdout, median TTFT", report.holdout_median_ttft),
     ] {
         out!("{}", summary_line(name, summary));
     }

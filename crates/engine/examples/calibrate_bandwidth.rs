@@ -27,7 +27,7 @@
 //! Run: `cargo run --release -p disagg-engine --example calibrate_bandwidth`.
 
 use disagg_engine::assumptions::Assumptions;
-use disagg_engine::validation::{run, BenchmarkPoint, BenchmarkTable, ErrorSummary, Metric, Role};
+use disagg_engine::validation::{run, BenchmarkPoint, BenchmarkTable, ErrorSummary, Role};
 use disagg_engine::Catalogue;
 
 #[path = "common/score.rs"]
@@ -91,7 +91,7 @@ fn main() {
     };
     let calibration = only(&|p| p.role == Role::Calibration);
     let without_ttft =
-        only(&|p| p.role == Role::Calibration && !matches!(p.metric, Metric::TtftMs));
+        only(&|p| p.role == Role::Calibration && !p.metric.is_ttft() && !p.metric.is_median());
     let builtin = Catalogue::builtin();
     let a = Assumptions::default();
     println!(
@@ -168,7 +168,10 @@ fn main() {
     println!("\neach calibration chip's own best factor on bw_eff (its points other than TTFT):");
     for id in CALIBRATED_CHIPS {
         let mine = only(&|p| {
-            p.role == Role::Calibration && !matches!(p.metric, Metric::TtftMs) && p.chip == id
+            p.role == Role::Calibration
+                && !p.metric.is_ttft()
+                && !p.metric.is_median()
+                && p.chip == id
         });
         let mut best = (f64::INFINITY, 1.0);
         let mut line = format!("  {id:13} {:2} points:", mine.point.len());

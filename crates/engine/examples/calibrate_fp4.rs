@@ -19,7 +19,7 @@
 use disagg_engine::assumptions::Assumptions;
 use disagg_engine::dtype::{ComputeRate, DType};
 use disagg_engine::serving::{Framework, FrameworkChoice};
-use disagg_engine::validation::{BenchmarkPoint, BenchmarkTable, Metric, Role};
+use disagg_engine::validation::{BenchmarkPoint, BenchmarkTable, Role};
 use disagg_engine::Catalogue;
 
 #[path = "common/score.rs"]
@@ -47,7 +47,7 @@ fn main() {
     let points: Vec<&BenchmarkPoint> = full
         .point
         .iter()
-        .filter(|p| p.role == Role::Calibration && !matches!(p.metric, Metric::TtftMs))
+        .filter(|p| p.role == Role::Calibration && !p.metric.is_ttft() && !p.metric.is_median())
         .filter(|p| trtllm(p) || (BLACKWELL.contains(&p.chip.as_str()) && is_fp4(p)))
         .collect();
     let table = |keep: &dyn Fn(&BenchmarkPoint) -> bool| BenchmarkTable {

@@ -19,7 +19,7 @@
 
 use disagg_engine::assumptions::{Assumptions, ChipRates};
 use disagg_engine::serving::{Framework, FrameworkChoice, KernelFactors};
-use disagg_engine::validation::{BenchmarkPoint, BenchmarkTable, Metric, Role};
+use disagg_engine::validation::{BenchmarkPoint, BenchmarkTable, Role};
 use disagg_engine::Catalogue;
 
 #[path = "common/score.rs"]
@@ -70,7 +70,7 @@ fn main() {
             .iter()
             .filter(|p| p.role == Role::Calibration)
             .filter(|p| p.framework.serving() == FrameworkChoice::Given(framework))
-            .filter(|p| !matches!(p.metric, Metric::TtftMs))
+            .filter(|p| !p.metric.is_ttft() && !p.metric.is_median())
             .cloned()
             .collect();
         let ids: Vec<&str> = points.iter().map(|p| p.id.as_str()).collect();

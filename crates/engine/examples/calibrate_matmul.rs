@@ -15,7 +15,7 @@
 //! Run: `cargo run --release -p disagg-engine --example calibrate_matmul`.
 
 use disagg_engine::assumptions::{Assumptions, MATMUL_REFERENCE};
-use disagg_engine::validation::{run, BenchmarkTable, Metric, Role};
+use disagg_engine::validation::{run, BenchmarkTable, Role};
 use disagg_engine::Catalogue;
 
 #[path = "common/score.rs"]
@@ -30,7 +30,7 @@ fn main() {
     };
     let calibration = only(&|p| p.role == Role::Calibration);
     let without_ttft =
-        only(&|p| p.role == Role::Calibration && !matches!(p.metric, Metric::TtftMs));
+        only(&|p| p.role == Role::Calibration && !p.metric.is_ttft() && !p.metric.is_median());
     let a = Assumptions::default();
     let mut best = (f64::INFINITY, MATMUL_REFERENCE);
     for step in 0..=20 {

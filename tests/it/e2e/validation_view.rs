@@ -55,6 +55,7 @@ pub fn published_measurements(driver: &Driver, base: &str) {
         report.holdout,
         report.holdout_ttft,
         report.holdout_disaggregated,
+        report.holdout_median_ttft,
     ] {
         let line = s.expect("every set has points").line();
         assert!(summary.contains(&line), "{line} not in {summary}");

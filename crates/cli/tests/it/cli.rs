@@ -221,6 +221,7 @@ fn list_and_validate_run() {
         ("holdout", report.holdout),
         ("holdout, TTFT rows", report.holdout_ttft),
         ("holdout, disaggregated", report.holdout_disaggregated),
+        ("holdout, median TTFT", report.holdout_median_ttft),
     ] {
         let line = format!("{set:22} {}", summary.unwrap().line());
         assert!(out.lines().any(|l| l == line), "{line} not in {out}");

@@ -58,9 +58,13 @@ impl Metric {
     /// The class whose published points bound this metric's error.
     pub fn class(self) -> MetricClass {
         match self {
-            Metric::TokSUser | Metric::TpotMs | Metric::DecodeTokS => MetricClass::Interactivity,
+            Metric::TokSUser | Metric::TpotMs | Metric::TpotP50Ms | Metric::DecodeTokS => {
+                MetricClass::Interactivity
+            }
             // A request's whole latency, measured from its arrival like TTFT.
-            Metric::TtftMs | Metric::PrefillTokS | Metric::E2eMs => MetricClass::Ttft,
+            Metric::TtftMs | Metric::TtftP50Ms | Metric::PrefillTokS | Metric::E2eMs => {
+                MetricClass::Ttft
+            }
             Metric::OutputTokS
             | Metric::OutputTokSPerChip
             | Metric::InputTokSPerChip
@@ -223,12 +227,14 @@ fn pct(v: f64) -> String {
     }
 }
 
-/// Hold-out rows with a finite error: the only rows a band takes.
+/// Hold-out mean rows with a finite error: the only rows a band takes (a band sits on the
+/// engine's means, and a run's median row would count that run twice; `Metric::is_median`).
 fn holdout(report: &ValidationReport) -> impl Iterator<Item = &ValidationRow> {
-    report
-        .rows
-        .iter()
-        .filter(|r| r.point.role == Role::Holdout && r.error.is_some_and(f64::is_finite))
+    report.rows.iter().filter(|r| {
+        r.point.role == Role::Holdout
+            && !r.point.metric.is_median()
+            && r.error.is_some_and(f64::is_finite)
+    })
 }
 
 /// Every chip a published point ran on: its headline chip and its pools'.

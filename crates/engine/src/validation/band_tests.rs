@@ -33,6 +33,7 @@ fn report(rows: Vec<ValidationRow>) -> ValidationReport {
         holdout: None,
         holdout_ttft: None,
         holdout_disaggregated: None,
+        holdout_median_ttft: None,
     }
 }
 
@@ -258,6 +259,9 @@ fn regimes_and_families_are_as_documented() {
     // Every metric has a class; the per-user speeds are interactivity.
     assert_eq!(Metric::DecodeTokS.class(), MetricClass::Interactivity);
     assert_eq!(Metric::TtftMs.class(), MetricClass::Ttft);
+    // A median is in its mean's class.
+    assert_eq!(Metric::TtftP50Ms.class(), MetricClass::Ttft);
+    assert_eq!(Metric::TpotP50Ms.class(), MetricClass::Interactivity);
     assert_eq!(
         Metric::OutputTokSPerDecodeChip.class(),
         MetricClass::Throughput

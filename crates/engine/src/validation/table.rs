@@ -112,6 +112,12 @@ pub enum Metric {
     TokSUser,
     TpotMs,
     TtftMs,
+    /// The median request's TTFT, ms: the engine's p50 (`Ttft::quantile(0.5)`,
+    /// `audit/MODEL.md` 6.1), what a serving benchmark prints as "Median TTFT".
+    TtftP50Ms,
+    /// The median request's TPOT, ms: the engine's p50 (`Tpot::quantile(0.5)`), what a
+    /// serving benchmark prints as "Median TPOT".
+    TpotP50Ms,
     /// Decode tokens per second of one sequence, prefill excluded (llama-bench `tg`).
     DecodeTokS,
     /// Prompt tokens per second of one prefill (llama-bench `pp`).
@@ -133,6 +139,19 @@ pub enum Metric {
 }
 
 impl Metric {
+    /// A request's time to first token, its mean or its median.
+    pub fn is_ttft(self) -> bool {
+        matches!(self, Metric::TtftMs | Metric::TtftP50Ms)
+    }
+
+    /// A median over requests, published beside its run's mean: each such row is a
+    /// sibling of a mean row of the same run, so the headline sets leave it out (it
+    /// would count that run twice) and the report scores the medians as a set of their
+    /// own ([`super::ValidationReport::holdout_median_ttft`]).
+    pub fn is_median(self) -> bool {
+        matches!(self, Metric::TtftP50Ms | Metric::TpotP50Ms)
+    }
+
     /// Reads this metric off an evaluated deployment of requests of `isl` prompt and
     /// `osl` output tokens; `None` where it has no meaning on the deployment's axis.
     pub fn read(self, p: &DeploymentPoint, isl: f64, osl: f64) -> Option<f64> {
@@ -164,6 +183,8 @@ impl Metric {
             Metric::TokSUser => Some(f.tok_s_user.0),
             Metric::TpotMs => Some(f.tpot.ms()),
             Metric::TtftMs => Some(f.ttft.ms()),
+            Metric::TtftP50Ms => Some(p.ttft.quantile(0.5).ms()),
+            Metric::TpotP50Ms => Some(p.tpot.quantile(0.5).ms()),
             Metric::E2eMs => Some(f.request_latency(osl).ms()),
             Metric::DecodeTokS => shared_decode_step().map(|step| 1.0 / step),
             Metric::DecodeStepTokSPerChip => {
