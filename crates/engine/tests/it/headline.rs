@@ -17,7 +17,7 @@ const HOLDOUT_TTFT: (usize, f64, f64) = (63, 0.533, 0.935);
 const HOLDOUT_DISAGGREGATED: (usize, f64, f64) = (102, 0.201, 0.821);
 /// The runs' published median TTFT against the engine's p50, a set of its own (each row
 /// is the sibling of a mean row above, which the sets above count alone).
-const HOLDOUT_MEDIAN_TTFT: (usize, f64, f64) = (25, 0.321, 0.990);
+const HOLDOUT_MEDIAN_TTFT: (usize, f64, f64) = (27, 0.327, 2.703);
 /// Half a unit of the last printed digit (a tenth of a percent).
 const PRINTED: f64 = 0.0005;
 
