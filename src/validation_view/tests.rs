@@ -148,7 +148,7 @@ fn the_summary_lines_are_those_of_disagg_validate() {
             && lines[5].contains("calibration: no points")
             && lines[5].contains(&format!("hold-out: {}", r.holdout.unwrap().line()))
             && lines[5].ends_with(&format!(
-                "median rows: {}",
+                "median TTFT rows: {}",
                 r.holdout_median_ttft.unwrap().line()
             )),
         "{}",
