@@ -497,7 +497,9 @@ fn a_finite_run_lowers_the_rates_and_is_refused_where_it_does_not_apply() {
         .concat(),
     );
     assert!(
-        stdout(&o).contains("time the run loses while its batch drains"),
+        stdout(&o).contains("time the run loses while its batch drains")
+            && stdout(&o)
+                .contains("! a finite run of 2000 requests, read to its last request's end"),
         "{}",
         stdout(&o)
     );

@@ -125,6 +125,16 @@ pub fn evaluate(setup: &Setup, pool: PoolConfig, running: u32) -> Result<Deploym
             s.placed.placement.cold_weight_fraction * 100.0
         ));
     }
+    if let Some(run) = setup.workload.finite_run {
+        let steady = s.round.output_tok_s(running);
+        warnings.push(format!(
+            "a finite run of {} requests, read to its last request's end: its last batch \
+             drains for {:.1} s, so its token rates are {:.1}% of the steady loop's",
+            run.requests,
+            s.drain.value(),
+            figures.output_tok_s / steady * 100.0
+        ));
+    }
     let time = s.decode.time_breakdown();
     Ok(DeploymentPoint {
         axis: super::Axis::Aggregated,
