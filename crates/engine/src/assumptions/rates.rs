@@ -28,9 +28,9 @@ pub struct ChipRates {
     /// The largest message the pool's serving framework's own all-reduce takes
     /// ([`crate::kernel::custom_all_reduce`]); `None`: NCCL's ring.
     pub custom_all_reduce: Option<Bytes>,
-    /// The fixed time of the pool's serving framework's expert all-to-all phases inside
-    /// one scale-up domain ([`crate::kernel::expert_all_to_all`]); `None`: the link's
-    /// latency alone.
+    /// The fixed time of the pool's serving framework's expert all-to-all phases, where
+    /// its group sits on one peer-to-peer fabric ([`crate::kernel::expert_all_to_all`]);
+    /// `None`: the link's latency alone.
     pub all_to_all_floor: Option<AllToAllFloor>,
 }
 

@@ -14,6 +14,7 @@ use crate::cost::{self, PoolLoad};
 use crate::error::Result;
 use crate::kernel::{operator_table, step_chain, step_cost, StepCost};
 use crate::units::{Bytes, Seconds};
+use crate::workload::Workload;
 
 /// The colocated pool running `running` sequences.
 #[derive(Clone, Copy, Debug)]
@@ -22,12 +23,17 @@ pub struct ColocatedSide<'a> {
     pub decode: StepCost,
     pub prefill: StepCost,
     pub round: Round,
-    /// Time the run loses while its batch drains at its end (a finite run only,
-    /// [`super::finite_run`]).
-    pub drain: Seconds,
-    /// The decode step with one sequence, which the drain's last steps approach (a
-    /// finite run only; zero otherwise).
+    /// The decode step with one sequence, which a finite run's drain approaches at its
+    /// end ([`super::finite_run`]; zero where the workload states no run).
     pub lone_step: Seconds,
+}
+
+impl ColocatedSide<'_> {
+    /// Time a finite run loses while a replica's batch drains at its end (zero where
+    /// the workload states no run).
+    fn drain(&self, w: &Workload) -> Seconds {
+        finite_run::replica_drain(w, self.lone_step, self.decode.total, self.round.seqs)
+    }
 }
 
 /// Places the model on `pool` for `running` sequences and costs its round.
@@ -71,13 +77,11 @@ pub fn side<'a>(
         Some(_) => step_cost(&placed.placement, w.decode_shape(par, 1.0)).total,
         None => Seconds::ZERO,
     };
-    let drain = finite_run::replica_drain(&w, lone_step, decode.total, seqs);
     Ok(ColocatedSide {
         placed,
         decode,
         prefill,
         round,
-        drain,
         lone_step,
     })
 }
@@ -85,7 +89,7 @@ pub fn side<'a>(
 /// The deployment's figures from its one side.
 pub fn combine(setup: &Setup, pool: PoolConfig, running: u32, s: &ColocatedSide) -> Figures {
     let steady = s.round.output_tok_s(running);
-    let output_tok_s = finite_run::run_rate(&setup.workload, steady, s.drain);
+    let output_tok_s = finite_run::run_rate(&setup.workload, steady, s.drain(&setup.workload));
     // The drain stretches the run for input and output alike.
     let stretch = output_tok_s / steady;
     let (ttft_p90, tpot_p90) = s.round.p90s();
@@ -131,7 +135,7 @@ pub fn evaluate(setup: &Setup, pool: PoolConfig, running: u32) -> Result<Deploym
             "a finite run of {} requests, read to its last request's end: its last batch \
              drains for {:.1} s, so its token rates are {:.1}% of the steady loop's",
             run.requests,
-            s.drain.value(),
+            s.drain(&setup.workload).value(),
             figures.output_tok_s / steady * 100.0
         ));
     }
@@ -186,8 +190,7 @@ pub(crate) fn explain(setup: &Setup, pool: PoolConfig, running: u32) -> Result<A
     );
     // A finite run's rates are its steady loop's stretched by the drain.
     let w = &setup.workload;
-    let seqs = pool.parallelism.seqs_per_replica(running);
-    if let Some(drain) = finite_run::drain_chain(w, s.lone_step, s.decode.total, seqs) {
+    if let Some(drain) = finite_run::drain_chain(w, s.lone_step, s.decode.total, s.round.seqs) {
         let f = combine(setup, pool, running, &s);
         let steady = s.round.output_tok_s(running).value();
         chains.output = finite_run::run_rate_chain(

@@ -56,18 +56,18 @@ pub fn run_rate(w: &Workload, steady: TokensPerSecond, loss: Seconds) -> TokensP
     }
 }
 
+/// Tokens a running sequence has left on average, `E[R] = osl (1 + cv^2) / 2`: half of
+/// a running sequence's whole output ([`Workload::running_output`], length-biased).
+fn mean_left(w: &Workload) -> f64 {
+    w.running_output() / 2.0
+}
+
 /// The drain of one replica of `seqs` sequences under `w`'s run: [`drain_loss`] with the
 /// run's longest output and the mean tokens a running sequence has left. Zero where the
 /// workload states no run.
 pub fn replica_drain(w: &Workload, one: Seconds, full: Seconds, seqs: f64) -> Seconds {
     match w.finite_run {
-        Some(run) => drain_loss(
-            one,
-            full,
-            seqs,
-            run.longest_output as f64,
-            w.running_output() / 2.0,
-        ),
+        Some(run) => drain_loss(one, full, seqs, run.longest_output as f64, mean_left(w)),
         None => Seconds::ZERO,
     }
 }
@@ -122,7 +122,7 @@ pub(crate) fn drain_chain(w: &Workload, one: Seconds, full: Seconds, seqs: f64) 
         .input(
             "E_R",
             "tokens a running sequence has left, on average",
-            w.running_output() / 2.0,
+            mean_left(w),
             "tokens",
             Source::rule("half a running sequence's whole output, osl (1 + cv^2) / 2"),
         ),
