@@ -12,7 +12,7 @@ use crate::format::{sig3, MISSING};
 use crate::scenario::{decode, encode};
 use disagg_engine::disagg::{Axis, PoolRole};
 use disagg_engine::validation::{
-    summarize, BenchmarkPoint, ErrorSummary, Framework, Metric, Role, ValidationReport,
+    mean_set, summarize, BenchmarkPoint, ErrorSummary, Framework, Metric, Role, ValidationReport,
     ValidationRow,
 };
 use disagg_engine::Catalogue;
@@ -456,17 +456,10 @@ impl TableRow {
     }
 }
 
-/// Median and p90 |error| of `rows` by role: (calibration, hold-out), over mean rows as the
-/// engine's report counts them.
+/// Median and p90 |error| of `rows` by role: (calibration, hold-out), counted as the
+/// engine's report counts its sets (`validation::mean_set`).
 pub fn by_role(rows: &[&ValidationRow]) -> (Option<ErrorSummary>, Option<ErrorSummary>) {
-    let of = |role: Role| {
-        summarize(
-            rows.iter()
-                // The engine's sets count each run's mean rows only (`Metric::is_median`).
-                .filter(|r| r.point.role == role && !r.point.metric.is_median())
-                .filter_map(|r| r.error),
-        )
-    };
+    let of = |role: Role| mean_set(rows.iter().copied(), role, |_| true);
     (of(Role::Calibration), of(Role::Holdout))
 }
 

@@ -104,15 +104,29 @@ pub fn run(
                 .filter_map(|r| r.error),
         )
     };
-    let means = |p: &BenchmarkPoint| !p.metric.is_median();
     ValidationReport {
-        calibration: summary(Role::Calibration, &means),
-        holdout: summary(Role::Holdout, &means),
-        holdout_ttft: summary(Role::Holdout, &|p| p.metric.is_ttft() && means(p)),
-        holdout_disaggregated: summary(Role::Holdout, &|p| p.disaggregated() && means(p)),
+        calibration: mean_set(&rows, Role::Calibration, |_| true),
+        holdout: mean_set(&rows, Role::Holdout, |_| true),
+        holdout_ttft: mean_set(&rows, Role::Holdout, |p| p.metric.is_ttft()),
+        holdout_disaggregated: mean_set(&rows, Role::Holdout, BenchmarkPoint::disaggregated),
         holdout_median_ttft: summary(Role::Holdout, &|p| p.metric == Metric::TtftP50Ms),
         rows,
     }
+}
+
+/// The errors of the `role` rows of `rows` that `keep` names, counting each run's mean
+/// rows only ([`Metric::is_median`]): how the report's sets count, and the page's sets
+/// of the rows it shows.
+pub fn mean_set<'a>(
+    rows: impl IntoIterator<Item = &'a ValidationRow>,
+    role: Role,
+    keep: impl Fn(&BenchmarkPoint) -> bool,
+) -> Option<ErrorSummary> {
+    summarize(
+        rows.into_iter()
+            .filter(|r| r.point.role == role && !r.point.metric.is_median() && keep(&r.point))
+            .filter_map(|r| r.error),
+    )
 }
 
 fn row(
