@@ -4,7 +4,8 @@
 //! (`disagg_engine::bundle`), so a run from flags and a run of the bundle those flags
 //! saved print the same figures to the last digit.
 
-use crate::axes::{LengthArgs, LinkArgs, PrecisionArgs, SpecArgs};
+use crate::axes::{LinkArgs, PrecisionArgs, SpecArgs};
+use crate::lengths::LengthArgs;
 use crate::AssumptionArgs;
 use disagg_engine::bundle::{Bundle, LinkSettings, ModelSource, SpeculationSettings, Weights};
 use disagg_engine::disagg::{Axis, DEFAULT_EAGLE_LAYERS};

@@ -23,6 +23,7 @@ mod bundle;
 mod cost;
 mod deploy;
 mod explain;
+mod lengths;
 mod pipeline;
 mod recommend;
 mod sweep;
@@ -202,7 +203,7 @@ pub(crate) struct PredictArgs {
     #[arg(long)]
     ep: Option<u32>,
     #[command(flatten)]
-    lengths: axes::LengthArgs,
+    lengths: lengths::LengthArgs,
     /// Concurrent sequences over the deployment.
     #[arg(
         long,

@@ -2,8 +2,9 @@
 //! `disagg_engine::recommend`, and the JSON is the engine's own serialisation of its
 //! answer with, for each deployment, the `predict` flags that evaluate one replica.
 
-use crate::axes::{limit_ms, slo_at, to_json, LengthArgs, LinkArgs, SpecArgs};
+use crate::axes::{limit_ms, slo_at, to_json, LinkArgs, SpecArgs};
 use crate::bundle::{self, Flags};
+use crate::lengths::LengthArgs;
 use crate::AssumptionArgs;
 use disagg_engine::bundle::Bundle;
 use disagg_engine::cost::CostBasis;

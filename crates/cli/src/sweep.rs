@@ -1,8 +1,9 @@
 //! `disagg sweep`: argument handling and output only; the modelling is
 //! `disagg_engine::sweep`, and the JSON is the engine's own serialisation of its result.
 
-use crate::axes::{limit_ms, slo_at, to_json, LengthArgs, LinkArgs, SpecArgs};
+use crate::axes::{limit_ms, slo_at, to_json, LinkArgs, SpecArgs};
 use crate::bundle::{self, Flags};
+use crate::lengths::LengthArgs;
 use crate::AssumptionArgs;
 use disagg_engine::bundle::Bundle;
 use disagg_engine::disagg::Axis;
