@@ -143,6 +143,17 @@ fn settings(b: &Bundle, catalogue: &Catalogue) -> Result<Vec<(String, String, St
     if let Some(r) = w.rate {
         set("workload.rate", "rate", num(r));
     }
+    if let Some(m) = w.prompts_per_user {
+        set("workload.prompts_per_user", "ppu", num(m));
+    }
+    // A count of prompts fixed across the swept batches, and a finite run, have no
+    // control on the page.
+    if w.prompts.is_some() {
+        return Err(cli_only("workload.prompts"));
+    }
+    if w.finite_run.is_some() {
+        return Err(cli_only("workload.finite_run"));
+    }
     if b.weights.bits.is_some() {
         return Err(cli_only("weights.bits"));
     }
@@ -370,6 +381,7 @@ mod tests {
             ("a.step_overhead", "0.00031"),
             ("hit", "30"),
             ("ocv", "0.35"),
+            ("ppu", "10"),
             ("ttft", "2000"),
             ("kv", "fp8"),
             ("adp", "1"),
@@ -656,6 +668,25 @@ mod tests {
                     c
                 },
                 "assumptions.prefill_two_batch_overlap",
+            ),
+            (
+                {
+                    let mut c = b.clone();
+                    c.workload.prompts = Some(640);
+                    c
+                },
+                "workload.prompts",
+            ),
+            (
+                {
+                    let mut c = b.clone();
+                    c.workload.finite_run = Some(disagg_engine::FiniteRun {
+                        requests: 2000,
+                        longest_output: 1024,
+                    });
+                    c
+                },
+                "workload.finite_run",
             ),
             (
                 {

@@ -9,7 +9,7 @@ use disagg_engine::disagg::Axis;
 use disagg_engine::frontier::Objective;
 use disagg_engine::limits::{
     MAX_BATCH, MAX_DRAFT_TOKENS, MAX_LENGTH, MAX_OUTPUT_CV, MAX_REDUNDANT_EXPERTS, MAX_SWEEP_CHIPS,
-    REQUEST_RATE,
+    PROMPTS_PER_USER, REQUEST_RATE,
 };
 use disagg_engine::serving::{FrameworkChoice, Scheduling};
 use disagg_engine::sweep::SloAt;
@@ -90,6 +90,10 @@ pub struct Scenario {
     /// The detail panel answers at this rate (`crate::open_loop`), and the frontiers keep
     /// to the points that carry it.
     pub rate: Option<f64>,
+    /// Prompts a closed-loop benchmark sends per user (link key `ppu`; `None`: the
+    /// steady loop only): each point's first `batch` prompts arrive together and their
+    /// wait for each other's prefill joins the mean TTFT (`audit/MODEL.md` 6.1.2).
+    pub prompts_per_user: Option<f64>,
     /// `None`: the model's MTP layers, or the EAGLE head of `eagle_layers`.
     pub draft_model: Option<String>,
     /// Draft with an EAGLE head of this many decoder layers (link `draft=eagle`, or
@@ -156,6 +160,7 @@ impl Default for Scenario {
             tpot_ms: None,
             slo_at: SloAt::Mean,
             rate: None,
+            prompts_per_user: None,
             draft_model: Some("llama-3.2-1b".into()),
             eagle_layers: None,
             redundant_experts: 0,
@@ -197,6 +202,7 @@ impl Scenario {
     pub fn workload(&self) -> Workload {
         Workload {
             rate: self.rate,
+            prompts_per_user: self.prompts_per_user,
             ..Workload::new(self.isl, self.osl)
                 .with_cached_share(self.prefix_hit_pct / 100.0)
                 .with_output_cv(self.output_cv)
@@ -272,6 +278,9 @@ impl Scenario {
         }
         if let Some(r) = self.rate {
             q.push(format!("rate={r}"));
+        }
+        if let Some(m) = self.prompts_per_user {
+            q.push(format!("ppu={m}"));
         }
         if self.colour_by == ColourBy::Chip {
             q.push("colour=chip".into());
@@ -542,6 +551,18 @@ impl Scenario {
                         "the request rate is a number of requests per second from {} to {} (or empty for a closed loop)",
                         REQUEST_RATE.start(),
                         REQUEST_RATE.end()
+                    ),
+                )?)
+            }
+            "ppu" if value.is_empty() => self.prompts_per_user = None,
+            "ppu" => {
+                self.prompts_per_user = Some(parse_in(
+                    value,
+                    PROMPTS_PER_USER,
+                    format!(
+                        "prompts per user is a number from {} to {} (or empty for the steady loop)",
+                        PROMPTS_PER_USER.start(),
+                        PROMPTS_PER_USER.end()
                     ),
                 )?)
             }

@@ -38,6 +38,7 @@ fn query_round_trips() {
         slo_at: disagg_engine::sweep::SloAt::P90,
         batch: Some(48),
         rate: Some(12.75),
+        prompts_per_user: Some(7.5),
         draft_model: None,
         eagle_layers: Some(3),
         redundant_experts: 32,
@@ -227,6 +228,24 @@ fn the_hit_share_caches_whole_tokens_and_leaves_one_to_compute() {
     s.prefix_hit_pct = 0.0;
     assert_eq!(s.workload().cached, 0);
     assert!(!s.to_query().contains("hit="));
+}
+
+#[test]
+fn prompts_per_user_reach_the_workload_and_the_link_only_when_set() {
+    let mut s = Scenario::default();
+    assert_eq!(s.workload().prompts_per_user, None);
+    assert!(!s.to_query().contains("ppu="));
+    s.apply("ppu", "10", cat()).unwrap();
+    assert_eq!(s.workload().prompts_per_user, Some(10.0));
+    assert!(s.to_query().contains("ppu=10"));
+    let before = s.clone();
+    for bad in ["0.5", "0", "-1", "NaN", "inf", "1e7", "ten"] {
+        let why = s.apply("ppu", bad, cat()).unwrap_err();
+        assert!(why.contains("prompts per user"), "{bad}: {why}");
+    }
+    assert_eq!(s, before);
+    s.apply("ppu", "", cat()).unwrap();
+    assert_eq!(s.prompts_per_user, None);
 }
 
 #[test]

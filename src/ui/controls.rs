@@ -7,7 +7,7 @@ use disagg_engine::catalogue::USER_MODEL_ID;
 use disagg_engine::disagg::Axis;
 use disagg_engine::limits::{
     MAX_BATCH, MAX_DRAFT_TOKENS, MAX_LENGTH, MAX_OUTPUT_CV, MAX_REDUNDANT_EXPERTS, MAX_SWEEP_CHIPS,
-    REQUEST_RATE,
+    PROMPTS_PER_USER, REQUEST_RATE,
 };
 use disagg_engine::serving::{FrameworkChoice, Scheduling};
 use disagg_engine::sweep::SloAt;
@@ -444,6 +444,16 @@ pub fn Controls() -> impl IntoView {
                     step="any"
                     placeholder="closed loop"
                     hint="open loop: requests arrive at random at this rate; a point opens at the concurrency that keeps up, and only points that carry the rate stay on the frontiers"
+                />
+                <NumberField
+                    key="ppu"
+                    label="Benchmark prompts per user"
+                    value=text(|s| s.prompts_per_user.map(|m| m.to_string()).unwrap_or_default())
+                    min=PROMPTS_PER_USER.start().to_string()
+                    max=PROMPTS_PER_USER.end().to_string()
+                    step="any"
+                    placeholder="steady loop"
+                    hint="a benchmark that sends this many prompts per user (InferenceMAX sends 10): each point's first batch of prompts arrives together, and their wait for each other's prefill joins the mean TTFT; empty: a service that has run for ever"
                 />
             </fieldset>
             <fieldset>

@@ -2,7 +2,7 @@
 //! their spread, the cached prefix, a benchmark's number of prompts and a finite run,
 //! each checked under its own flag's name before the engine sees it.
 
-use disagg_engine::limits::{MAX_LENGTH, MAX_OUTPUT_CV, MAX_PROMPTS};
+use disagg_engine::limits::{MAX_LENGTH, MAX_OUTPUT_CV, MAX_PROMPTS, PROMPTS_PER_USER};
 use disagg_engine::{FiniteRun, Workload};
 
 /// The request lengths, shared by `predict`, `sweep` and `recommend`.
@@ -26,8 +26,13 @@ pub(crate) struct LengthArgs {
     /// Prompts the benchmark sends in all at --batch users (its --num-prompts): the
     /// first --batch arrive together, and their wait for each other's prefill is mixed
     /// into the mean TTFT (default: the steady loop only).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "prompts_per_user")]
     prompts: Option<u32>,
+    /// Prompts the benchmark sends per user, so --prompts at every batch is this times
+    /// the batch rounded up (InferenceMAX sends 10; for a sweep over batches, where one
+    /// --prompts would not scale).
+    #[arg(long)]
+    prompts_per_user: Option<f64>,
     /// A run of this many requests, all waiting from its start, whose rates are read to
     /// its last request's end, as MLPerf's Offline scenario times them: the batch drains
     /// at the end and the run loses that time (needs --longest-output; default: the
@@ -71,6 +76,16 @@ impl LengthArgs {
                 "--prompts {n} must lie between 1 and {MAX_PROMPTS}"
             ));
         }
+        if let Some(m) = self
+            .prompts_per_user
+            .filter(|m| !(m.is_finite() && PROMPTS_PER_USER.contains(m)))
+        {
+            return Err(format!(
+                "--prompts-per-user {m} must lie between {} and {}",
+                PROMPTS_PER_USER.start(),
+                PROMPTS_PER_USER.end()
+            ));
+        }
         let finite_run = match (self.run_requests, self.longest_output) {
             (Some(requests), Some(longest_output)) => {
                 if !(1..=MAX_PROMPTS).contains(&requests) {
@@ -97,6 +112,7 @@ impl LengthArgs {
             output_cv: self.output_cv,
             rate: None,
             prompts: self.prompts,
+            prompts_per_user: self.prompts_per_user,
             finite_run,
         })
     }

@@ -256,7 +256,7 @@ pub(crate) struct PredictArgs {
 }
 
 /// The flags a bundle holds (clap ids), refused alongside `predict --bundle`.
-const PREDICT_BUNDLED: [&str; 65] = [
+const PREDICT_BUNDLED: [&str; 66] = [
     "pipeline",
     "layers",
     "model",
@@ -298,6 +298,7 @@ const PREDICT_BUNDLED: [&str; 65] = [
     "cached",
     "output_cv",
     "prompts",
+    "prompts_per_user",
     "run_requests",
     "longest_output",
     "batch",

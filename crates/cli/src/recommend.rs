@@ -76,7 +76,7 @@ pub struct RecommendArgs {
 }
 
 /// The flags a bundle holds (clap ids), refused alongside `recommend --bundle`.
-const RECOMMEND_BUNDLED: [&str; 27] = [
+const RECOMMEND_BUNDLED: [&str; 28] = [
     "model",
     "chips",
     "isl",
@@ -84,6 +84,7 @@ const RECOMMEND_BUNDLED: [&str; 27] = [
     "cached",
     "output_cv",
     "prompts",
+    "prompts_per_user",
     "run_requests",
     "longest_output",
     "weight_dtype",

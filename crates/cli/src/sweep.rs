@@ -83,7 +83,7 @@ pub struct SweepArgs {
 }
 
 /// The flags a bundle holds (clap ids), refused alongside `sweep --bundle`.
-pub(crate) const SWEEP_BUNDLED: [&str; 44] = [
+pub(crate) const SWEEP_BUNDLED: [&str; 45] = [
     "model",
     "axis",
     "chips",
@@ -92,6 +92,7 @@ pub(crate) const SWEEP_BUNDLED: [&str; 44] = [
     "cached",
     "output_cv",
     "prompts",
+    "prompts_per_user",
     "run_requests",
     "longest_output",
     "max_chips",

@@ -288,6 +288,14 @@ fn fuzz_entry_points_with_extreme_values() {
             output_cv: *rng.pick(&[0.0, 1.0, 10.0, 11.0, f64::NAN, f64::INFINITY, -1.0]),
             rate: *rng.pick(&[None, Some(1.0), Some(0.0), Some(f64::NAN), Some(1e9)]),
             prompts: *rng.pick(&[None, Some(0), Some(1), Some(640), Some(u32::MAX)]),
+            prompts_per_user: *rng.pick(&[
+                None,
+                Some(10.0),
+                Some(0.5),
+                Some(f64::NAN),
+                Some(f64::INFINITY),
+                Some(1e300),
+            ]),
             finite_run: None,
         };
         let setup = Setup {

@@ -18,6 +18,9 @@ pub const MAX_BATCH: u32 = 10_000_000;
 pub const MAX_RECV_INTERVAL: u32 = 10_000;
 /// Most prompts a benchmark run may send in all (`Workload::prompts`).
 pub const MAX_PROMPTS: u32 = 1_000_000_000;
+/// Range of prompts a benchmark may send per user (`Workload::prompts_per_user`): at
+/// least one each, at most a million.
+pub const PROMPTS_PER_USER: std::ops::RangeInclusive<f64> = 1.0..=1e6;
 /// Requests per second an open loop may arrive at (`disagg::open_loop::at_rate`).
 pub const REQUEST_RATE: std::ops::RangeInclusive<f64> = 1e-6..=1e7;
 /// Most chips one pool may hold.

@@ -3,7 +3,9 @@
 
 use crate::error::{EngineError, Result};
 use crate::kernel::StepShape;
-use crate::limits::{MAX_CONTEXT, MAX_LENGTH, MAX_OUTPUT_CV, MAX_PROMPTS, REQUEST_RATE};
+use crate::limits::{
+    MAX_CONTEXT, MAX_LENGTH, MAX_OUTPUT_CV, MAX_PROMPTS, PROMPTS_PER_USER, REQUEST_RATE,
+};
 use crate::parallel::Parallelism;
 use serde::{Deserialize, Serialize};
 
@@ -35,6 +37,12 @@ pub struct Workload {
     /// (`audit/MODEL.md` 6.1.2); `None`: the steady loop only, as if it ran forever.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prompts: Option<u32>,
+    /// The same for a sweep over concurrencies: prompts the benchmark sends per user,
+    /// so `ceil(m C)` in all at `C` users ([`Workload::prompts_at`]), as harnesses that
+    /// scale `--num-prompts` with `--max-concurrency` do (InferenceMAX sends ten per
+    /// user). Exclusive with `prompts`; `None`: as `prompts` says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompts_per_user: Option<f64>,
     /// A run of a fixed number of requests whose figure is read over the whole run, to
     /// the last request's end (MLPerf's Offline scenario): the batch drains at its end
     /// (`disagg::finite_run`, `audit/MODEL.md` 6.1.4); `None`: the steady loop only.
@@ -66,6 +74,7 @@ impl Workload {
             output_cv: 0.0,
             rate: None,
             prompts: None,
+            prompts_per_user: None,
             finite_run: None,
         }
     }
@@ -111,6 +120,21 @@ impl Workload {
                 "prompts {n} must lie between 1 and {MAX_PROMPTS}"
             )));
         }
+        if let Some(m) = self
+            .prompts_per_user
+            .filter(|m| !(m.is_finite() && PROMPTS_PER_USER.contains(m)))
+        {
+            return Err(EngineError::InvalidInput(format!(
+                "prompts per user {m} must lie between {} and {}",
+                PROMPTS_PER_USER.start(),
+                PROMPTS_PER_USER.end()
+            )));
+        }
+        if self.prompts.is_some() && self.prompts_per_user.is_some() {
+            return Err(EngineError::InvalidInput(
+                "prompts and prompts per user both set: a benchmark states one of them".into(),
+            ));
+        }
         if let Some(run) = self.finite_run {
             if !(1..=MAX_PROMPTS).contains(&run.requests) {
                 return Err(EngineError::InvalidInput(format!(
@@ -142,12 +166,37 @@ impl Workload {
     }
 
     /// Share of the requests in the benchmark's first wave when `running` run at once
-    /// ([`crate::disagg::ttft::first_wave_share`]); 0 for an open loop, whose
-    /// arrivals never come together.
+    /// ([`crate::disagg::ttft::first_wave_share`]), of the prompts it sends at that
+    /// many users ([`Workload::prompts_at`]); 0 for an open loop, whose arrivals never
+    /// come together.
     pub fn first_wave(&self, running: u32) -> f64 {
         match self.rate {
             Some(_) => 0.0,
-            None => crate::disagg::ttft::first_wave_share(self.prompts, running),
+            None => crate::disagg::ttft::first_wave_share(self.prompts_at(running), running),
+        }
+    }
+
+    /// Prompts the benchmark sends in all at `concurrency` users: `prompts` where
+    /// stated, else `ceil(m C)` for `m` prompts per user (at most [`MAX_PROMPTS`]);
+    /// `None`: the steady loop only.
+    pub fn prompts_at(&self, concurrency: u32) -> Option<u32> {
+        self.prompts.or_else(|| {
+            self.prompts_per_user.map(|m| {
+                (m * concurrency as f64)
+                    .ceil()
+                    .clamp(1.0, MAX_PROMPTS as f64) as u32
+            })
+        })
+    }
+
+    /// This workload at `concurrency` users, its prompts per user turned into the
+    /// prompts it sends in all: a deployment evaluated at fewer running sequences than
+    /// users (the rest queue) still sends `m` per user, not per running sequence.
+    pub fn at_concurrency(self, concurrency: u32) -> Workload {
+        Workload {
+            prompts: self.prompts_at(concurrency),
+            prompts_per_user: None,
+            ..self
         }
     }
 

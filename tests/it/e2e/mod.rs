@@ -28,6 +28,7 @@ mod export;
 mod own;
 mod phones;
 mod precision;
+mod prompts;
 mod rate;
 mod recommend;
 mod topology;
@@ -391,6 +392,7 @@ fn the_release_page_works_end_to_end() {
     spec.close();
 
     rate::a_rate_answers_in_the_open_loop(&driver, &base);
+    prompts::prompts_per_user_move_the_mean_ttft(&driver, &base);
     chart::chips_apart_and_every_point_reachable(&driver, &base);
     export::export_matches_the_drawn_points(&driver, &base);
     phones::phones(&driver, &base);

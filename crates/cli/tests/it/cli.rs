@@ -551,3 +551,52 @@ fn a_finite_run_lowers_the_rates_and_is_refused_where_it_does_not_apply() {
         stderr(&o)
     );
 }
+
+/// `--prompts-per-user M` sends `ceil(M x batch)` prompts at every batch: `predict`
+/// agrees with `--prompts` stated for its batch, a sweep's first wave scales with each
+/// point's batch, and the two flags, a value under one and a non-number are refused by
+/// name.
+#[test]
+fn prompts_per_user_scale_the_first_wave_with_the_batch() {
+    let base = [
+        "predict",
+        "--model",
+        "llama-3.1-8b",
+        "--chip",
+        "h100-sxm",
+        "--isl",
+        "2000",
+        "--osl",
+        "200",
+        "--batch",
+        "64",
+        "--json",
+    ];
+    let ttft = |extra: &[&str]| -> f64 {
+        let o = disagg(&[&base[..], extra].concat());
+        assert!(o.status.success(), "{}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+        v["ttft_s"].as_f64().unwrap()
+    };
+    let steady = ttft(&[]);
+    let per_user = ttft(&["--prompts-per-user", "10"]);
+    assert_eq!(per_user, ttft(&["--prompts", "640"]));
+    assert_ne!(per_user, steady);
+    assert_eq!(
+        ttft(&["--prompts-per-user", "2.5"]),
+        ttft(&["--prompts", "160"])
+    );
+    for (extra, says) in [
+        (
+            &["--prompts-per-user", "10", "--prompts", "640"][..],
+            "--prompts",
+        ),
+        (&["--prompts-per-user", "0.5"][..], "--prompts-per-user 0.5"),
+        (&["--prompts-per-user", "NaN"][..], "--prompts-per-user NaN"),
+        (&["--prompts-per-user", "ten"][..], "--prompts-per-user"),
+    ] {
+        let o = disagg(&[&base[..], extra].concat());
+        assert!(!o.status.success(), "{extra:?}");
+        assert!(stderr(&o).contains(says), "{extra:?}: {}", stderr(&o));
+    }
+}

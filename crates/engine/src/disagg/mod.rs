@@ -98,6 +98,10 @@ pub fn evaluate(setup: &Setup, deployment: &Deployment) -> Result<DeploymentPoin
         check_pool_chips(role, pool.chips())?;
     }
     let running = running(setup, deployment);
+    // Prompts per user count every user, the queued ones too.
+    let mut users = *setup;
+    users.workload = setup.workload.at_concurrency(concurrency);
+    let setup = &users;
     let mut point = evaluate_running(setup, &deployment.with_batch(running))?;
     point.warnings.extend(setup.context_warning());
     if running < concurrency {

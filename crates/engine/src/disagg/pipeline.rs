@@ -272,7 +272,8 @@ pub fn evaluate(setup: &Setup, stages: &[Stage], batch: u32) -> Result<PipelineP
     let layers: Vec<u32> = stages.iter().map(|s| s.layers).collect();
     // Checks the counts against the model (one per stage, none empty, the sum).
     stages_check(setup.model, &chips, &layers)?;
-    let w = setup.workload;
+    // Prompts per user count every user, the queued ones too.
+    let w = setup.workload.at_concurrency(batch);
     let single = Parallelism::single();
     // The engine runs what every stage's batch limit allows; the rest queue.
     let running = chips

@@ -304,7 +304,7 @@ impl Round {
                         "share of the requests in the benchmark's first wave",
                         w,
                         "1",
-                        Source::workload("prompts"),
+                        Source::workload("prompts, or prompts per user times the users"),
                     )
                     .input(
                         "W_q",

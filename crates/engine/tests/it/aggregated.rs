@@ -555,6 +555,43 @@ fn a_benchmarks_first_wave_moves_its_mean_ttft_by_its_share() {
     // The mean is linear in the share: steady + 0.1 (wave - steady).
     let expect = steady.ttft.value() + 0.1 * (wave.ttft.value() - steady.ttft.value());
     assert!((mixed.ttft.value() - expect).abs() < 1e-12);
+    // Ten prompts per user is 320 prompts at 32 users.
+    s.workload.prompts = None;
+    s.workload.prompts_per_user = Some(10.0);
+    assert_eq!(evaluate(&s, &d).unwrap().figures, mixed);
+    // 2.5 per user rounds up to 80 prompts, 32 of them the first wave.
+    s.workload.prompts_per_user = Some(2.5);
+    let quarter = evaluate(&s, &d).unwrap().figures;
+    let expect = steady.ttft.value() + 0.4 * (wave.ttft.value() - steady.ttft.value());
+    assert!((quarter.ttft.value() - expect).abs() < 1e-12);
+    // Above the batch limit the queued users send theirs too: ten per user at 32 users
+    // is 320 prompts, though 16 run.
+    let mut capped = s;
+    capped.assumptions = capped.assumptions.pin("max_seqs_per_replica", 16.0);
+    capped.workload.prompts_per_user = Some(10.0);
+    let per_user = evaluate(&capped, &d).unwrap();
+    capped.workload.prompts_per_user = None;
+    capped.workload.prompts = Some(320);
+    let stated = evaluate(&capped, &d).unwrap();
+    assert_eq!(per_user.figures, stated.figures);
+    assert!(
+        per_user.warnings[0].contains("16 of 32"),
+        "{:?}",
+        per_user.warnings
+    );
+    // Under one prompt a user, not finite, or beside a stated count: refused by name.
+    for (prompts, per_user) in [
+        (None, 0.5),
+        (None, f64::NAN),
+        (None, f64::INFINITY),
+        (Some(320), 10.0),
+    ] {
+        s.workload.prompts = prompts;
+        s.workload.prompts_per_user = Some(per_user);
+        let why = evaluate(&s, &d).unwrap_err().to_string();
+        assert!(why.contains("prompts per user"), "{why}");
+    }
+    s.workload.prompts_per_user = None;
     // No prompts at all is refused by name.
     s.workload.prompts = Some(0);
     let why = evaluate(&s, &d).unwrap_err().to_string();

@@ -57,6 +57,41 @@ fn sweep_points_match_single_point_evaluation() {
 }
 
 #[test]
+fn a_sweep_sends_its_prompts_per_user_at_every_batch() {
+    // Ten prompts per user: every swept point's first wave is a tenth of its requests,
+    // as `prompts = 10 x batch` stated for that point alone gives.
+    let mut s = setup("llama-3.3-70b", 4096, 512);
+    s.workload.prompts_per_user = Some(10.0);
+    for axis in [Axis::Aggregated, Axis::PrefillDecode] {
+        let r = run(s, axis, &["h100-sxm"], 16);
+        let steady = run(setup("llama-3.3-70b", 4096, 512), axis, &["h100-sxm"], 16);
+        assert_eq!(r.cloud.len(), steady.cloud.len());
+        let mut moved = 0;
+        for (p, q) in r.cloud.iter().zip(&steady.cloud) {
+            let d = p.spec.resolve(cat()).unwrap();
+            let mut stated = setup("llama-3.3-70b", 4096, 512);
+            stated.workload.prompts = Some(10 * d.batch());
+            assert_eq!(
+                evaluate(&stated, &d).unwrap().figures,
+                p.figures,
+                "{}",
+                p.label
+            );
+            // Only the mean TTFT moves: the rates and TPOT are the steady loop's.
+            assert_eq!(
+                p.figures.output_tok_s, q.figures.output_tok_s,
+                "{}",
+                p.label
+            );
+            assert_eq!(p.figures.tpot, q.figures.tpot, "{}", p.label);
+            // (A small cohort's prompts share one step, so its wait can be shorter.)
+            moved += usize::from(p.figures.ttft != q.figures.ttft);
+        }
+        assert!(moved > 0, "{axis}: no point's TTFT saw a first wave");
+    }
+}
+
+#[test]
 fn default_heterogeneous_sweep_is_large_and_keeps_its_counts() {
     let chips = [
         "h100-sxm", "h200", "b200", "gb200", "mi300x", "mi325x", "mi355x", "a100-80g", "l40s",

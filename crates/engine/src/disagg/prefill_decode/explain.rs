@@ -297,7 +297,7 @@ pub(crate) fn explain(
             "share of the requests in the benchmark's first wave",
             wave,
             "1",
-            Source::workload("prompts"),
+            Source::workload("prompts, or prompts per user times the users"),
         )
         .input(
             "W_ss",
