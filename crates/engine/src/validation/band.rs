@@ -228,13 +228,9 @@ fn pct(v: f64) -> String {
 }
 
 /// Hold-out mean rows with a finite error: the only rows a band takes (a band sits on the
-/// engine's means, and a run's median row would count that run twice; `Metric::is_median`).
+/// engine's means; [`super::mean_rows`]).
 fn holdout(report: &ValidationReport) -> impl Iterator<Item = &ValidationRow> {
-    report.rows.iter().filter(|r| {
-        r.point.role == Role::Holdout
-            && !r.point.metric.is_median()
-            && r.error.is_some_and(f64::is_finite)
-    })
+    super::mean_rows(&report.rows, Role::Holdout).filter(|r| r.error.is_some_and(f64::is_finite))
 }
 
 /// Every chip a published point ran on: its headline chip and its pools'.

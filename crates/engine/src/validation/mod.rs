@@ -114,17 +114,27 @@ pub fn run(
     }
 }
 
-/// The errors of the `role` rows of `rows` that `keep` names, counting each run's mean
-/// rows only ([`Metric::is_median`]): how the report's sets count, and the page's sets
-/// of the rows it shows.
+/// The `role` rows of `rows` that count towards a set: each run's mean rows only, since
+/// a run's median row is its mean row's sibling and would count that run twice
+/// ([`Metric::is_median`]).
+pub fn mean_rows<'a>(
+    rows: impl IntoIterator<Item = &'a ValidationRow>,
+    role: Role,
+) -> impl Iterator<Item = &'a ValidationRow> {
+    rows.into_iter()
+        .filter(move |r| r.point.role == role && !r.point.metric.is_median())
+}
+
+/// The errors of the [`mean_rows`] of `rows` in `role` that `keep` names: how the
+/// report's sets count, and the page's sets of the rows it shows.
 pub fn mean_set<'a>(
     rows: impl IntoIterator<Item = &'a ValidationRow>,
     role: Role,
     keep: impl Fn(&BenchmarkPoint) -> bool,
 ) -> Option<ErrorSummary> {
     summarize(
-        rows.into_iter()
-            .filter(|r| r.point.role == role && !r.point.metric.is_median() && keep(&r.point))
+        mean_rows(rows, role)
+            .filter(|r| keep(&r.point))
             .filter_map(|r| r.error),
     )
 }
