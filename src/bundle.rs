@@ -81,6 +81,11 @@ pub fn bundle(
         .iter()
         .map(|id| chips_from.chip(id).cloned().map_err(|e| e.to_string()))
         .collect::<Result<Vec<_>, _>>()?;
+    if s.run_requests.is_some() != s.run_longest_output.is_some() {
+        return Err(
+            "a finite run needs both its requests and its longest output (or neither)".into(),
+        );
+    }
     let mut b = Bundle::new(model, s.workload(), chips, s.axis);
     b.weights.dtype = s.weight_dtype;
     b.weights.expert_dtype = s.expert_dtype;
@@ -146,13 +151,21 @@ fn settings(b: &Bundle, catalogue: &Catalogue) -> Result<Vec<(String, String, St
     if let Some(m) = w.prompts_per_user {
         set("workload.prompts_per_user", "ppu", num(m));
     }
-    // A count of prompts fixed across the swept batches, and a finite run, have no
-    // control on the page.
+    if let Some(run) = w.finite_run {
+        set(
+            "workload.finite_run.requests",
+            "runn",
+            run.requests.to_string(),
+        );
+        set(
+            "workload.finite_run.longest_output",
+            "runk",
+            run.longest_output.to_string(),
+        );
+    }
+    // A count of prompts fixed across the swept batches has no control on the page.
     if w.prompts.is_some() {
         return Err(cli_only("workload.prompts"));
-    }
-    if w.finite_run.is_some() {
-        return Err(cli_only("workload.finite_run"));
     }
     if b.weights.bits.is_some() {
         return Err(cli_only("weights.bits"));
@@ -416,6 +429,68 @@ mod tests {
         assert!(read.assumptions.aligned_group_prefill);
     }
 
+    /// A finite run travels in the link and the bundle on the aggregated axis, lowers the
+    /// swept rates there, and is refused by name with one setting alone or on a split
+    /// axis.
+    #[test]
+    fn a_finite_run_travels_in_the_link_and_the_bundle() {
+        let cat = Catalogue::builtin();
+        let mut s = Scenario {
+            axis: Axis::Aggregated,
+            osl: 300,
+            ..Scenario::default()
+        };
+        let steady = explore(&s, cat).unwrap();
+        s.apply("runn", "2000", cat).unwrap();
+        let why = explore(&s, cat).unwrap_err();
+        assert!(
+            why.contains("both its requests and its longest output"),
+            "{why}"
+        );
+        s.apply("runk", "1000", cat).unwrap();
+        assert!(s.to_query().contains("runn=2000") && s.to_query().contains("runk=1000"));
+        let run = explore(&s, cat).unwrap();
+        let best = |r: &disagg_engine::sweep::SweepResult| {
+            r.cloud
+                .iter()
+                .map(|p| p.figures.output_tok_s_per_chip.value())
+                .fold(0.0, f64::max)
+        };
+        assert!(
+            best(&run) < best(&steady),
+            "{} vs {}",
+            best(&run),
+            best(&steady)
+        );
+        let point = run.cloud[0].spec.clone();
+        let text = bundle(&s, cat, Some(point.clone())).unwrap().to_json();
+        let (back, selected) = import(&text, &Scenario::default(), cat).unwrap();
+        assert_eq!(back.workload(), s.workload());
+        assert_eq!(
+            (back.run_requests, back.run_longest_output),
+            (Some(2000), Some(1000))
+        );
+        assert_eq!(selected, Some(point));
+        // A longest output under the mean, and a split axis, are refused by name.
+        s.apply("runk", "200", cat).unwrap();
+        let why = explore(&s, cat).unwrap_err();
+        assert!(why.contains("longest output"), "{why}");
+        s.apply("runk", "1000", cat).unwrap();
+        s.apply("axis", "pd", cat).unwrap();
+        let why = explore(&s, cat).unwrap_err();
+        assert!(why.contains("aggregated"), "{why}");
+        for (k, bad) in [
+            ("runn", "0"),
+            ("runn", "-3"),
+            ("runn", "1.5"),
+            ("runk", "0"),
+            ("runk", "x"),
+        ] {
+            let why = s.clone().apply(k, bad, cat).unwrap_err();
+            assert!(why.contains("finite run"), "{k}={bad}: {why}");
+        }
+    }
+
     /// A request rate travels in the link and the bundle, and the panel's answer at that
     /// rate is the one the CLI gives for the downloaded bundle (`predict --bundle`).
     #[test]
@@ -676,17 +751,6 @@ mod tests {
                     c
                 },
                 "workload.prompts",
-            ),
-            (
-                {
-                    let mut c = b.clone();
-                    c.workload.finite_run = Some(disagg_engine::FiniteRun {
-                        requests: 2000,
-                        longest_output: 1024,
-                    });
-                    c
-                },
-                "workload.finite_run",
             ),
             (
                 {

@@ -8,12 +8,12 @@ use disagg_engine::catalogue::{ChipField, USER_MODEL_ID};
 use disagg_engine::disagg::Axis;
 use disagg_engine::frontier::Objective;
 use disagg_engine::limits::{
-    MAX_BATCH, MAX_DRAFT_TOKENS, MAX_LENGTH, MAX_OUTPUT_CV, MAX_REDUNDANT_EXPERTS, MAX_SWEEP_CHIPS,
-    PROMPTS_PER_USER, REQUEST_RATE,
+    MAX_BATCH, MAX_DRAFT_TOKENS, MAX_LENGTH, MAX_OUTPUT_CV, MAX_PROMPTS, MAX_REDUNDANT_EXPERTS,
+    MAX_SWEEP_CHIPS, PROMPTS_PER_USER, REQUEST_RATE,
 };
 use disagg_engine::serving::{FrameworkChoice, Scheduling};
 use disagg_engine::sweep::SloAt;
-use disagg_engine::{Catalogue, DType, ModelPreset, Workload};
+use disagg_engine::{Catalogue, DType, FiniteRun, ModelPreset, Workload};
 use std::collections::BTreeMap;
 use std::ops::RangeInclusive;
 use std::str::FromStr;
@@ -94,6 +94,12 @@ pub struct Scenario {
     /// steady loop only): each point's first `batch` prompts arrive together and their
     /// wait for each other's prefill joins the mean TTFT (`audit/MODEL.md` 6.1.2).
     pub prompts_per_user: Option<f64>,
+    /// A finite run read to its last request's end, as MLPerf's Offline scenario times
+    /// it (`audit/MODEL.md` 6.1.4): its requests (link key `runn`) and the longest output
+    /// a request may have (link key `runk`); both or neither (`crate::bundle` refuses
+    /// one alone), and the aggregated axis only, as the engine says otherwise.
+    pub run_requests: Option<u32>,
+    pub run_longest_output: Option<u32>,
     /// `None`: the model's MTP layers, or the EAGLE head of `eagle_layers`.
     pub draft_model: Option<String>,
     /// Draft with an EAGLE head of this many decoder layers (link `draft=eagle`, or
@@ -161,6 +167,8 @@ impl Default for Scenario {
             slo_at: SloAt::Mean,
             rate: None,
             prompts_per_user: None,
+            run_requests: None,
+            run_longest_output: None,
             draft_model: Some("llama-3.2-1b".into()),
             eagle_layers: None,
             redundant_experts: 0,
@@ -198,11 +206,20 @@ impl Scenario {
         }
     }
 
+    /// The finite run both its settings state; `None` while either is empty.
+    pub fn finite_run(&self) -> Option<FiniteRun> {
+        Some(FiniteRun {
+            requests: self.run_requests?,
+            longest_output: self.run_longest_output?,
+        })
+    }
+
     /// The lengths, their spread and the prefix-cache hit share as the engine's workload.
     pub fn workload(&self) -> Workload {
         Workload {
             rate: self.rate,
             prompts_per_user: self.prompts_per_user,
+            finite_run: self.finite_run(),
             ..Workload::new(self.isl, self.osl)
                 .with_cached_share(self.prefix_hit_pct / 100.0)
                 .with_output_cv(self.output_cv)
@@ -281,6 +298,12 @@ impl Scenario {
         }
         if let Some(m) = self.prompts_per_user {
             q.push(format!("ppu={m}"));
+        }
+        if let Some(n) = self.run_requests {
+            q.push(format!("runn={n}"));
+        }
+        if let Some(k) = self.run_longest_output {
+            q.push(format!("runk={k}"));
         }
         if self.colour_by == ColourBy::Chip {
             q.push("colour=chip".into());
@@ -564,6 +587,22 @@ impl Scenario {
                         PROMPTS_PER_USER.start(),
                         PROMPTS_PER_USER.end()
                     ),
+                )?)
+            }
+            "runn" if value.is_empty() => self.run_requests = None,
+            "runn" => {
+                self.run_requests = Some(parse_in(
+                    value,
+                    1..=MAX_PROMPTS,
+                    format!("a finite run's requests are a whole number from 1 to {MAX_PROMPTS} (or empty for the steady loop)"),
+                )?)
+            }
+            "runk" if value.is_empty() => self.run_longest_output = None,
+            "runk" => {
+                self.run_longest_output = Some(parse_in(
+                    value,
+                    1..=MAX_LENGTH,
+                    format!("a finite run's longest output is a whole number of tokens from 1 to {MAX_LENGTH} (or empty)"),
                 )?)
             }
             "target" if value.is_empty() || value == "auto" => self.target_tok_s_user = None,

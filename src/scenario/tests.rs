@@ -39,6 +39,8 @@ fn query_round_trips() {
         batch: Some(48),
         rate: Some(12.75),
         prompts_per_user: Some(7.5),
+        run_requests: Some(52_800),
+        run_longest_output: Some(1024),
         draft_model: None,
         eagle_layers: Some(3),
         redundant_experts: 32,

@@ -6,8 +6,8 @@ use crate::scenario::{ColourBy, Scenario, YAxis, MAX_PREFIX_HIT_PCT};
 use disagg_engine::catalogue::USER_MODEL_ID;
 use disagg_engine::disagg::Axis;
 use disagg_engine::limits::{
-    MAX_BATCH, MAX_DRAFT_TOKENS, MAX_LENGTH, MAX_OUTPUT_CV, MAX_REDUNDANT_EXPERTS, MAX_SWEEP_CHIPS,
-    PROMPTS_PER_USER, REQUEST_RATE,
+    MAX_BATCH, MAX_DRAFT_TOKENS, MAX_LENGTH, MAX_OUTPUT_CV, MAX_PROMPTS, MAX_REDUNDANT_EXPERTS,
+    MAX_SWEEP_CHIPS, PROMPTS_PER_USER, REQUEST_RATE,
 };
 use disagg_engine::serving::{FrameworkChoice, Scheduling};
 use disagg_engine::sweep::SloAt;
@@ -455,6 +455,28 @@ pub fn Controls() -> impl IntoView {
                     placeholder="steady loop"
                     hint="a benchmark that sends this many prompts per user (InferenceMAX sends 10): each point's first batch of prompts arrives together, and their wait for each other's prefill joins the mean TTFT; empty: a service that has run for ever"
                 />
+                <div class="row">
+                    <NumberField
+                        key="runn"
+                        label="Finite run: requests"
+                        value=text(|s| s.run_requests.map(|n| n.to_string()).unwrap_or_default())
+                        min="1".into()
+                        max=MAX_PROMPTS.to_string()
+                        step="1"
+                        placeholder="steady loop"
+                        hint="aggregated axis: a run of this many requests, all waiting from its start, read to its last request's end as MLPerf Offline times it; its batch drains at the end"
+                    />
+                    <NumberField
+                        key="runk"
+                        label="Finite run: longest output"
+                        value=text(|s| s.run_longest_output.map(|k| k.to_string()).unwrap_or_default())
+                        min="1".into()
+                        max=MAX_LENGTH.to_string()
+                        step="1"
+                        placeholder="tokens"
+                        hint="the longest reply a request may have (the dataset's longest, or the benchmark's cap): the drain runs to it"
+                    />
+                </div>
             </fieldset>
             <fieldset>
                 <legend>"Disaggregation axis"</legend>

@@ -304,6 +304,23 @@ impl Session {
         ));
     }
 
+    /// Waits for the sweep a change started to finish (a moment for it to start first).
+    pub fn settle(&self) {
+        std::thread::sleep(Duration::from_millis(300));
+        self.wait_for(
+            "the sweep to finish",
+            "return document.getElementById('status').dataset.sweeping === 'false' ? true : null;",
+        );
+    }
+
+    /// The address the page shows, which holds its whole scenario.
+    pub fn href(&self) -> String {
+        self.js("return location.href;")
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    }
+
     pub fn text(&self, css: &str) -> String {
         self.js(&format!(
             "const e = document.querySelector({css:?}); return e ? e.innerText : '';"

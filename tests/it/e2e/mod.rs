@@ -14,6 +14,7 @@
 //! own input-to-redraw measurements and the longest main-thread task.
 
 mod accessibility;
+mod benchmark;
 mod bundle;
 mod chart;
 mod compare;
@@ -28,7 +29,6 @@ mod export;
 mod own;
 mod phones;
 mod precision;
-mod prompts;
 mod rate;
 mod recommend;
 mod topology;
@@ -392,7 +392,8 @@ fn the_release_page_works_end_to_end() {
     spec.close();
 
     rate::a_rate_answers_in_the_open_loop(&driver, &base);
-    prompts::prompts_per_user_move_the_mean_ttft(&driver, &base);
+    benchmark::prompts_per_user_move_the_mean_ttft(&driver, &base);
+    benchmark::a_finite_run_drains_on_the_aggregated_axis(&driver, &base);
     chart::chips_apart_and_every_point_reachable(&driver, &base);
     export::export_matches_the_drawn_points(&driver, &base);
     phones::phones(&driver, &base);

@@ -6,17 +6,8 @@
 
 use super::driver::{Driver, Session};
 use serde_json::json;
-use std::time::Duration;
 
 /// Waits until no sweep is under way (a change starts one in the next task).
-fn settle(page: &Session) {
-    std::thread::sleep(Duration::from_millis(300));
-    page.wait_for(
-        "the sweep to finish",
-        "return document.getElementById('status').dataset.sweeping === 'false' ? true : null;",
-    );
-}
-
 /// Types into a text box as a user does (an `input` event per change).
 fn type_into(page: &Session, id: &str, value: &str) {
     page.js(&format!(
@@ -25,13 +16,6 @@ fn type_into(page: &Session, id: &str, value: &str) {
         json!(id),
         json!(value)
     ));
-}
-
-fn href(page: &Session) -> String {
-    page.js("return location.href;")
-        .as_str()
-        .unwrap_or_default()
-        .to_string()
 }
 
 /// Adds a chip of the user's own called `id`, starting from `from`.
@@ -59,8 +43,8 @@ pub fn own_chips_and_effects(driver: &Driver, base: &str) {
     page.click("#chip-edits summary");
     page.set_value("edit-my-h100-price", "0.9");
     page.set_value("edit-my-h100-memory_bandwidth", "6");
-    settle(&page);
-    let link = href(&page);
+    page.settle();
+    let link = page.href();
     assert!(
         link.contains("chip.my-h100.from=h100-sxm")
             && link.contains("chip.my-h100.price=0.9")
@@ -71,15 +55,15 @@ pub fn own_chips_and_effects(driver: &Driver, base: &str) {
     let n = page.redraws();
     page.click("#chip-my-h100");
     page.after_input("the sweep with the clone", n);
-    settle(&page);
+    page.settle();
     let with_clone = page.canvas();
     assert_ne!(with_clone, before, "the clone did not move the chart");
-    let link = href(&page);
+    let link = page.href();
     assert!(link.contains("my-h100"), "{link}");
     let fresh = driver.session();
     fresh.open(&link);
     fresh.wait_ready();
-    settle(&fresh);
+    fresh.settle();
     assert_eq!(
         fresh.canvas(),
         with_clone,
@@ -106,18 +90,18 @@ pub fn own_chips_and_effects(driver: &Driver, base: &str) {
         "the template chip to be pickable",
         "return document.getElementById('chip-npu-x').disabled ? null : true;",
     );
-    settle(&page);
+    page.settle();
     let n = page.redraws();
     page.click("#chip-npu-x");
     page.after_input("the sweep with the template chip", n);
-    let link = href(&page);
+    let link = page.href();
     assert!(
         link.contains("chip.npu-x.from=template") && link.contains("npu-x"),
         "{link}"
     );
 
     // An assumption's effect on the headline figures.
-    settle(&page);
+    page.settle();
     page.click("#assumptions summary");
     let n = page.redraws();
     page.set_value("assume-mfu", "0.3");
@@ -169,11 +153,7 @@ pub(super) fn a_users_own_model(driver: &Driver, base: &str) {
     assert!(!page.blank(), "the pasted model drew a blank chart");
     let about = page.text("#model-summary");
     assert!(about.contains("72.7B total"), "{about}");
-    let link = page
-        .js("return location.href;")
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
+    let link = page.href();
     assert!(
         link.contains("model=custom") && link.contains("&cfg=%7B"),
         "{link}"
@@ -228,11 +208,7 @@ pub(super) fn a_users_chip_numbers(driver: &Driver, base: &str) {
         canvas,
         "the bandwidth did not move the chart"
     );
-    let link = page
-        .js("return location.href;")
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
+    let link = page.href();
     assert!(link.contains("chip.h200.memory_bandwidth=9.6"), "{link}");
     let edited = page.canvas();
     let fresh = driver.session();

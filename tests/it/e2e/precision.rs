@@ -3,7 +3,6 @@
 //! summary names the formats and weighs the weights in them, and the chart redraws.
 
 use super::driver::{Driver, Session};
-use std::time::Duration;
 
 /// The model summary's text, folded or not.
 fn about(page: &Session) -> String {
@@ -13,38 +12,26 @@ fn about(page: &Session) -> String {
         .to_string()
 }
 
-fn settle(page: &Session) {
-    std::thread::sleep(Duration::from_millis(300));
-    page.wait_for(
-        "the sweep to finish",
-        "return document.getElementById('status').dataset.sweeping === 'false' ? true : null;",
-    );
-}
-
 pub fn experts_in_their_own_format(driver: &Driver, base: &str) {
     let page = driver.session();
     page.open(&format!(
         "{base}/?v=1&model=gpt-oss-120b&wd=bf16&axis=agg&chips=b200&budget=8"
     ));
     page.wait_ready();
-    settle(&page);
+    page.settle();
     let before = page.canvas();
     let text = about(&page);
     assert!(text.contains("bf16: "), "{text}");
     page.set_value("in-ed", "mxfp4");
-    settle(&page);
-    let href = page
-        .js("return location.href;")
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
+    page.settle();
+    let href = page.href();
     assert!(href.contains("ed=mxfp4"), "{href}");
     let text = about(&page);
     assert!(text.contains("bf16, experts mxfp4: "), "{text}");
     assert_ne!(page.canvas(), before, "the chart did not change");
     // A dense model has no experts: the control is not offered.
     page.set_value("in-model", "llama-3.3-70b");
-    settle(&page);
+    page.settle();
     assert_eq!(
         page.js("return document.getElementById('in-ed') === null;"),
         serde_json::json!(true)

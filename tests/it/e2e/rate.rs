@@ -5,15 +5,6 @@
 //! loop's chains.
 
 use super::driver::{Driver, Session};
-use std::time::Duration;
-
-fn settle(page: &Session) {
-    std::thread::sleep(Duration::from_millis(300));
-    page.wait_for(
-        "the sweep to finish",
-        "return document.getElementById('status').dataset.sweeping === 'false' ? true : null;",
-    );
-}
 
 /// Clicks the detail panel's figure named `name` and waits for its chain, whose
 /// formula starts with `formula`.
@@ -39,7 +30,7 @@ pub fn a_rate_answers_in_the_open_loop(driver: &Driver, base: &str) {
         "{base}/?v=1&model=llama-3.1-8b&axis=agg&chips=h100-sxm&budget=8&isl=2000&osl=200"
     ));
     page.wait_ready();
-    settle(&page);
+    page.settle();
     assert_eq!(
         page.js("return document.getElementById('rate-note') === null;"),
         serde_json::json!(true),
@@ -51,13 +42,9 @@ pub fn a_rate_answers_in_the_open_loop(driver: &Driver, base: &str) {
     assert!(error.contains("request rate"), "{error}");
     // Three requests a second of 200 output tokens.
     page.set_value("in-rate", "3");
-    settle(&page);
+    page.settle();
     assert_eq!(page.text("#in-rate-error"), "");
-    let href = page
-        .js("return location.href;")
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
+    let href = page.href();
     assert!(href.contains("rate=3"), "{href}");
     let note = page.text("#rate-note");
     assert!(
@@ -104,12 +91,8 @@ pub fn a_rate_answers_in_the_open_loop(driver: &Driver, base: &str) {
     );
     // Static batches: chosen in their control, they travel in the link.
     page.set_value("in-sched", "static");
-    settle(&page);
-    let href = page
-        .js("return location.href;")
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
+    page.settle();
+    let href = page.href();
     assert!(
         href.contains("sched=static") && href.contains("rate=3"),
         "{href}"
