@@ -453,7 +453,7 @@ pub fn Controls() -> impl IntoView {
                     max=PROMPTS_PER_USER.end().to_string()
                     step="any"
                     placeholder="steady loop"
-                    hint="a benchmark that sends this many prompts per user (InferenceMAX sends 10): each point's first batch of prompts arrives together, and their wait for each other's prefill joins the mean TTFT; empty: a service that has run for ever"
+                    hint="a benchmark that sends this many prompts per user (InferenceMAX sends 10): each point's first batch of prompts arrives together, and their wait for each other's prefill joins the mean TTFT (a closed loop: with a request rate nothing arrives together); empty: a service that has run for ever"
                 />
                 <div class="row">
                     <NumberField
