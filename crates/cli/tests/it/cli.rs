@@ -473,10 +473,9 @@ fn a_finite_run_lowers_the_rates_and_is_refused_where_it_does_not_apply() {
         "--json",
     ];
     let rate = |extra: &[&str]| -> f64 {
-        let o = disagg(&[&base[..], extra].concat());
-        assert!(o.status.success(), "{}", stderr(&o));
-        let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
-        v["output_tok_s"].as_f64().unwrap()
+        json_of(&[&base[..], extra].concat())["output_tok_s"]
+            .as_f64()
+            .unwrap()
     };
     let steady = rate(&[]);
     let finite = rate(&["--run-requests", "2000", "--longest-output", "1000"]);
@@ -573,10 +572,9 @@ fn prompts_per_user_scale_the_first_wave_with_the_batch() {
         "--json",
     ];
     let ttft = |extra: &[&str]| -> f64 {
-        let o = disagg(&[&base[..], extra].concat());
-        assert!(o.status.success(), "{}", stderr(&o));
-        let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
-        v["ttft_s"].as_f64().unwrap()
+        json_of(&[&base[..], extra].concat())["ttft_s"]
+            .as_f64()
+            .unwrap()
     };
     let steady = ttft(&[]);
     let per_user = ttft(&["--prompts-per-user", "10"]);
