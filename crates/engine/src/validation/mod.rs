@@ -399,10 +399,13 @@ mod tests {
         point.isl = 1024;
         point.osl = 8192;
         point.length_range_ratio = None;
-        // The harness' number of prompts passes through as stated.
+        // The harness' number of prompts passes through as stated, in all or per user.
         point.prompts = Some(40);
         assert_eq!(point.workload().prompts, Some(40));
         point.prompts = None;
+        point.prompts_per_user = Some(10.0);
+        assert_eq!(point.workload().prompts_at(4), Some(40));
+        point.prompts_per_user = None;
         assert_eq!(point.workload(), Workload::new(1024, 8192));
         // Uniform integers on [819, 1024] and [6553, 8192]: means 921.5 and 7372.5, and
         // outputs spread by (8192 - 6553) / (sqrt(12) * 7372.5) = 0.0642.

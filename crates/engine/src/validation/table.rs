@@ -338,6 +338,11 @@ pub struct BenchmarkPoint {
     /// into the mean (MODEL.md 6.1.2); absent means the steady loop only.
     #[serde(default)]
     pub prompts: Option<u32>,
+    /// The same as the harness's rule per user, where it scales `--num-prompts` with
+    /// `--max-concurrency` (InferenceMAX's scripts send `CONC * 10`): `ceil(m C)` at the
+    /// point's concurrency (`Workload::prompts_per_user`); exclusive with `prompts`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompts_per_user: Option<f64>,
     /// Where the point is an MLPerf Offline run, its sample floor and longest output:
     /// LoadGen issues every sample in one query and times the run to the last
     /// completion, so the batch drains at its end (MODEL.md 6.1.4); absent means the
@@ -424,6 +429,7 @@ impl BenchmarkPoint {
         Workload {
             rate: self.rate,
             prompts: self.prompts,
+            prompts_per_user: self.prompts_per_user,
             finite_run: self.offline.map(|o| FiniteRun {
                 requests: o.samples,
                 longest_output: o.longest_output,

@@ -96,12 +96,13 @@ fn every_published_closed_loop_point_obeys_littles_law() {
     {
         let steady = validation::BenchmarkPoint {
             prompts: None,
+            prompts_per_user: None,
             ..point.clone()
         };
         let Ok(p) = validation::evaluate_point(cat(), &steady, &assumptions) else {
             continue;
         };
-        if point.prompts.is_some() {
+        if point.prompts.is_some() || point.prompts_per_user.is_some() {
             let mixed = validation::evaluate_point(cat(), point, &assumptions).unwrap();
             assert_eq!(mixed.figures.tpot, p.figures.tpot, "{}", point.id);
             assert_eq!(

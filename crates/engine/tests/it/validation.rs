@@ -204,6 +204,7 @@ fn a_disaggregated_recipe_limit_holds_the_decode_pool_and_queues_the_rest() {
     assert!(stated.figures.ttft.value() > queue, "{stated:?}");
     let steady = eval(&validation::BenchmarkPoint {
         prompts: None,
+        prompts_per_user: None,
         ..point.clone()
     });
     assert_eq!(steady.figures.output_tok_s, stated.figures.output_tok_s);
@@ -328,6 +329,7 @@ fn a_median_row_reads_the_engines_p50() {
     let alone = validation::BenchmarkPoint {
         batch: Some(1),
         prompts: None,
+        prompts_per_user: None,
         ..base.clone()
     };
     let e = validation::evaluate_point(cat(), &alone, &Assumptions::default()).unwrap();
