@@ -47,16 +47,7 @@ pub fn prompts_per_user_move_the_mean_ttft(driver: &Driver, base: &str) {
     assert_ne!(wave_ttft, steady_ttft, "the first wave left TTFT unchanged");
     assert_eq!(first_point_figure(&page, "TPOT"), steady_tpot);
     // The TTFT chain mixes the first wave into the steady loop's.
-    page.js(
-        "const b = [...document.querySelectorAll('#detail .figure-value')]
-             .find(b => b.parentElement.previousElementSibling.textContent === 'TTFT');
-         b.click(); return true;",
-    );
-    page.wait_for(
-        "TTFT's chain",
-        "const f = document.querySelector('#chain-panel .chain .formula');
-         return f && f.textContent.startsWith('TTFT = TTFT_ss + w') ? true : null;",
-    );
+    page.open_figure("TTFT", "TTFT = TTFT_ss + w");
     let chain = page.text("#chain-panel");
     assert!(
         chain.contains("share of the requests in the benchmark's first wave"),
@@ -88,15 +79,7 @@ pub fn a_finite_run_drains_on_the_aggregated_axis(driver: &Driver, base: &str) {
         "{href}"
     );
     assert!(!first_point_figure(&page, "output tok/s per chip").is_empty());
-    page.js(
-        "const b = [...document.querySelectorAll('#detail .figure-value')]
-             .find(b => b.parentElement.previousElementSibling.textContent === 'output tok/s per chip');
-         b.click(); return true;",
-    );
-    page.wait_for(
-        "the rate's chain",
-        "return document.querySelector('#chain-panel .chain .formula') ? true : null;",
-    );
+    page.open_figure("output tok/s per chip", "");
     page.js("document.querySelectorAll('#chain-panel details.sub-chain').forEach(d => d.open = true); return true;");
     let chain = page.text("#chain-panel");
     assert!(chain.contains("while its batch drains"), "{chain}");

@@ -80,19 +80,8 @@ pub(super) fn electricity_moves_ownership_only(driver: &Driver, base: &str) {
         row.contains("DeepSeek's deepseek-chat (the cheapest of 2 listed"),
         "{row}"
     );
-    page.js(
-        "const b = [...document.querySelectorAll('#detail .figure-value')]
-             .find(b => b.parentElement.previousElementSibling.textContent === 'break-even vs API (tokens/month)');
-         b.click(); return true;",
-    );
-    let formula = page.wait_for(
-        "the break-even chain",
-        "const f = document.querySelector('#chain-panel .formula'); return f && f.textContent.startsWith('V*') ? f.textContent : null;",
-    );
-    assert!(
-        formula.as_str().unwrap_or_default().contains("p_api"),
-        "{formula}"
-    );
+    let formula = page.open_figure("break-even vs API (tokens/month)", "V*");
+    assert!(formula.contains("p_api"), "{formula}");
     page.js("document.querySelectorAll('#chain-panel details.sub-chain').forEach(d => d.open = true); return true;");
     let chain = page.text("#chain-panel");
     assert!(

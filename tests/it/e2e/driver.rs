@@ -313,6 +313,24 @@ impl Session {
         );
     }
 
+    /// Clicks the detail panel's figure named `name` and waits for its chain, whose
+    /// formula starts with `formula`; returns that formula.
+    pub fn open_figure(&self, name: &str, formula: &str) -> String {
+        self.js(&format!(
+            "const b = [...document.querySelectorAll('#detail .figure-value')]
+                 .find(b => b.parentElement.previousElementSibling.textContent === {name:?});
+             b.click(); return true;"
+        ));
+        self.wait_for(
+            name,
+            &format!(
+                "const f = document.querySelector('#chain-panel .chain .formula');
+                 return f && f.textContent.startsWith({formula:?}) ? true : null;"
+            ),
+        );
+        self.text("#chain-panel .chain .formula")
+    }
+
     /// The address the page shows, which holds its whole scenario.
     pub fn href(&self) -> String {
         self.js("return location.href;")

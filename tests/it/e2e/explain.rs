@@ -25,16 +25,7 @@ pub(super) fn a_figure_opens_its_chain_and_steps_their_operators(driver: &Driver
         "return document.getElementById('detail') ? true : null;",
     );
     // TTFT's value is a button that opens its chain below the figures.
-    page.js(
-        "const b = [...document.querySelectorAll('#detail .figure-value')]
-             .find(b => b.parentElement.previousElementSibling.textContent === 'TTFT');
-         b.click(); return true;",
-    );
-    page.wait_for(
-        "the TTFT chain",
-        "const p = document.querySelector('#chain-panel .chain'); return p ? true : null;",
-    );
-    let formula = page.text("#chain-panel .chain .formula");
+    let formula = page.open_figure("TTFT", "");
     assert!(formula.starts_with("TTFT = "), "{formula}");
     assert!(
         formula.contains("t_pre") && formula.contains("model §6.3"),
@@ -69,15 +60,7 @@ pub(super) fn a_figure_opens_its_chain_and_steps_their_operators(driver: &Driver
         "{all}"
     );
     // $/Mtok reaches the chips' prices in the catalogue.
-    page.js(
-        "const b = [...document.querySelectorAll('#detail .figure-value')]
-             .find(b => b.parentElement.previousElementSibling.textContent === '$/Mtok output');
-         b.click(); return true;",
-    );
-    page.wait_for(
-        "the $/Mtok chain",
-        "const f = document.querySelector('#chain-panel .formula'); return f && f.textContent.startsWith('$_out') ? true : null;",
-    );
+    page.open_figure("$/Mtok output", "$_out");
     page.js("document.querySelectorAll('#chain-panel details.sub-chain').forEach(d => d.open = true); return true;");
     let money = page.text("#chain-panel");
     assert!(

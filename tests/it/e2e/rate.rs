@@ -4,25 +4,7 @@
 //! concurrency held, TTFT and TPOT with their spreads), their figures opening the open
 //! loop's chains.
 
-use super::driver::{Driver, Session};
-
-/// Clicks the detail panel's figure named `name` and waits for its chain, whose
-/// formula starts with `formula`.
-fn open_figure(page: &Session, name: &str, formula: &str) -> String {
-    page.js(&format!(
-        "const b = [...document.querySelectorAll('#detail .figure-value')]
-             .find(b => b.parentElement.previousElementSibling.textContent === {name:?});
-         b.click(); return true;"
-    ));
-    page.wait_for(
-        name,
-        &format!(
-            "const f = document.querySelector('#chain-panel .chain .formula');
-             return f && f.textContent.startsWith({formula:?}) ? true : null;"
-        ),
-    );
-    page.text("#chain-panel .chain .formula")
-}
+use super::driver::Driver;
 
 pub fn a_rate_answers_in_the_open_loop(driver: &Driver, base: &str) {
     let page = driver.session();
@@ -75,16 +57,16 @@ pub fn a_rate_answers_in_the_open_loop(driver: &Driver, base: &str) {
         assert!(!figures.contains(bad) && !answer.contains(bad), "{bad}");
     }
     // The concurrency opens how it was found; TTFT the M/D/1 queue.
-    open_figure(&page, "concurrency held (open loop)", "B = B_short + 1");
-    open_figure(&page, "TTFT", "TTFT = W + t_pf + t_xfer + t_1");
+    page.open_figure("concurrency held (open loop)", "B = B_short + 1");
+    page.open_figure("TTFT", "TTFT = W + t_pf + t_xfer + t_1");
     page.js("document.querySelectorAll('#chain-panel details.sub-chain').forEach(d => d.open = true); return true;");
     let all = page.text("#chain-panel");
     assert!(all.contains("W = u × t_pf / (2 × (1 - u))"), "{all}");
     assert!(all.contains("σ = λ / X_B"), "{all}");
-    open_figure(&page, "TTFT p50 / p90", "TTFT_90 = W_90 + t_pf");
+    page.open_figure("TTFT p50 / p90", "TTFT_90 = W_90 + t_pf");
     // TPOT's p90: the other prompts' prefill steps inside a generation, arriving at
     // random (a Poisson count, so no cap at the round's other steps).
-    let tpot = open_figure(&page, "TPOT p50 / p90", "TPOT_90 = max(0, TPOT - K × t / n");
+    let tpot = page.open_figure("TPOT p50 / p90", "TPOT_90 = max(0, TPOT - K × t / n");
     assert!(
         tpot.contains("z × K^0.5") && !tpot.contains("N - K"),
         "{tpot}"
