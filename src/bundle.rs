@@ -89,6 +89,7 @@ pub fn bundle(
     let mut b = Bundle::new(model, s.workload(), chips, s.axis);
     b.weights.dtype = s.weight_dtype;
     b.weights.expert_dtype = s.expert_dtype;
+    b.weights.attn_out_dtype = s.attn_out_dtype;
     b.weights.lm_head_dtype = s.lm_head_dtype;
     b.kv_dtype = s.kv_dtype;
     b.speculation = SpeculationSettings {
@@ -179,6 +180,7 @@ fn settings(b: &Bundle, catalogue: &Catalogue) -> Result<Vec<(String, String, St
     );
     for (field, key, d) in [
         ("weights.expert_dtype", "ed", b.weights.expert_dtype),
+        ("weights.attn_out_dtype", "ao", b.weights.attn_out_dtype),
         ("weights.lm_head_dtype", "hd", b.weights.lm_head_dtype),
     ] {
         set(

@@ -11,15 +11,15 @@ use disagg_engine::units::Bytes;
 use disagg_engine::{DType, ModelPreset, Parallelism, Precision, WeightFormat};
 
 /// Each component's weight format as the scenario's choices leave it: the chosen weight
-/// dtype or the model's usual one, the experts and the LM head apart where chosen.
+/// dtype or the model's usual one, and `[experts, attention output, LM head]` apart
+/// where chosen.
 pub fn precision(
     m: &ModelPreset,
     weights: Option<DType>,
-    experts: Option<DType>,
-    lm_head: Option<DType>,
+    [experts, attn_out, lm_head]: [Option<DType>; 3],
 ) -> Precision {
     let dense = WeightFormat::new(weights.unwrap_or(m.default_weight_dtype));
-    Precision::with(dense, experts, lm_head)
+    Precision::with(dense, experts, lm_head).with_attn_out(attn_out)
 }
 
 /// `(what, value)` lines; `weights` the formats the weights are served in.
@@ -71,7 +71,7 @@ fn weight_line(m: &ModelPreset, weights: Precision) -> String {
     };
     let share = LayerShare::of(ir, whole, Part::Whole, 0.0, 0);
     let tables = ir.params().embedding;
-    let total = weights.bytes(share.layer_params + tables, share.expert_params, tables);
+    let total = weights.bytes(share.components(1.0, tables));
     format!(
         "{}: {} in all (served in {} unless chosen)",
         weights.describe(),
@@ -183,7 +183,7 @@ mod tests {
     #[test]
     fn a_users_config_reads_as_its_published_shape() {
         let m = ModelPreset::from_user_config(crate::scenario::tests::QWEN25_72B).unwrap();
-        let lines = summary(&m, DType::Fp8, precision(&m, None, None, None));
+        let lines = summary(&m, DType::Fp8, precision(&m, None, [None; 3]));
         let text = |what: &str| {
             lines
                 .iter()
@@ -245,7 +245,7 @@ mod tests {
     #[test]
     fn a_moe_preset_names_its_experts_and_active_parameters() {
         let m = Catalogue::builtin().model("deepseek-v3").unwrap();
-        let lines = summary(m, DType::Fp8, precision(m, None, None, None));
+        let lines = summary(m, DType::Fp8, precision(m, None, [None; 3]));
         let all: String = lines.iter().map(|(w, v)| format!("{w}: {v}\n")).collect();
         assert!(all.contains("active per token"), "{all}");
         assert!(all.contains("MoE (256 experts, top 8)"), "{all}");
@@ -263,8 +263,12 @@ mod tests {
                 .unwrap()
                 .1
         };
-        let bf16 = line(precision(m, Some(DType::Bf16), None, None));
-        let mixed = line(precision(m, Some(DType::Bf16), Some(DType::Mxfp4), None));
+        let bf16 = line(precision(m, Some(DType::Bf16), [None; 3]));
+        let mixed = line(precision(
+            m,
+            Some(DType::Bf16),
+            [Some(DType::Mxfp4), None, None],
+        ));
         assert!(bf16.starts_with("bf16: "), "{bf16}");
         assert!(mixed.starts_with("bf16, experts mxfp4: "), "{mixed}");
         assert!(mixed.ends_with("(served in fp4 unless chosen)"), "{mixed}");
@@ -280,7 +284,7 @@ mod tests {
                 dp: 1,
                 ep: 1,
             },
-            precision(m, Some(DType::Bf16), Some(DType::Mxfp4), None),
+            precision(m, Some(DType::Bf16), [Some(DType::Mxfp4), None, None]),
             DType::Fp8,
             1.0,
             &disagg_engine::Assumptions::default(),

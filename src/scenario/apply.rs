@@ -65,10 +65,10 @@ impl Scenario {
                     format!("an output-length spread is a coefficient of variation from 0 to {MAX_OUTPUT_CV}"),
                 )?
             }
-            "wd" | "ed" | "hd" if value.is_empty() || value == "default" => {
+            "wd" | "ed" | "ao" | "hd" if value.is_empty() || value == "default" => {
                 *self.component_dtype(key) = None
             }
-            "wd" | "ed" | "hd" | "kv" => {
+            "wd" | "ed" | "ao" | "hd" | "kv" => {
                 let d = value.parse::<DType>().map_err(|_| {
                     format!(
                         "not a dtype ({})",

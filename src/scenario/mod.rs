@@ -67,9 +67,10 @@ pub struct Scenario {
     /// Spread of the output lengths, standard deviation over mean (0 = all `osl`).
     pub output_cv: f64,
     pub weight_dtype: Option<DType>,
-    /// The experts' and the LM head's own weight dtypes (link keys `ed` and `hd`;
-    /// `None`: the weight dtype).
+    /// The experts', the attention output projections' and the LM head's own weight
+    /// dtypes (link keys `ed`, `ao` and `hd`; `None`: the weight dtype).
     pub expert_dtype: Option<DType>,
+    pub attn_out_dtype: Option<DType>,
     pub lm_head_dtype: Option<DType>,
     pub kv_dtype: DType,
     pub axis: Axis,
@@ -153,6 +154,7 @@ impl Default for Scenario {
             output_cv: 0.0,
             weight_dtype: None,
             expert_dtype: None,
+            attn_out_dtype: None,
             lm_head_dtype: None,
             kv_dtype: DType::Fp8,
             axis: Axis::PrefillDecode,
@@ -197,10 +199,11 @@ impl Scenario {
     }
 
     /// The weight dtype a link key sets: `wd` (attention and the rest), `ed` (experts),
-    /// `hd` (LM head and embedding).
+    /// `ao` (attention output projections), `hd` (LM head and embedding).
     fn component_dtype(&mut self, key: &str) -> &mut Option<DType> {
         match key {
             "ed" => &mut self.expert_dtype,
+            "ao" => &mut self.attn_out_dtype,
             "hd" => &mut self.lm_head_dtype,
             _ => &mut self.weight_dtype,
         }
@@ -253,6 +256,9 @@ impl Scenario {
         }
         if let Some(d) = self.expert_dtype {
             q.push(format!("ed={}", d.name()));
+        }
+        if let Some(d) = self.attn_out_dtype {
+            q.push(format!("ao={}", d.name()));
         }
         if let Some(d) = self.lm_head_dtype {
             q.push(format!("hd={}", d.name()));

@@ -27,6 +27,7 @@ fn query_round_trips() {
         output_cv: 1.114,
         weight_dtype: Some(DType::Fp4),
         expert_dtype: Some(DType::Mxfp4),
+        attn_out_dtype: Some(DType::Nvfp4),
         lm_head_dtype: Some(DType::Bf16),
         kv_dtype: DType::Bf16,
         axis: Axis::AttentionExpert,
@@ -166,6 +167,7 @@ fn an_input_that_fails_leaves_the_scenario_as_it_was() {
         ("target", "-3"),
         ("wd", "fp3"),
         ("ed", "fp6"),
+        ("ao", "fp5"),
         ("hd", "mxfp8"),
         ("hit", "100"),
         ("hit", "-1"),
@@ -187,21 +189,33 @@ fn an_input_that_fails_leaves_the_scenario_as_it_was() {
     assert_eq!(s.expert_dtype, Some(DType::Nvfp4));
     s.apply("ed", "default", cat()).unwrap();
     assert_eq!(s.expert_dtype, None);
+    s.apply("ao", "nvfp4", cat()).unwrap();
+    assert_eq!(s.attn_out_dtype, Some(DType::Nvfp4));
+    s.apply("ao", "", cat()).unwrap();
+    assert_eq!(s.attn_out_dtype, None);
 }
 
 #[test]
 fn component_dtypes_reach_the_setup_through_the_bundle() {
-    // The link keys `ed` and `hd` become the setup's expert and LM-head formats; a link
-    // without them leaves both following the weight dtype.
-    let (s, notices) =
-        Scenario::from_query("v=1&model=gpt-oss-120b&wd=bf16&ed=mxfp4&hd=bf16", cat());
+    // The link keys `ed`, `ao` and `hd` become the setup's expert, attention-output
+    // and LM-head formats; a link without them leaves all three following the weight
+    // dtype.
+    let (s, notices) = Scenario::from_query(
+        "v=1&model=gpt-oss-120b&wd=bf16&ed=mxfp4&ao=nvfp4&hd=bf16",
+        cat(),
+    );
     assert!(notices.is_empty(), "{notices:?}");
     let b = crate::bundle::bundle(&s, cat(), None).unwrap();
     let inputs = b.inputs(cat()).unwrap();
     let p = inputs.setup().precision();
     assert_eq!(
-        (p.dense.dtype, p.experts.dtype, p.lm_head.dtype),
-        (DType::Bf16, DType::Mxfp4, DType::Bf16)
+        (
+            p.dense.dtype,
+            p.experts.dtype,
+            p.attn_out.dtype,
+            p.lm_head.dtype
+        ),
+        (DType::Bf16, DType::Mxfp4, DType::Nvfp4, DType::Bf16)
     );
     // The page's "Import bundle" reads them back into the same scenario.
     let (back, _) = crate::bundle::import(&b.to_json(), &s, cat()).unwrap();
@@ -211,6 +225,7 @@ fn component_dtypes_reach_the_setup_through_the_bundle() {
     let p = b.inputs(cat()).unwrap().setup().precision();
     assert!(!p.is_mixed());
     assert!(!plain.to_query().contains("ed="), "{}", plain.to_query());
+    assert!(!plain.to_query().contains("ao="), "{}", plain.to_query());
 }
 
 #[test]

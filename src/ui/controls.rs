@@ -150,6 +150,7 @@ pub fn Controls() -> impl IntoView {
                             s.with(|s| match key {
                                 "wd" => s.weight_dtype == Some(*d),
                                 "ed" => s.expert_dtype == Some(*d),
+                                "ao" => s.attn_out_dtype == Some(*d),
                                 "hd" => s.lm_head_dtype == Some(*d),
                                 _ => s.kv_dtype == *d,
                             })
@@ -307,8 +308,10 @@ pub fn Controls() -> impl IntoView {
                         </select>
                     </div>
                 </div>
-                // Mixed precision: the experts and the LM head in their own formats
-                // (MXFP4 experts beside BF16 attention, a BF16 head beside FP4 layers).
+                // Mixed precision: the experts, the attention output projections and the
+                // LM head in their own formats (MXFP4 experts beside BF16 attention, an
+                // NVFP4 output projection beside the rest of attention in BF16, a BF16
+                // head beside FP4 layers).
                 <div class="row">
                     <Show when=move || moe.get()>
                         <div class="field">
@@ -321,6 +324,15 @@ pub fn Controls() -> impl IntoView {
                             </select>
                         </div>
                     </Show>
+                    <div class="field">
+                        <label for="in-ao">"Attention output dtype"</label>
+                        <select id="in-ao" on:change=move |ev| page.set_field("ao", &event_target_value(&ev))>
+                            <option value="default" prop:selected=move || s.with(|s| s.attn_out_dtype.is_none())>
+                                "as weights"
+                            </option>
+                            {dtype_options("ao")}
+                        </select>
+                    </div>
                     <div class="field">
                         <label for="in-hd">"LM head dtype"</label>
                         <select id="in-hd" on:change=move |ev| page.set_field("hd", &event_target_value(&ev))>

@@ -71,7 +71,12 @@ pub fn ModelSummary() -> impl IntoView {
                 s.model.clone(),
                 s.custom_config.clone(),
                 s.kv_dtype,
-                [s.weight_dtype, s.expert_dtype, s.lm_head_dtype],
+                [
+                    s.weight_dtype,
+                    s.expert_dtype,
+                    s.attn_out_dtype,
+                    s.lm_head_dtype,
+                ],
             )
         })
     });
@@ -86,7 +91,11 @@ pub fn ModelSummary() -> impl IntoView {
                         summary(
                             &m,
                             s.kv_dtype,
-                            precision(&m, s.weight_dtype, s.expert_dtype, s.lm_head_dtype),
+                            precision(
+                                &m,
+                                s.weight_dtype,
+                                [s.expert_dtype, s.attn_out_dtype, s.lm_head_dtype],
+                            ),
                         ),
                         provenance(&m),
                         warnings(&m).to_vec(),

@@ -135,6 +135,11 @@ pub(crate) struct PrecisionArgs {
     /// bf16 or fp8 --weight-dtype (default: --weight-dtype).
     #[arg(long)]
     pub(crate) expert_dtype: Option<String>,
+    /// The attention output projections' weight dtype, e.g. nvfp4 beside a bf16
+    /// --weight-dtype as NVIDIA's v2 DeepSeek-R1 FP4 checkpoints hold them (default:
+    /// --weight-dtype).
+    #[arg(long)]
+    pub(crate) attn_out_dtype: Option<String>,
     /// The LM head's and embedding's weight dtype (default: --weight-dtype).
     #[arg(long)]
     pub(crate) lm_head_dtype: Option<String>,

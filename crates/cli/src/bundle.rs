@@ -121,6 +121,11 @@ pub(crate) fn from_flags(f: &Flags, chips: Vec<Chip>, axis: Axis) -> Result<Bund
             .as_deref()
             .map(|s| parse_dtype(s, "expert-dtype"))
             .transpose()?,
+        attn_out_dtype: p
+            .attn_out_dtype
+            .as_deref()
+            .map(|s| parse_dtype(s, "attn-out-dtype"))
+            .transpose()?,
         lm_head_dtype: p
             .lm_head_dtype
             .as_deref()

@@ -256,7 +256,7 @@ pub(crate) struct PredictArgs {
 }
 
 /// The flags a bundle holds (clap ids), refused alongside `predict --bundle`.
-const PREDICT_BUNDLED: [&str; 66] = [
+const PREDICT_BUNDLED: [&str; 67] = [
     "pipeline",
     "layers",
     "model",
@@ -312,6 +312,7 @@ const PREDICT_BUNDLED: [&str; 66] = [
     "prefill_two_batch_overlap",
     "framework",
     "expert_dtype",
+    "attn_out_dtype",
     "lm_head_dtype",
     "redundant_experts",
     "eagle_layers",

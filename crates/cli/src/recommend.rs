@@ -76,7 +76,7 @@ pub struct RecommendArgs {
 }
 
 /// The flags a bundle holds (clap ids), refused alongside `recommend --bundle`.
-const RECOMMEND_BUNDLED: [&str; 28] = [
+const RECOMMEND_BUNDLED: [&str; 29] = [
     "model",
     "chips",
     "isl",
@@ -103,6 +103,7 @@ const RECOMMEND_BUNDLED: [&str; 28] = [
     "prefill_two_batch_overlap",
     "framework",
     "expert_dtype",
+    "attn_out_dtype",
     "lm_head_dtype",
     "redundant_experts",
 ];

@@ -83,7 +83,7 @@ pub struct SweepArgs {
 }
 
 /// The flags a bundle holds (clap ids), refused alongside `sweep --bundle`.
-pub(crate) const SWEEP_BUNDLED: [&str; 45] = [
+pub(crate) const SWEEP_BUNDLED: [&str; 46] = [
     "model",
     "axis",
     "chips",
@@ -118,6 +118,7 @@ pub(crate) const SWEEP_BUNDLED: [&str; 45] = [
     "prefill_two_batch_overlap",
     "framework",
     "expert_dtype",
+    "attn_out_dtype",
     "lm_head_dtype",
     "redundant_experts",
     "eagle_layers",

@@ -152,12 +152,15 @@ impl WeightFormat {
 /// The weight format of each component of a model (`audit/MODEL.md` section 4.1):
 /// attention and the other non-expert weights (`dense`: attention projections, the FFNs
 /// of layers without experts, routers), the experts of MoE layers (routed and shared),
-/// and the vocabulary tables (the LM head and the input embedding). A setup that names
-/// no component format has every component at `dense`: one format for the whole model.
+/// the attention output projection (`attn_out`, which some checkpoints quantise while the
+/// rest of attention stays wide), and the vocabulary tables (the LM head and the input
+/// embedding). A setup that names no component format has every component at `dense`:
+/// one format for the whole model.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Precision {
     pub dense: WeightFormat,
     pub experts: WeightFormat,
+    pub attn_out: WeightFormat,
     pub lm_head: WeightFormat,
 }
 
@@ -167,6 +170,7 @@ impl Precision {
         Precision {
             dense: weights,
             experts: weights,
+            attn_out: weights,
             lm_head: weights,
         }
     }
@@ -177,25 +181,37 @@ impl Precision {
         Precision {
             dense,
             experts: experts.map_or(dense, WeightFormat::new),
+            attn_out: dense,
             lm_head: lm_head.map_or(dense, WeightFormat::new),
         }
     }
 
-    /// Bytes of `all` weights, of which `experts` are expert weights and `lm_head`
-    /// vocabulary-table weights, the rest at the dense format: every weight at the dense
-    /// width, plus what each other component's width adds or saves. Equal to
-    /// `(all - experts - lm_head) b_dense + experts b_experts + lm_head b_head`, and with
-    /// one format for all exactly `all b_dense` (each correction is then a zero).
-    pub fn bytes(&self, all: f64, experts: f64, lm_head: f64) -> f64 {
+    /// This precision with the attention output projection in `attn_out`; `None` keeps
+    /// it at the dense format.
+    pub fn with_attn_out(self, attn_out: Option<DType>) -> Precision {
+        Precision {
+            attn_out: attn_out.map_or(self.dense, WeightFormat::new),
+            ..self
+        }
+    }
+
+    /// Bytes of `w.all` weights, of which `w.experts` are expert weights, `w.attn_out`
+    /// attention output projections and `w.lm_head` vocabulary-table weights, the rest
+    /// at the dense format: every weight at the dense width, plus what each other
+    /// component's width adds or saves. Equal to `(all - experts - attn_out - lm_head)
+    /// b_dense + experts b_experts + attn_out b_out + lm_head b_head`, and with one
+    /// format for all exactly `all b_dense` (each correction is then a zero).
+    pub fn bytes(&self, w: ComponentWeights) -> f64 {
         let dense = self.dense.bytes_per_weight();
-        all * dense
-            + experts * (self.experts.bytes_per_weight() - dense)
-            + lm_head * (self.lm_head.bytes_per_weight() - dense)
+        w.all * dense
+            + w.experts * (self.experts.bytes_per_weight() - dense)
+            + w.attn_out * (self.attn_out.bytes_per_weight() - dense)
+            + w.lm_head * (self.lm_head.bytes_per_weight() - dense)
     }
 
     /// Whether any component differs from the dense format.
     pub fn is_mixed(&self) -> bool {
-        self.experts != self.dense || self.lm_head != self.dense
+        self.experts != self.dense || self.attn_out != self.dense || self.lm_head != self.dense
     }
 
     /// The formats in words: `fp8` alone, or `fp8, experts nvfp4, LM head bf16`.
@@ -208,11 +224,25 @@ impl Precision {
         if self.experts != self.dense {
             out += &format!(", experts {}", name(self.experts));
         }
+        if self.attn_out != self.dense {
+            out += &format!(", attention output {}", name(self.attn_out));
+        }
         if self.lm_head != self.dense {
             out += &format!(", LM head {}", name(self.lm_head));
         }
         out
     }
+}
+
+/// Weight counts on one chip by component, for [`Precision::bytes`]: `all` of them, and
+/// the parts of `all` that are experts, attention output projections and vocabulary
+/// tables.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ComponentWeights {
+    pub all: f64,
+    pub experts: f64,
+    pub attn_out: f64,
+    pub lm_head: f64,
 }
 
 #[cfg(test)]
@@ -253,11 +283,26 @@ mod tests {
             Some(DType::Fp8),
         );
         // 100 weights: 60 expert (0.53125 B), 10 head (1 B), 30 dense (2 B).
-        assert_eq!(
-            p.bytes(100.0, 60.0, 10.0),
-            60.0 * 0.53125 + 10.0 + 30.0 * 2.0
-        );
+        let counts = ComponentWeights {
+            all: 100.0,
+            experts: 60.0,
+            attn_out: 8.0,
+            lm_head: 10.0,
+        };
+        assert_eq!(p.bytes(counts), 60.0 * 0.53125 + 10.0 + 30.0 * 2.0);
         assert_eq!(p.describe(), "bf16, experts mxfp4, LM head fp8");
+        // 8 of the 30 dense weights are attention output projections, in NVFP4 (0.5625 B).
+        let v2 = p.with_attn_out(Some(DType::Nvfp4));
+        assert!(v2.is_mixed());
+        assert_eq!(
+            v2.bytes(counts),
+            60.0 * 0.53125 + 10.0 + 8.0 * 0.5625 + 22.0 * 2.0
+        );
+        assert_eq!(
+            v2.describe(),
+            "bf16, experts mxfp4, attention output nvfp4, LM head fp8"
+        );
+        assert_eq!(p.with_attn_out(None), p);
         // Unset components follow the dense format, bits override included, and the
         // sum is then the one product it always was.
         let q4 = WeightFormat {
@@ -268,7 +313,13 @@ mod tests {
         assert_eq!(same, Precision::uniform(q4));
         assert!(!same.is_mixed());
         let all = 1.234_567e9;
-        assert_eq!(same.bytes(all, 0.7e9, 0.1e9), all * q4.bytes_per_weight());
+        let counts = ComponentWeights {
+            all,
+            experts: 0.7e9,
+            attn_out: 0.05e9,
+            lm_head: 0.1e9,
+        };
+        assert_eq!(same.bytes(counts), all * q4.bytes_per_weight());
     }
 
     #[test]

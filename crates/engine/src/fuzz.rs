@@ -301,6 +301,7 @@ fn fuzz_entry_points_with_extreme_values() {
         let setup = Setup {
             kv: *rng.pick(&dtypes),
             expert_dtype: *rng.pick(&components),
+            attn_out_dtype: *rng.pick(&components),
             lm_head_dtype: *rng.pick(&components),
             ..Setup::new(model, workload, WeightFormat::new(*rng.pick(&dtypes)))
         };

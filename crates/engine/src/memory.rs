@@ -9,7 +9,7 @@
 
 use crate::assumptions::Assumptions;
 use crate::catalogue::Chip;
-use crate::dtype::{DType, Precision};
+use crate::dtype::{ComponentWeights, DType, Precision};
 use crate::model::ModelIr;
 use crate::parallel::Parallelism;
 use crate::units::Bytes;
@@ -83,6 +83,8 @@ pub struct LayerShare {
     pub layer_params: f64,
     /// The experts' part of `layer_params` (routed and shared, not routers).
     pub expert_params: f64,
+    /// The attention output projections' part of `layer_params`.
+    pub attn_out_params: f64,
     /// KV-cache values of one sequence of `context` tokens on one chip (all stages).
     pub kv_values: f64,
     /// The widest intermediate activation per token on one chip.
@@ -90,6 +92,17 @@ pub struct LayerShare {
 }
 
 impl LayerShare {
+    /// The weights of one of `stages` pipeline stages with `tables` vocabulary-table
+    /// weights, by component ([`Precision::bytes`] sizes them).
+    pub fn components(&self, stages: f64, tables: f64) -> ComponentWeights {
+        ComponentWeights {
+            all: self.layer_params / stages + tables,
+            experts: self.expert_params / stages,
+            attn_out: self.attn_out_params / stages,
+            lm_head: tables,
+        }
+    }
+
     /// `redundant`: expert slots beyond the model's experts ([`Parallelism::expert_slots`]).
     pub fn of(
         model: &ModelIr,
@@ -102,6 +115,7 @@ impl LayerShare {
         let mut share = LayerShare {
             layer_params: 0.0,
             expert_params: 0.0,
+            attn_out_params: 0.0,
             kv_values: 0.0,
             widest_ffn: 0.0,
         };
@@ -116,6 +130,8 @@ impl LayerShare {
             let mut params = 0.0;
             if attention_here {
                 params += g.attention.params_per_rank(model.hidden, par.tp);
+                share.attn_out_params +=
+                    count * g.attention.out_params_per_rank(model.hidden, par.tp);
                 let kept = g.window.map_or(context, |w| context.min(w as f64));
                 let shard = (g.attention.kv_shardable_heads() as f64).min(tp);
                 share.kv_values += count * g.attention.kv_values_per_token() * kept / shard;
@@ -171,11 +187,7 @@ impl MemoryPlan {
             _ if par.pp == 1 && !model.tied_embeddings => 2.0 * table,
             _ => table,
         };
-        let weights = Bytes(weights.bytes(
-            share.layer_params / pp + embedding,
-            share.expert_params / pp,
-            embedding,
-        ));
+        let weights = Bytes(weights.bytes(share.components(pp, embedding)));
         let kv_per_seq = Bytes(share.kv_values / pp * kv.bytes());
         // An SRAM chip's compiled schedule keeps no reserve and one token's activations.
         let (reserve, tokens) = chip.memory_kind.workspace_rule(a);

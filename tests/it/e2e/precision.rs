@@ -29,6 +29,19 @@ pub fn experts_in_their_own_format(driver: &Driver, base: &str) {
     let text = about(&page);
     assert!(text.contains("bf16, experts mxfp4: "), "{text}");
     assert_ne!(page.canvas(), before, "the chart did not change");
+    // The attention output projections in their own format, as NVIDIA's v2 DeepSeek
+    // FP4 checkpoints hold them: in the link and the summary, the weights lighter.
+    let mixed = page.canvas();
+    page.set_value("in-ao", "nvfp4");
+    page.settle();
+    let href = page.href();
+    assert!(href.contains("ao=nvfp4"), "{href}");
+    let text = about(&page);
+    assert!(
+        text.contains("bf16, experts mxfp4, attention output nvfp4: "),
+        "{text}"
+    );
+    assert_ne!(page.canvas(), mixed, "the chart did not change");
     // A dense model has no experts: the control is not offered.
     page.set_value("in-model", "llama-3.3-70b");
     page.settle();

@@ -1,4 +1,4 @@
-//! `--expert-dtype` and `--lm-head-dtype`: each refused value names its flag, the JSON
+//! `--expert-dtype`, `--attn-out-dtype` and `--lm-head-dtype`: each refused value names its flag, the JSON
 //! and the explanations name each component's format, and a bundle carries them.
 
 use super::{disagg, stderr, stdout};
@@ -39,7 +39,7 @@ fn json(args: &[String]) -> serde_json::Value {
 
 #[test]
 fn a_bad_component_dtype_is_refused_by_its_flag() {
-    for flag in ["--expert-dtype", "--lm-head-dtype"] {
+    for flag in ["--expert-dtype", "--attn-out-dtype", "--lm-head-dtype"] {
         let o = run(&gpt_oss("bf16", &[flag, "fp6"]));
         let err = stderr(&o);
         assert!(!o.status.success());
@@ -69,6 +69,7 @@ fn the_json_names_each_component_and_weighs_it_in_its_format() {
     let plain = json(&gpt_oss("bf16", &["--json"]));
     assert_eq!(plain["weight_dtype"], "bf16");
     assert_eq!(plain["expert_dtype"], "bf16");
+    assert_eq!(plain["attn_out_dtype"], "bf16");
     assert_eq!(plain["lm_head_dtype"], "bf16");
     let mixed = json(&gpt_oss("bf16", &["--expert-dtype", "mxfp4", "--json"]));
     assert_eq!(mixed["weight_dtype"], "bf16");
@@ -86,6 +87,30 @@ fn the_json_names_each_component_and_weighs_it_in_its_format() {
         chains.contains("weights in mxfp4 (4.25 bits each)"),
         "{chains}"
     );
+    // The attention output projections apart: fewer bytes, both formats named.
+    let out = json(&gpt_oss(
+        "bf16",
+        &[
+            "--expert-dtype",
+            "mxfp4",
+            "--attn-out-dtype",
+            "nvfp4",
+            "--json",
+        ],
+    ));
+    assert_eq!(out["attn_out_dtype"], "nvfp4");
+    assert!(mem(&all_mx) < mem(&out) && mem(&out) < mem(&mixed));
+    let chains = out["explain"].to_string();
+    assert!(
+        chains.contains("bf16, experts mxfp4, attention output nvfp4"),
+        "{chains}"
+    );
+    assert!(
+        chains.contains(
+            "weights in bf16 (16 bits each), the output projection's in nvfp4 (4.5 bits each)"
+        ),
+        "{chains}"
+    );
 }
 
 #[test]
@@ -99,6 +124,8 @@ fn a_bundle_carries_the_component_dtypes_and_reproduces_the_figures() {
         &[
             "--expert-dtype",
             "mxfp4",
+            "--attn-out-dtype",
+            "nvfp4",
             "--lm-head-dtype",
             "fp8",
             "--json",
@@ -111,6 +138,7 @@ fn a_bundle_carries_the_component_dtypes_and_reproduces_the_figures() {
     let saved: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
     assert_eq!(saved["weights"]["expert_dtype"], "mxfp4");
+    assert_eq!(saved["weights"]["attn_out_dtype"], "nvfp4");
     assert_eq!(saved["weights"]["lm_head_dtype"], "fp8");
     let from_bundle = disagg(&["predict", "--bundle", file_s, "--json"]);
     assert_eq!(stdout(&from_flags), stdout(&from_bundle));

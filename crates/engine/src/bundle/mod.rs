@@ -56,8 +56,8 @@ pub enum ModelSource {
 
 /// Weight format: the dtype of attention and the other non-expert weights (`None`: the
 /// model's usual one), an optional bits-per-weight override (GGUF-like formats), and
-/// the experts' and the LM head's own dtypes where they differ (`None`: `dtype`).
-/// Those two are left out of the JSON when unset, so a bundle without them reads as it
+/// the experts', the attention output projections' and the LM head's own dtypes where
+/// they differ (`None`: `dtype`). Those three are left out of the JSON when unset, so a bundle without them reads as it
 /// always did, and one that sets them is refused by name by an engine that predates
 /// them rather than misread.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -67,6 +67,8 @@ pub struct Weights {
     pub bits: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expert_dtype: Option<DType>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attn_out_dtype: Option<DType>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lm_head_dtype: Option<DType>,
 }
@@ -427,6 +429,7 @@ impl<'a> Inputs<'a> {
             },
             speculative_decode: s.speculative_decode,
             expert_dtype: b.weights.expert_dtype,
+            attn_out_dtype: b.weights.attn_out_dtype,
             lm_head_dtype: b.weights.lm_head_dtype,
             ..Setup::new(&self.model.preset.ir, b.workload, self.weights())
         }

@@ -437,9 +437,9 @@ pub fn evaluate(setup: &Setup, stages: &[Stage], batch: u32) -> Result<PipelineP
         let rate = figures.output_tok_s.per_request(w.osl as f64);
         let wait = queue_wait(batch, running, rate);
         figures.ttft += wait;
-        figures.ttft_p90 += wait;
         figures.batch = batch;
         ttft = ttft.queued(wait);
+        figures.ttft_p90 = ttft.quantile(0.9);
         warnings.insert(0, queue_warning(batch, running, seqs));
     }
     let pools = (0..n)

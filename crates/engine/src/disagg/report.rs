@@ -30,6 +30,8 @@ pub struct PointReport<'a> {
     pub weight_dtype: &'static str,
     /// The experts' weights (`weight_dtype` unless set apart).
     pub expert_dtype: &'static str,
+    /// The attention output projections (`weight_dtype` unless set apart).
+    pub attn_out_dtype: &'static str,
     /// The LM head and embedding tables (`weight_dtype` unless set apart).
     pub lm_head_dtype: &'static str,
     pub kv_dtype: &'static str,
@@ -110,6 +112,7 @@ impl<'a> PointReport<'a> {
             model,
             weight_dtype: weights.dense.dtype.name(),
             expert_dtype: weights.experts.dtype.name(),
+            attn_out_dtype: weights.attn_out.dtype.name(),
             lm_head_dtype: weights.lm_head.dtype.name(),
             kv_dtype: kv.name(),
             point,

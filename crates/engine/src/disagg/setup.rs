@@ -104,6 +104,8 @@ pub struct Setup<'a> {
     pub weights: WeightFormat,
     /// The experts' weights (routed and shared); `None`: `weights`.
     pub expert_dtype: Option<DType>,
+    /// The attention output projections; `None`: `weights`.
+    pub attn_out_dtype: Option<DType>,
     /// The LM head and embedding tables; `None`: `weights`.
     pub lm_head_dtype: Option<DType>,
     pub kv: DType,
@@ -133,6 +135,7 @@ impl<'a> Setup<'a> {
             workload,
             weights,
             expert_dtype: None,
+            attn_out_dtype: None,
             lm_head_dtype: None,
             kv: DType::Fp8,
             assumptions: Assumptions::default(),
@@ -151,6 +154,7 @@ impl<'a> Setup<'a> {
     /// Each component's weight format (`audit/MODEL.md` section 4.1).
     pub fn precision(&self) -> Precision {
         Precision::with(self.weights, self.expert_dtype, self.lm_head_dtype)
+            .with_attn_out(self.attn_out_dtype)
     }
 
     /// A warning when the mean request (prompt plus output) runs past the model's

@@ -4,6 +4,7 @@
 
 use super::step::host_passes;
 use super::{OpKind, Placement, StepCost};
+use crate::dtype::WeightFormat;
 use crate::explain::{diff, host_work, max, min, num, product, sum, var, Chain, Expr, Source};
 use crate::serving::Framework;
 
@@ -77,12 +78,21 @@ pub fn step_chain(p: &Placement, cost: &StepCost, symbol_of_step: &str, quantity
     let factors = kernel_factors(p);
     for k in &busy_ops {
         // Name the format whose bytes and rate the operator's roofline takes.
-        let rule = match p.weight_format(*k) {
-            Some(w) => format!(
-                "{ROOFLINE}; weights in {} ({} bits each){factors}",
+        let in_format = |w: WeightFormat| {
+            format!(
+                "{} ({} bits each)",
                 w.dtype.name(),
                 w.bytes_per_weight() * 8.0
+            )
+        };
+        let rule = match p.weight_format(*k) {
+            // The output projection in its own format: both parts named.
+            Some(w) if *k == OpKind::AttnProj && p.weights.attn_out != w => format!(
+                "{ROOFLINE}; weights in {}, the output projection's in {}{factors}",
+                in_format(w),
+                in_format(p.weights.attn_out)
             ),
+            Some(w) => format!("{ROOFLINE}; weights in {}{factors}", in_format(w)),
             None => format!("{ROOFLINE}{factors}"),
         };
         chain = chain.input(

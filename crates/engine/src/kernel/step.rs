@@ -90,6 +90,21 @@ pub(super) fn traced_step_cost<S: RowSink>(
         chip.peak(rate) * p.rates.mfu(rate)
     };
     let mm_flops = rate_of(p.weights.dense);
+    // Attention projections' bytes and rate, `out` of their `all` weights the output
+    // projection at its own format: bytes summed, and the one rate that takes their
+    // FLOPs as long as the two parts at their own rates take. With the output
+    // projection at the dense format this is the dense bytes and rate as they are.
+    let attention_weights = |all: f64, out: f64| {
+        if p.weights.attn_out == p.weights.dense {
+            return (Bytes(all * wb), mm_flops);
+        }
+        let out_rate = rate_of(p.weights.attn_out);
+        let seconds_per_flop = (all - out) / all / mm_flops.0 + out / all / out_rate.0;
+        (
+            Bytes((all - out) * wb + out * p.weights.attn_out.bytes_per_weight()),
+            FlopsPerSecond(1.0 / seconds_per_flop),
+        )
+    };
     let expert_flops = rate_of(p.weights.experts);
     let head_flops = rate_of(p.weights.lm_head);
     let attn_flops = chip.peak(ComputeRate::Bf16) * p.rates.mfu(ComputeRate::Bf16);
@@ -200,7 +215,10 @@ pub(super) fn traced_step_cost<S: RowSink>(
                     OpKind::AttnProj,
                     count,
                     Flops(2.0 * tokens * attn_params),
-                    (Bytes(attn_params * wb), mm_flops),
+                    attention_weights(
+                        attn_params,
+                        g.attention.out_params_per_rank(m.hidden, par.tp),
+                    ),
                     act_io,
                     match g.attention {
                         Attention::Mla { .. } => KERNELS_ATTN_PROJ_MLA,

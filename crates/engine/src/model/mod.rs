@@ -184,6 +184,21 @@ impl Attention {
         }
     }
 
+    /// Weights of the output projection on one of `tp` ranks (heads times value width
+    /// into the hidden size, split by heads): the part of [`Attention::params_per_rank`]
+    /// a checkpoint may quantise on its own (`Precision::attn_out`). A linear map
+    /// standing in for attention has none.
+    pub fn out_params_per_rank(&self, hidden: u32, tp: u32) -> f64 {
+        let h = hidden as f64;
+        match *self {
+            Attention::Gqa {
+                heads, head_dim, ..
+            } => heads as f64 * head_dim as f64 * h / tp as f64,
+            Attention::Mla { heads, v_head, .. } => heads as f64 * v_head as f64 * h / tp as f64,
+            Attention::Linear | Attention::Skipped => 0.0,
+        }
+    }
+
     /// Values stored in the KV cache per token and layer (multiply by the KV bytes).
     pub fn kv_values_per_token(&self) -> f64 {
         match *self {

@@ -183,6 +183,7 @@ pub fn evaluate_point(
         inter_pool_link: link.map(|l| l.bandwidth),
         inter_pool_latency: link.map(|l| l.latency),
         expert_dtype: point.expert_dtype,
+        attn_out_dtype: point.attn_out_dtype,
         lm_head_dtype: point.lm_head_dtype,
         assumptions: point.assumptions(assumptions),
         speculative_decode: point.mtp.is_some()

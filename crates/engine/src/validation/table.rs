@@ -260,6 +260,11 @@ pub struct BenchmarkPoint {
     /// `weight_dtype` (NVFP4 experts beside FP8 attention); absent: `weight_dtype`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expert_dtype: Option<DType>,
+    /// The attention output projections' own dtype (NVIDIA's "v2" DeepSeek-R1 FP4
+    /// checkpoints quantise `wo` and leave the rest of attention in BF16); absent:
+    /// `weight_dtype`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attn_out_dtype: Option<DType>,
     /// The LM head's and embedding's own dtype; absent: `weight_dtype`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lm_head_dtype: Option<DType>,

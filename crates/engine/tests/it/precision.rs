@@ -6,7 +6,7 @@ use crate::common::*;
 use disagg_engine::assumptions::ChipRates;
 use disagg_engine::kernel::{operator_table, step_cost, OpKind, Placement, StepShape};
 use disagg_engine::memory::{MemoryPlan, Part};
-use disagg_engine::model::{Ffn, ModelIr};
+use disagg_engine::model::{Attention, Ffn, ModelIr};
 use disagg_engine::Precision;
 
 fn gpt_oss() -> &'static ModelIr {
@@ -181,6 +181,100 @@ fn each_matmul_runs_at_its_components_rate() {
     assert!(time(&mixed, OpKind::RoutedExperts) < time(&bf16, OpKind::RoutedExperts));
 }
 
+/// gpt-oss as published with its attention output projections in NVFP4, as NVIDIA's
+/// v2 DeepSeek-R1 FP4 checkpoints hold theirs.
+fn nvfp4_out() -> Precision {
+    as_published().with_attn_out(Some(DType::Nvfp4))
+}
+
+/// The output projections' weights over the whole model on one chip, and all of
+/// attention's.
+fn attention_weights(m: &ModelIr) -> (f64, f64) {
+    let h = m.hidden;
+    m.groups.iter().fold((0.0, 0.0), |(out, all), g| {
+        let n = g.count as f64;
+        (
+            out + n * g.attention.out_params_per_rank(h, 1),
+            all + n * g.attention.params_per_rank(h, 1),
+        )
+    })
+}
+
+#[test]
+fn an_output_projection_in_its_own_format_is_sized_read_and_run_as_its_own() {
+    let m = gpt_oss();
+    // GQA's output projection maps heads x head size into the hidden size.
+    let Attention::Gqa {
+        heads, head_dim, ..
+    } = m.groups[0].attention
+    else {
+        panic!("gpt-oss has GQA attention");
+    };
+    let (out, all) = attention_weights(m);
+    let layers: f64 = m.groups.iter().map(|g| g.count as f64).sum();
+    close(
+        out,
+        layers * heads as f64 * head_dim as f64 * m.hidden as f64,
+    );
+    // Memory: the output projections' bytes at 4.5 bits in place of 16, nothing else.
+    let plan = |w: Precision| {
+        MemoryPlan::for_part(
+            m,
+            Part::Whole,
+            cat().chip("b200").unwrap(),
+            one_chip(),
+            w,
+            DType::Fp8,
+            1024.0,
+            &Assumptions::default(),
+        )
+        .weights
+        .value()
+    };
+    close(
+        plan(as_published()) - plan(nvfp4_out()),
+        out * (2.0 - 4.5 / 8.0),
+    );
+    // A decode step reads the two parts of attention at their own widths.
+    let decode = StepShape::decode(1.0, 1000.0);
+    close(
+        weight_bytes(&placement(nvfp4_out()), decode, OpKind::AttnProj),
+        (all - out) * 2.0 + out * 4.5 / 8.0,
+    );
+    // A long prefill computes each part at its own rate: the BF16 model's attention
+    // compute for the rest, the all-NVFP4 model's for the output projection.
+    let prefill = StepShape {
+        seqs: 4.0,
+        new_tokens: 4096.0,
+        ..StepShape::decode(4.0, 0.0)
+    };
+    let compute = |w: Precision| {
+        step_cost(&placement(w), prefill)
+            .op(OpKind::AttnProj)
+            .compute_time
+            .value()
+    };
+    close(
+        compute(nvfp4_out()),
+        compute(Precision::uniform(WeightFormat::new(DType::Bf16))) * (all - out) / all
+            + compute(Precision::uniform(WeightFormat::new(DType::Nvfp4))) * out / all,
+    );
+    // The rest of the step is untouched.
+    let step = |w: Precision| step_cost(&placement(w), decode);
+    for op in [OpKind::RoutedExperts, OpKind::LmHead, OpKind::AttnCore] {
+        assert_eq!(
+            step(nvfp4_out()).op(op),
+            step(as_published()).op(op),
+            "{}",
+            op.name()
+        );
+    }
+    assert_eq!(
+        nvfp4_out().describe(),
+        "bf16, experts mxfp4, attention output nvfp4"
+    );
+}
+
 #[test]
 fn no_component_set_predicts_what_one_format_predicts_to_the_bit() {
     // Every published point that names no component, predicted as stated and with
@@ -191,7 +285,9 @@ fn no_component_set_predicts_what_one_format_predicts_to_the_bit() {
     let plain: Vec<_> = table
         .point
         .iter()
-        .filter(|p| p.expert_dtype.is_none() && p.lm_head_dtype.is_none())
+        .filter(|p| {
+            p.expert_dtype.is_none() && p.attn_out_dtype.is_none() && p.lm_head_dtype.is_none()
+        })
         .filter(|p| p.weight_bits.is_none())
         .cloned()
         .collect();
@@ -200,6 +296,7 @@ fn no_component_set_predicts_what_one_format_predicts_to_the_bit() {
         .iter()
         .map(|p| validation::BenchmarkPoint {
             expert_dtype: Some(p.weight_dtype),
+            attn_out_dtype: Some(p.weight_dtype),
             lm_head_dtype: Some(p.weight_dtype),
             ..p.clone()
         })
