@@ -87,8 +87,10 @@ fn deepseek_v3_batch_one_on_an_hgx_h200_is_tens_not_hundreds() {
     ))
     .unwrap();
     assert!(p.fits);
+    // Tens, not the hundreds of the bound below: TensorRT-LLM on this node (FP8 R1, TP8
+    // EP8) measured 72 tok/s per user at four users (IMXA31b), a little under batch one.
     assert!(
-        p.tok_s_user > 30.0 && p.tok_s_user < 100.0,
+        p.tok_s_user > 30.0 && p.tok_s_user < 125.0,
         "{}",
         p.tok_s_user
     );

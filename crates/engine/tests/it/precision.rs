@@ -324,6 +324,29 @@ fn no_component_set_predicts_what_one_format_predicts_to_the_bit() {
 }
 
 #[test]
+fn the_v2_checkpoints_rows_read_bf16_attention_with_an_nvfp4_output_projection() {
+    // InferenceMAX's NVIDIA FP4 DeepSeek-R1 rows serve the v2 checkpoint: between the
+    // first recipe (attention all BF16) and an all-FP4 reading.
+    let point = published_point("IMXA06a");
+    assert_eq!(
+        (point.weight_dtype, point.expert_dtype, point.attn_out_dtype),
+        (DType::Bf16, Some(DType::Nvfp4), Some(DType::Nvfp4))
+    );
+    let v1 = validation::BenchmarkPoint {
+        attn_out_dtype: None,
+        ..point.clone()
+    };
+    let fp4 = validation::BenchmarkPoint {
+        weight_dtype: DType::Nvfp4,
+        expert_dtype: None,
+        attn_out_dtype: None,
+        ..point.clone()
+    };
+    let rate = |p: &validation::BenchmarkPoint| predict_point(p).output_tok_s_per_chip;
+    assert!(rate(&v1) < rate(&point) && rate(&point) < rate(&fp4));
+}
+
+#[test]
 fn the_mapped_mixed_precision_points_move_down() {
     // NVIDIA's DeepSeek-R1 FP4 checkpoints keep attention in BF16 beside NVFP4 experts:
     // more bytes and a slower rate for attention than the all-FP4 reading gave, so the
