@@ -198,6 +198,18 @@ impl Scenario {
         self.axis == Axis::PrefillDecode && self.speculative_decode
     }
 
+    /// The dtype a dtype link key holds: a component's weight dtype (`None`: as the
+    /// weights, or the model's usual one for `wd`), or the KV cache's for `kv`.
+    pub fn dtype_at(&self, key: &str) -> Option<DType> {
+        match key {
+            "kv" => Some(self.kv_dtype),
+            "ed" => self.expert_dtype,
+            "ao" => self.attn_out_dtype,
+            "hd" => self.lm_head_dtype,
+            _ => self.weight_dtype,
+        }
+    }
+
     /// The weight dtype a link key sets: `wd` (attention and the rest), `ed` (experts),
     /// `ao` (attention output projections), `hd` (LM head and embedding).
     fn component_dtype(&mut self, key: &str) -> &mut Option<DType> {

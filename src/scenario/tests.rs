@@ -191,6 +191,10 @@ fn an_input_that_fails_leaves_the_scenario_as_it_was() {
     assert_eq!(s.expert_dtype, None);
     s.apply("ao", "nvfp4", cat()).unwrap();
     assert_eq!(s.attn_out_dtype, Some(DType::Nvfp4));
+    // The page's dtype selects read each key's value back.
+    assert_eq!(s.dtype_at("ao"), Some(DType::Nvfp4));
+    assert_eq!(s.dtype_at("kv"), Some(s.kv_dtype));
+    assert_eq!(s.dtype_at("hd"), s.lm_head_dtype);
     s.apply("ao", "", cat()).unwrap();
     assert_eq!(s.attn_out_dtype, None);
 }

@@ -14,6 +14,45 @@ use disagg_engine::sweep::SloAt;
 use disagg_engine::{Catalogue, DType};
 use leptos::prelude::*;
 
+/// A dtype select bound to one dtype link key (`Scenario::dtype_at`): every dtype, and
+/// first an `unset` choice (the component follows the weights) where the key has one.
+#[component]
+fn DtypeSelect(
+    key: &'static str,
+    label: &'static str,
+    #[prop(optional)] unset: Option<&'static str>,
+) -> impl IntoView {
+    let page = expect_context::<Page>();
+    let s = page.scenario;
+    let id = format!("in-{key}");
+    let unset = unset.map(|text| {
+        view! {
+            <option value="default" prop:selected=move || s.with(|s| s.dtype_at(key).is_none())>
+                {text}
+            </option>
+        }
+    });
+    let options = DType::ALL
+        .iter()
+        .map(move |d| {
+            view! {
+                <option value=d.name() prop:selected=move || s.with(|s| s.dtype_at(key) == Some(*d))>
+                    {d.name()}
+                </option>
+            }
+        })
+        .collect_view();
+    view! {
+        <div class="field">
+            <label for=id.clone()>{label}</label>
+            <select id=id on:change=move |ev| page.set_field(key, &event_target_value(&ev))>
+                {unset}
+                {options}
+            </select>
+        </div>
+    }
+}
+
 /// A number input bound to one query key: committed on change (Enter or leaving the
 /// field), refused values explained under it.
 #[component]
@@ -138,30 +177,6 @@ pub fn Controls() -> impl IntoView {
             .collect_view()
     };
     let models = model_options(|s| Some(s.model.as_str()));
-    let dtype_options = move |key: &'static str| {
-        DType::ALL
-            .iter()
-            .map(move |d| {
-                let name = d.name();
-                view! {
-                    <option
-                        value=name
-                        prop:selected=move || {
-                            s.with(|s| match key {
-                                "wd" => s.weight_dtype == Some(*d),
-                                "ed" => s.expert_dtype == Some(*d),
-                                "ao" => s.attn_out_dtype == Some(*d),
-                                "hd" => s.lm_head_dtype == Some(*d),
-                                _ => s.kv_dtype == *d,
-                            })
-                        }
-                    >
-                        {name}
-                    </option>
-                }
-            })
-            .collect_view()
-    };
     // Settings that only a mixture-of-experts model takes are disabled or hidden
     // for a dense one.
     let moe = Memo::new(move |_| s.with(|s| crate::explore::model_is_moe(s, cat)));
@@ -292,21 +307,8 @@ pub fn Controls() -> impl IntoView {
                     hint="0: every reply is OSL tokens; long replies stay in the batch longer, so running sequences average OSL (1 + spread²) output tokens"
                 />
                 <div class="row">
-                    <div class="field">
-                        <label for="in-wd">"Weight dtype"</label>
-                        <select id="in-wd" on:change=move |ev| page.set_field("wd", &event_target_value(&ev))>
-                            <option value="default" prop:selected=move || s.with(|s| s.weight_dtype.is_none())>
-                                "model default"
-                            </option>
-                            {dtype_options("wd")}
-                        </select>
-                    </div>
-                    <div class="field">
-                        <label for="in-kv">"KV-cache dtype"</label>
-                        <select id="in-kv" on:change=move |ev| page.set_field("kv", &event_target_value(&ev))>
-                            {dtype_options("kv")}
-                        </select>
-                    </div>
+                    <DtypeSelect key="wd" label="Weight dtype" unset="model default" />
+                    <DtypeSelect key="kv" label="KV-cache dtype" />
                 </div>
                 // Mixed precision: the experts, the attention output projections and the
                 // LM head in their own formats (MXFP4 experts beside BF16 attention, an
@@ -314,34 +316,10 @@ pub fn Controls() -> impl IntoView {
                 // head beside FP4 layers).
                 <div class="row">
                     <Show when=move || moe.get()>
-                        <div class="field">
-                            <label for="in-ed">"Expert dtype"</label>
-                            <select id="in-ed" on:change=move |ev| page.set_field("ed", &event_target_value(&ev))>
-                                <option value="default" prop:selected=move || s.with(|s| s.expert_dtype.is_none())>
-                                    "as weights"
-                                </option>
-                                {dtype_options("ed")}
-                            </select>
-                        </div>
+                        <DtypeSelect key="ed" label="Expert dtype" unset="as weights" />
                     </Show>
-                    <div class="field">
-                        <label for="in-ao">"Attention output dtype"</label>
-                        <select id="in-ao" on:change=move |ev| page.set_field("ao", &event_target_value(&ev))>
-                            <option value="default" prop:selected=move || s.with(|s| s.attn_out_dtype.is_none())>
-                                "as weights"
-                            </option>
-                            {dtype_options("ao")}
-                        </select>
-                    </div>
-                    <div class="field">
-                        <label for="in-hd">"LM head dtype"</label>
-                        <select id="in-hd" on:change=move |ev| page.set_field("hd", &event_target_value(&ev))>
-                            <option value="default" prop:selected=move || s.with(|s| s.lm_head_dtype.is_none())>
-                                "as weights"
-                            </option>
-                            {dtype_options("hd")}
-                        </select>
-                    </div>
+                    <DtypeSelect key="ao" label="Attention output dtype" unset="as weights" />
+                    <DtypeSelect key="hd" label="LM head dtype" unset="as weights" />
                 </div>
                 <div class="field">
                     <label for="in-fw">"Serving framework"</label>
