@@ -166,7 +166,9 @@ impl Attention {
                     Some(r) => h * r as f64 + r as f64 * q / tp_f,
                     None => h * q / tp_f,
                 };
-                q_path + h * q / tp_f + 2.0 * h * kv / tp_f.min(kv_heads as f64)
+                q_path
+                    + self.out_params_per_rank(hidden, tp)
+                    + 2.0 * h * kv / tp_f.min(kv_heads as f64)
             }
             Attention::Mla {
                 q_rank,
