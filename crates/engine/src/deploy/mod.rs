@@ -415,10 +415,17 @@ fn shared_notes(b: &mut Builder, setup: &Setup, model: &LaunchModel, plans: &[Po
             model.repo, model.default_weights
         ));
     }
-    if let Some(e) = setup.expert_dtype.filter(|&e| e != w) {
-        b.note(format!(
-            "the experts are modelled as {e} beside {w} elsewhere: serve a checkpoint quantised that way; no launch flag sets the experts' format apart"
-        ));
+    // Component formats come with the checkpoint, never from a flag.
+    for (part, d) in [
+        ("the experts", setup.expert_dtype),
+        ("the attention output projections", setup.attn_out_dtype),
+        ("the LM head and embedding", setup.lm_head_dtype),
+    ] {
+        if let Some(d) = d.filter(|&d| d != w) {
+            b.note(format!(
+                "{part} are modelled as {d} beside {w} elsewhere: serve a checkpoint quantised that way; no launch flag sets their format apart"
+            ));
+        }
     }
     if setup.weights.bits_override.is_some() {
         b.note("a bits-per-weight override (a GGUF-like format) has no launch flag in these frameworks".into());

@@ -436,6 +436,39 @@ fn what_a_framework_cannot_express_is_said_not_invented() {
 }
 
 #[test]
+fn component_formats_are_named_as_the_checkpoints_not_as_flags() {
+    // NVIDIA's v2 DeepSeek-R1 FP4 checkpoint: BF16 attention but its NVFP4 output
+    // projection, NVFP4 MLPs. No framework takes a flag per component, so each one set
+    // apart is a note, and one equal to the weights' format is not.
+    let (m, lm) = model_of("deepseek-r1");
+    let setup = Setup {
+        expert_dtype: Some(DType::Nvfp4),
+        attn_out_dtype: Some(DType::Nvfp4),
+        lm_head_dtype: Some(DType::Bf16),
+        ..Setup::new(
+            &m.ir,
+            Workload::new(1024, 1024),
+            WeightFormat::new(DType::Bf16),
+        )
+    };
+    let d = Deployment::Aggregated {
+        pool: crate::disagg::tp(cat().chip("b200").unwrap(), 8),
+        batch: 16,
+    };
+    let p = evaluate(&setup, &d).unwrap();
+    let l = launch(LaunchFramework::Sglang, &setup, &d, &p, &lm, None).unwrap();
+    check_flags(&l);
+    let named = |part: &str| l.notes.iter().any(|n| n.starts_with(part));
+    assert!(named("the experts are modelled as nvfp4"), "{:?}", l.notes);
+    assert!(
+        named("the attention output projections are modelled as nvfp4"),
+        "{:?}",
+        l.notes
+    );
+    assert!(!named("the LM head"), "{:?}", l.notes);
+}
+
+#[test]
 fn chips_per_node_are_bounded_and_decide_the_nodes() {
     let point = aggregated();
     let (setup, d, p, lm) = &point;
