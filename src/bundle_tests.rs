@@ -3,8 +3,29 @@
 
 use super::*;
 use crate::explore::{detail, explore};
-use disagg_engine::disagg::{evaluate, Axis};
-use disagg_engine::sweep::sweep;
+use disagg_engine::disagg::{evaluate, Axis, DeploymentSpec};
+use disagg_engine::sweep::{sweep, SweepResult};
+
+/// Llama-3.1-8B on up to `max_chips` H100s, aggregated: the small scenario the tests of
+/// one setting's journey start from.
+fn llama_8b_on_h100s(max_chips: u32) -> Scenario {
+    Scenario {
+        model: "llama-3.1-8b".into(),
+        axis: Axis::Aggregated,
+        chips: vec!["h100-sxm".into()],
+        max_chips,
+        ..Scenario::default()
+    }
+}
+
+/// The page's sweep of `s`, its best-throughput point, and the bundle the page
+/// downloads with that point selected (its JSON).
+fn best_point_bundle(s: &Scenario, cat: &Catalogue) -> (SweepResult, DeploymentSpec, String) {
+    let page = explore(s, cat).unwrap();
+    let point = page.cloud[page.throughput.all[0]].spec.clone();
+    let text = bundle(s, cat, Some(point.clone())).unwrap().to_json();
+    (page, point, text)
+}
 
 /// A scenario away from the defaults: the user's own config, a chip's price and
 /// bandwidth, two modelling constants, a prefix cache, spread outputs and limits.
@@ -41,10 +62,8 @@ fn unusual() -> Scenario {
 fn the_downloaded_bundle_sweeps_to_the_pages_own_figures_to_the_last_bit() {
     let cat = Catalogue::builtin();
     let s = unusual();
-    let page = explore(&s, cat).unwrap();
+    let (page, point, text) = best_point_bundle(&s, cat);
     assert!(page.cloud.len() > 20, "{}", page.cloud.len());
-    let point = page.cloud[page.throughput.all[0]].spec.clone();
-    let text = bundle(&s, cat, Some(point.clone())).unwrap().to_json();
     // What the CLI does with the file: read it, sweep it, predict its point.
     let read = Bundle::read(&text).unwrap();
     let i = read.inputs(cat).unwrap();
@@ -83,7 +102,7 @@ fn a_finite_run_travels_in_the_link_and_the_bundle() {
     s.apply("runk", "1000", cat).unwrap();
     assert!(s.to_query().contains("runn=2000") && s.to_query().contains("runk=1000"));
     let run = explore(&s, cat).unwrap();
-    let best = |r: &disagg_engine::sweep::SweepResult| {
+    let best = |r: &SweepResult| {
         r.cloud
             .iter()
             .map(|p| p.figures.output_tok_s_per_chip.value())
@@ -132,23 +151,16 @@ fn a_request_rate_travels_in_the_link_and_the_bundle() {
     use disagg_engine::units::RequestsPerSecond;
     let cat = Catalogue::builtin();
     let mut s = Scenario {
-        model: "llama-3.1-8b".into(),
-        axis: Axis::Aggregated,
-        chips: vec!["h100-sxm".into()],
-        max_chips: 4,
         isl: 2000,
         osl: 200,
-        ..Scenario::default()
+        ..llama_8b_on_h100s(4)
     };
     s.apply("rate", "2.5", cat).unwrap();
     let (link, notices) = Scenario::from_query(&s.to_query(), cat);
     assert!(notices.is_empty(), "{notices:?}");
     assert_eq!(link, s);
     assert!(s.to_query().contains("rate=2.5"));
-    let r = explore(&s, cat).unwrap();
-    let i = r.throughput.all[0];
-    let point = r.cloud[i].spec.clone();
-    let text = bundle(&s, cat, Some(point.clone())).unwrap().to_json();
+    let (_, point, text) = best_point_bundle(&s, cat);
     let read = Bundle::read(&text).unwrap();
     assert_eq!(read.workload.rate, Some(2.5));
     let (back, selected) = import(&text, &Scenario::default(), cat).unwrap();
@@ -181,20 +193,12 @@ fn a_request_rate_travels_in_the_link_and_the_bundle() {
 fn static_batching_travels_in_the_link_and_the_bundle() {
     use disagg_engine::serving::Scheduling;
     let cat = Catalogue::builtin();
-    let mut s = Scenario {
-        model: "llama-3.1-8b".into(),
-        axis: Axis::Aggregated,
-        chips: vec!["h100-sxm".into()],
-        max_chips: 2,
-        ..Scenario::default()
-    };
+    let mut s = llama_8b_on_h100s(2);
     s.apply("sched", "static", cat).unwrap();
     assert!(s.to_query().contains("sched=static"));
     let (link, _) = Scenario::from_query(&s.to_query(), cat);
     assert_eq!(link.scheduling, Scheduling::Static);
-    let r = explore(&s, cat).unwrap();
-    let point = r.cloud[r.throughput.all[0]].spec.clone();
-    let text = bundle(&s, cat, Some(point.clone())).unwrap().to_json();
+    let (_, point, text) = best_point_bundle(&s, cat);
     let read = Bundle::read(&text).unwrap();
     assert_eq!(read.assumptions.scheduling, Scheduling::Static);
     let i = read.inputs(cat).unwrap();
@@ -214,16 +218,12 @@ fn static_batching_travels_in_the_link_and_the_bundle() {
 /// downloaded bundle marks the same points, and importing it restores the choice.
 #[test]
 fn limits_at_the_p90_travel_in_the_bundle() {
-    use disagg_engine::sweep::{sweep, SloAt};
+    use disagg_engine::sweep::SloAt;
     let cat = Catalogue::builtin();
     let mut s = Scenario {
-        model: "llama-3.1-8b".into(),
-        axis: Axis::Aggregated,
-        chips: vec!["h100-sxm".into()],
-        max_chips: 2,
         ttft_ms: Some(400.0),
         tpot_ms: Some(20.0),
-        ..Scenario::default()
+        ..llama_8b_on_h100s(2)
     };
     s.apply("sloat", "p90", cat).unwrap();
     let text = bundle(&s, cat, None).unwrap().to_json();
@@ -232,9 +232,7 @@ fn limits_at_the_p90_travel_in_the_bundle() {
     let i = read.inputs(cat).unwrap();
     let cli = sweep(&i.request()).unwrap();
     let page = explore(&s, cat).unwrap();
-    let marks = |r: &disagg_engine::sweep::SweepResult| {
-        r.cloud.iter().map(|p| p.meets_slo).collect::<Vec<_>>()
-    };
+    let marks = |r: &SweepResult| r.cloud.iter().map(|p| p.meets_slo).collect::<Vec<_>>();
     assert_eq!(marks(&cli), marks(&page));
     let (back, _) = import(&text, &Scenario::default(), cat).unwrap();
     assert_eq!(back.slo_at, SloAt::P90);
