@@ -263,6 +263,24 @@ pub(crate) const AGG_KEYS: [&str; 13] = [
     "joules_per_output_token",
 ];
 
+/// `predict` of Llama-3.1-8B on one H100 at batch 64 with `isl` and `osl`, the flags
+/// each test adds after it.
+fn llama_8b_at_batch_64(isl: &'static str, osl: &'static str) -> [&'static str; 11] {
+    [
+        "predict",
+        "--model",
+        "llama-3.1-8b",
+        "--chip",
+        "h100-sxm",
+        "--isl",
+        isl,
+        "--osl",
+        osl,
+        "--batch",
+        "64",
+    ]
+}
+
 pub(crate) fn json_of(args: &[&str]) -> serde_json::Value {
     let o = disagg(args);
     assert!(o.status.success(), "{:?}: {}", args, stderr(&o));
@@ -458,22 +476,9 @@ fn axis_errors_name_the_problem() {
 /// flag needs the other, and bad values and unmodelled axes are refused by name.
 #[test]
 fn a_finite_run_lowers_the_rates_and_is_refused_where_it_does_not_apply() {
-    let base = [
-        "predict",
-        "--model",
-        "llama-3.1-8b",
-        "--chip",
-        "h100-sxm",
-        "--isl",
-        "500",
-        "--osl",
-        "200",
-        "--batch",
-        "64",
-        "--json",
-    ];
+    let base = llama_8b_at_batch_64("500", "200");
     let rate = |extra: &[&str]| -> f64 {
-        json_of(&[&base[..], extra].concat())["output_tok_s"]
+        json_of(&[&base[..], &["--json"], extra].concat())["output_tok_s"]
             .as_f64()
             .unwrap()
     };
@@ -484,7 +489,7 @@ fn a_finite_run_lowers_the_rates_and_is_refused_where_it_does_not_apply() {
     assert!(finite < longer && longer < steady);
     let o = disagg(
         &[
-            &base[..11],
+            &base[..],
             &[
                 "--run-requests",
                 "2000",
@@ -557,22 +562,9 @@ fn a_finite_run_lowers_the_rates_and_is_refused_where_it_does_not_apply() {
 /// name.
 #[test]
 fn prompts_per_user_scale_the_first_wave_with_the_batch() {
-    let base = [
-        "predict",
-        "--model",
-        "llama-3.1-8b",
-        "--chip",
-        "h100-sxm",
-        "--isl",
-        "2000",
-        "--osl",
-        "200",
-        "--batch",
-        "64",
-        "--json",
-    ];
+    let base = llama_8b_at_batch_64("2000", "200");
     let ttft = |extra: &[&str]| -> f64 {
-        json_of(&[&base[..], extra].concat())["ttft_s"]
+        json_of(&[&base[..], &["--json"], extra].concat())["ttft_s"]
             .as_f64()
             .unwrap()
     };
@@ -593,7 +585,7 @@ fn prompts_per_user_scale_the_first_wave_with_the_batch() {
         (&["--prompts-per-user", "NaN"][..], "--prompts-per-user NaN"),
         (&["--prompts-per-user", "ten"][..], "--prompts-per-user"),
     ] {
-        let o = disagg(&[&base[..], extra].concat());
+        let o = disagg(&[&base[..], &["--json"], extra].concat());
         assert!(!o.status.success(), "{extra:?}");
         assert!(stderr(&o).contains(says), "{extra:?}: {}", stderr(&o));
     }
