@@ -128,15 +128,11 @@ impl Scenario {
                 )?
             }
             "ttft" | "tpot" => {
-                let limit = if value.is_empty() {
-                    None
-                } else {
-                    Some(parse_in(
-                        value,
-                        f64::MIN_POSITIVE..=MAX_LATENCY_MS,
-                        format!("a latency limit is a positive number of milliseconds, at most {MAX_LATENCY_MS} (or empty for none)"),
-                    )?)
-                };
+                let limit = parse_optional_in(
+                    value,
+                    f64::MIN_POSITIVE..=MAX_LATENCY_MS,
+                    format!("a latency limit is a positive number of milliseconds, at most {MAX_LATENCY_MS} (or empty for none)"),
+                )?;
                 if key == "ttft" {
                     self.ttft_ms = limit
                 } else {
@@ -151,9 +147,8 @@ impl Scenario {
                     format!("a batch is a whole number of concurrent requests from 1 to {MAX_BATCH} (or empty to sweep batches)"),
                 )?)
             }
-            "rate" if value.is_empty() => self.rate = None,
             "rate" => {
-                self.rate = Some(parse_in(
+                self.rate = parse_optional_in(
                     value,
                     REQUEST_RATE,
                     format!(
@@ -161,11 +156,10 @@ impl Scenario {
                         REQUEST_RATE.start(),
                         REQUEST_RATE.end()
                     ),
-                )?)
+                )?
             }
-            "ppu" if value.is_empty() => self.prompts_per_user = None,
             "ppu" => {
-                self.prompts_per_user = Some(parse_in(
+                self.prompts_per_user = parse_optional_in(
                     value,
                     PROMPTS_PER_USER,
                     format!(
@@ -173,23 +167,21 @@ impl Scenario {
                         PROMPTS_PER_USER.start(),
                         PROMPTS_PER_USER.end()
                     ),
-                )?)
+                )?
             }
-            "runn" if value.is_empty() => self.run_requests = None,
             "runn" => {
-                self.run_requests = Some(parse_in(
+                self.run_requests = parse_optional_in(
                     value,
                     1..=MAX_PROMPTS,
                     format!("a finite run's requests are a whole number from 1 to {MAX_PROMPTS} (or empty for the steady loop)"),
-                )?)
+                )?
             }
-            "runk" if value.is_empty() => self.run_longest_output = None,
             "runk" => {
-                self.run_longest_output = Some(parse_in(
+                self.run_longest_output = parse_optional_in(
                     value,
                     1..=MAX_LENGTH,
                     format!("a finite run's longest output is a whole number of tokens from 1 to {MAX_LENGTH} (or empty)"),
-                )?)
+                )?
             }
             "target" if value.is_empty() || value == "auto" => self.target_tok_s_user = None,
             "target" => {
@@ -270,6 +262,18 @@ pub(super) fn parse_in<T: FromStr + PartialOrd>(
         .ok()
         .filter(|v| range.contains(v))
         .ok_or_else(|| message.into())
+}
+
+/// [`parse_in`] for a setting that may be left out: empty is `None`.
+fn parse_optional_in<T: FromStr + PartialOrd>(
+    value: &str,
+    range: RangeInclusive<T>,
+    message: impl Into<String>,
+) -> Result<Option<T>, String> {
+    if value.is_empty() {
+        return Ok(None);
+    }
+    parse_in(value, range, message).map(Some)
 }
 
 /// An on/off setting as a link spells it.
