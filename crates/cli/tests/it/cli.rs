@@ -265,7 +265,7 @@ pub(crate) const AGG_KEYS: [&str; 13] = [
 
 /// `predict` of Llama-3.1-8B on one H100 at batch 64 with `isl` and `osl`, the flags
 /// each test adds after it.
-fn llama_8b_at_batch_64(isl: &'static str, osl: &'static str) -> [&'static str; 11] {
+pub(crate) fn llama_8b_at_batch_64(isl: &'static str, osl: &'static str) -> [&'static str; 11] {
     [
         "predict",
         "--model",

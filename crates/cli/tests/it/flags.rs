@@ -1,7 +1,7 @@
 //! Flags a user gets wrong or sets on purpose: assumption files, output spreads, links,
 //! closed pipes, and every refused value naming its flag.
 
-use super::cli::json_of;
+use super::cli::{json_of, llama_8b_at_batch_64};
 use super::{disagg, stderr, stdout};
 
 /// `output_tok_s` of DeepSeek-R1 on 8 B200 at the given layout, with extra arguments.
@@ -125,22 +125,8 @@ fn an_output_spread_slows_decode_and_a_bad_one_is_named() {
     // The spread goes as one `--output-cv=X` argument, so that a negative one is a value.
     let predict = |cv: &str, extra: &[&str]| {
         let spread = format!("--output-cv={cv}");
-        let mut args = vec![
-            "predict",
-            "--model",
-            "llama-3.1-8b",
-            "--chip",
-            "h100-sxm",
-            "--isl",
-            "2000",
-            "--osl",
-            "1000",
-            "--batch",
-            "64",
-            &spread,
-        ];
-        args.extend_from_slice(extra);
-        disagg(&args)
+        let base = llama_8b_at_batch_64("2000", "1000");
+        disagg(&[&base[..], &[spread.as_str()], extra].concat())
     };
     let run = |cv: &str| {
         let o = predict(cv, &["--json"]);
