@@ -192,6 +192,11 @@ impl Default for Scenario {
     }
 }
 
+/// The link keys of the weight formats, in the link's order: `wd` (attention and the
+/// rest), `ed` (experts), `ao` (attention output projections), `hd` (LM head and
+/// embedding).
+const WEIGHT_DTYPE_KEYS: [&str; 4] = ["wd", "ed", "ao", "hd"];
+
 impl Scenario {
     /// The decode pool speculates: asked for, and on the axis that has a decode pool.
     pub fn decode_pool_speculates(&self) -> bool {
@@ -263,17 +268,10 @@ impl Scenario {
                 }
             ),
         ];
-        if let Some(d) = self.weight_dtype {
-            q.push(format!("wd={}", d.name()));
-        }
-        if let Some(d) = self.expert_dtype {
-            q.push(format!("ed={}", d.name()));
-        }
-        if let Some(d) = self.attn_out_dtype {
-            q.push(format!("ao={}", d.name()));
-        }
-        if let Some(d) = self.lm_head_dtype {
-            q.push(format!("hd={}", d.name()));
+        for key in WEIGHT_DTYPE_KEYS {
+            if let Some(d) = self.dtype_at(key) {
+                q.push(format!("{key}={}", d.name()));
+            }
         }
         if self.speculative_decode {
             q.push("sd=1".into());
