@@ -14,14 +14,11 @@ fn first_point_figure(page: &Session, name: &str) -> String {
         "the point's details",
         "return document.querySelector('#detail .figure-value') ? true : null;",
     );
-    page.js(&format!(
+    page.js_text(&format!(
         "const b = [...document.querySelectorAll('#detail .figure-value')]
              .find(b => b.parentElement.previousElementSibling.textContent === {name:?});
          return b ? b.textContent : '';"
     ))
-    .as_str()
-    .unwrap_or_default()
-    .to_string()
 }
 
 pub fn prompts_per_user_move_the_mean_ttft(driver: &Driver, base: &str) {

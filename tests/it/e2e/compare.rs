@@ -28,10 +28,7 @@ fn wait_for_table(page: &Session, rows: usize) -> serde_json::Value {
 
 /// The chart's key as drawn.
 fn key(page: &Session) -> String {
-    page.js("return document.getElementById('chart').dataset.key;")
-        .as_str()
-        .unwrap_or_default()
-        .to_string()
+    page.js_text("return document.getElementById('chart').dataset.key;")
 }
 
 pub(super) fn two_pinned_scenarios_survive_the_link(driver: &Driver, base: &str) {
@@ -106,11 +103,7 @@ pub(super) fn two_pinned_scenarios_survive_the_link(driver: &Driver, base: &str)
     // The link carries both pins; a fresh browser finds them, the table and the
     // overlay again, and no notice.
     page.click("#copy-link");
-    let link = page
-        .js("return document.getElementById('share-link').value;")
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
+    let link = page.js_text("return document.getElementById('share-link').value;");
     assert!(link.contains("&pins="), "{link}");
     let key_here = key(&page);
     let fresh = driver.session();

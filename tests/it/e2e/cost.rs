@@ -6,13 +6,10 @@ use super::driver::{Driver, Session};
 
 /// The detail panel's value of the figure labelled `label`.
 fn figure(page: &Session, label: &str) -> String {
-    page.js(&format!(
+    page.js_text(&format!(
         "const d = [...document.querySelectorAll('#detail .figure dt')].find(d => d.textContent === {label:?});
          return d ? d.nextElementSibling.innerText : '';"
     ))
-    .as_str()
-    .unwrap_or_default()
-    .to_string()
 }
 
 fn wait_detail(page: &Session) {

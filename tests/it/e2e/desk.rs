@@ -29,11 +29,7 @@ pub fn the_desk_preset_reproduces_exo(driver: &Driver, base: &str) {
         "the preset's reading",
         "return document.getElementById('desk-line') ? true : null;",
     );
-    let href = page
-        .js("return location.href;")
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
+    let href = page.href();
     for key in [
         "model=llama-3.1-8b",
         "axis=pd",

@@ -254,6 +254,11 @@ impl Session {
         )
     }
 
+    /// What `script` returns, as text (empty when it returns no string).
+    pub fn js_text(&self, script: &str) -> String {
+        self.js(script).as_str().unwrap_or_default().to_string()
+    }
+
     /// Runs `script` as an async function body; it ends by calling `done(value)`.
     pub fn js_async(&self, script: &str) -> Value {
         self.call(
@@ -333,19 +338,13 @@ impl Session {
 
     /// The address the page shows, which holds its whole scenario.
     pub fn href(&self) -> String {
-        self.js("return location.href;")
-            .as_str()
-            .unwrap_or_default()
-            .to_string()
+        self.js_text("return location.href;")
     }
 
     pub fn text(&self, css: &str) -> String {
-        self.js(&format!(
+        self.js_text(&format!(
             "const e = document.querySelector({css:?}); return e ? e.innerText : '';"
         ))
-        .as_str()
-        .unwrap_or_default()
-        .to_string()
     }
 
     /// A real WebDriver click on the element `css` finds.
@@ -412,14 +411,13 @@ impl Session {
 
     /// A fingerprint of the chart's pixels: size and an FNV-1a hash of the RGBA data.
     pub fn canvas(&self) -> String {
-        self.js("const c = document.getElementById('chart');
+        self.js_text(
+            "const c = document.getElementById('chart');
              const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
              let h = 2166136261;
              for (let i = 0; i < d.length; i++) { h = Math.imul(h ^ d[i], 16777619) >>> 0; }
-             return c.width + 'x' + c.height + ':' + h.toString(16);")
-            .as_str()
-            .unwrap_or_default()
-            .to_string()
+             return c.width + 'x' + c.height + ':' + h.toString(16);",
+        )
     }
 
     pub fn blank(&self) -> bool {

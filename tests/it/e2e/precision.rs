@@ -6,10 +6,9 @@ use super::driver::{Driver, Session};
 
 /// The model summary's text, folded or not.
 fn about(page: &Session) -> String {
-    page.js("const e = document.getElementById('model-summary'); return e ? e.textContent : '';")
-        .as_str()
-        .unwrap_or_default()
-        .to_string()
+    page.js_text(
+        "const e = document.getElementById('model-summary'); return e ? e.textContent : '';",
+    )
 }
 
 pub fn experts_in_their_own_format(driver: &Driver, base: &str) {

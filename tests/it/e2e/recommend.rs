@@ -23,13 +23,10 @@ fn ms(text: &str) -> f64 {
 }
 
 fn value(page: &Session, id: &str) -> String {
-    page.js(&format!(
+    page.js_text(&format!(
         "return document.getElementById({}).value;",
         json!(id)
     ))
-    .as_str()
-    .unwrap_or_default()
-    .to_string()
 }
 
 fn wait_table(page: &Session) {

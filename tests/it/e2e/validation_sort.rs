@@ -10,17 +10,7 @@ use disagg_explorer::validation_view::{kept, Filters};
 use serde_json::json;
 
 fn first_id(page: &Session) -> String {
-    page.js("const r = document.querySelector('#validation-table tbody tr'); return r ? r.dataset.id : '';")
-        .as_str()
-        .unwrap_or_default()
-        .to_string()
-}
-
-fn link(page: &Session) -> String {
-    page.js("return location.href;")
-        .as_str()
-        .unwrap_or_default()
-        .to_string()
+    page.js_text("const r = document.querySelector('#validation-table tbody tr'); return r ? r.dataset.id : '';")
 }
 
 pub(super) fn a_heading_sorts_the_table(driver: &Driver, base: &str) {
@@ -74,7 +64,7 @@ pub(super) fn a_heading_sorts_the_table(driver: &Driver, base: &str) {
             ),
         );
         assert_eq!(page.js(aria), json!(state));
-        let l = link(&page);
+        let l = page.href();
         match key {
             Some(k) => assert!(l.contains(k), "{l}"),
             None => assert!(!l.contains("vv.sort"), "{l}"),
