@@ -108,7 +108,7 @@ fn upper_first(text: &str) -> String {
 mod tests {
     use super::*;
     use disagg_engine::validation::{
-        family, run, runs_on, summarize, BenchmarkTable, Role, ValidationRow, MIN_POINTS,
+        family, mean_rows, run, runs_on, summarize, BenchmarkTable, Role, ValidationRow, MIN_POINTS,
     };
     use disagg_engine::Assumptions;
 
@@ -120,12 +120,9 @@ mod tests {
         )
     }
 
-    /// The rows a band counts: hold-out mean rows with an error (a run's median rows are
-    /// scored apart, `Metric::is_median`).
+    /// The rows a band counts: hold-out mean rows ([`mean_rows`]) with an error.
     fn holdout(r: &ValidationReport) -> impl Iterator<Item = &ValidationRow> {
-        r.rows.iter().filter(|x| {
-            x.point.role == Role::Holdout && !x.point.metric.is_median() && x.error.is_some()
-        })
+        mean_rows(&r.rows, Role::Holdout).filter(|x| x.error.is_some())
     }
 
     #[test]
