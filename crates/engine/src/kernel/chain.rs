@@ -76,15 +76,15 @@ pub fn step_chain(p: &Placement, cost: &StepCost, symbol_of_step: &str, quantity
         cost.total.value(),
     );
     let factors = kernel_factors(p);
+    let in_format = |w: WeightFormat| {
+        format!(
+            "{} ({} bits each)",
+            w.dtype.name(),
+            w.bytes_per_weight() * 8.0
+        )
+    };
     for k in &busy_ops {
         // Name the format whose bytes and rate the operator's roofline takes.
-        let in_format = |w: WeightFormat| {
-            format!(
-                "{} ({} bits each)",
-                w.dtype.name(),
-                w.bytes_per_weight() * 8.0
-            )
-        };
         let rule = match p.weight_format(*k) {
             // The output projection in its own format: both parts named.
             Some(w) if *k == OpKind::AttnProj && p.weights.attn_out != w => format!(
