@@ -94,11 +94,11 @@ pub(super) fn traced_step_cost<S: RowSink>(
     // projection at its own format: bytes summed, and the one rate that takes their
     // FLOPs as long as the two parts at their own rates take. With the output
     // projection at the dense format this is the dense bytes and rate as they are.
+    let out_rate = rate_of(p.weights.attn_out);
     let attention_weights = |all: f64, out: f64| {
         if p.weights.attn_out == p.weights.dense {
             return (Bytes(all * wb), mm_flops);
         }
-        let out_rate = rate_of(p.weights.attn_out);
         let seconds_per_flop = (all - out) / all / mm_flops.0 + out / all / out_rate.0;
         (
             Bytes((all - out) * wb + out * p.weights.attn_out.bytes_per_weight()),
