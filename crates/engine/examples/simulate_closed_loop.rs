@@ -21,21 +21,25 @@ use disagg_engine::validation::{
 use disagg_engine::Catalogue;
 use std::collections::VecDeque;
 
-/// A deterministic generator for the lengths (xorshift64*).
-struct Rng(u64);
+/// Lengths drawn uniformly from `[floor(ratio l), l]`, deterministically: the `k`-th
+/// draw takes the fractional part of `k` times an irrational `step` (Weyl's
+/// equidistributed sequence), so a replay is the same every time. Prompts and outputs
+/// draw from sequences of their own, so that a request's two lengths are unrelated.
+struct Lengths {
+    k: u64,
+    step: f64,
+}
 
-impl Rng {
-    fn next(&mut self) -> f64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        (self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 11) as f64 / (1u64 << 53) as f64
+impl Lengths {
+    fn new(step: f64) -> Lengths {
+        Lengths { k: 0, step }
     }
 
-    /// An integer drawn uniformly from `[floor(ratio l), l]`.
-    fn length(&mut self, l: u32, ratio: f64) -> u32 {
+    fn draw(&mut self, l: u32, ratio: f64) -> u32 {
+        self.k += 1;
+        let u = (self.k as f64 * self.step).fract();
         let lo = (ratio * l as f64).floor() as u32;
-        lo + (self.next() * (l - lo + 1) as f64) as u32
+        lo + ((u * (l - lo + 1) as f64) as u32).min(l - lo)
     }
 }
 
@@ -99,17 +103,21 @@ fn simulate(
     recv_interval: u32,
     first_step: bool,
 ) -> Run {
-    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    // The inverse golden ratio and sqrt(2) - 1.
+    let mut draws = (
+        Lengths::new(0.618_033_988_749_894_9),
+        Lengths::new(0.414_213_562_373_095_1),
+    );
     let mut left = vec![prompts_per_user; users];
     let mut arrivals: Vec<Request> = Vec::new();
-    let send = |user: usize, at: f64, rng: &mut Rng, left: &mut Vec<u32>| {
+    let send = |user: usize, at: f64, draws: &mut (Lengths, Lengths), left: &mut Vec<u32>| {
         if left[user] > 0 {
             left[user] -= 1;
             Some(Request {
                 arrival: at,
                 first: 0.0,
-                isl: rng.length(isl, ratio),
-                osl: rng.length(osl, ratio).max(1),
+                isl: draws.0.draw(isl, ratio),
+                osl: draws.1.draw(osl, ratio).max(1),
                 generated: 0,
                 user,
             })
@@ -118,7 +126,7 @@ fn simulate(
         }
     };
     for u in 0..users {
-        if let Some(r) = send(u, 0.0, &mut rng, &mut left) {
+        if let Some(r) = send(u, 0.0, &mut draws, &mut left) {
             arrivals.push(r);
         }
     }
@@ -191,7 +199,7 @@ fn simulate(
                 if r.osl > 1 {
                     tpots.push((t - r.first).max(0.0) / (r.osl - 1) as f64);
                 }
-                if let Some(next) = send(r.user, t, &mut rng, &mut left) {
+                if let Some(next) = send(r.user, t, &mut draws, &mut left) {
                     arrivals.push(next);
                 }
             } else {
