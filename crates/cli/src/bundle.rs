@@ -210,9 +210,10 @@ pub(crate) fn save_if(path: &Option<std::path::PathBuf>, bundle: &Bundle) -> Res
 mod tests {
     use clap::CommandFactory;
 
-    /// Every flag of `predict` and `sweep` is either held by a bundle (and so refused
-    /// alongside `--bundle`) or about the output: a flag added later cannot be silently
-    /// ignored by a bundle run.
+    /// Every flag of `predict`, `sweep` and `recommend` is held by a bundle (and so
+    /// refused alongside `--bundle`), about the output, or the command's own input that no
+    /// bundle holds (`recommend`'s demand, limits and search): a flag added later cannot
+    /// be silently ignored by a bundle run.
     #[test]
     fn every_input_flag_conflicts_with_bundle() {
         let output = [
@@ -226,19 +227,24 @@ mod tests {
             "help",
         ];
         let cli = crate::Cli::command();
-        for (name, held) in [
-            ("predict", &crate::PREDICT_BUNDLED[..]),
-            ("sweep", &crate::sweep::SWEEP_BUNDLED[..]),
+        for (name, held, own) in [
+            ("predict", &crate::PREDICT_BUNDLED[..], &[][..]),
+            ("sweep", &crate::sweep::SWEEP_BUNDLED[..], &[][..]),
+            (
+                "recommend",
+                &crate::recommend::RECOMMEND_BUNDLED[..],
+                &crate::recommend::RECOMMEND_OWN[..],
+            ),
         ] {
             let command = cli.find_subcommand(name).unwrap();
             for arg in command.get_arguments() {
                 let id = arg.get_id().as_str();
                 assert!(
-                    held.contains(&id) || output.contains(&id),
-                    "{name} --{id} is neither in a bundle nor about the output"
+                    held.contains(&id) || output.contains(&id) || own.contains(&id),
+                    "{name} --{id} is neither in a bundle, nor about the output, nor the command's own"
                 );
             }
-            for id in held {
+            for id in held.iter().chain(own) {
                 assert!(
                     command.get_arguments().any(|a| a.get_id() == id),
                     "{name} has no flag {id}"

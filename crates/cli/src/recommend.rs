@@ -75,8 +75,10 @@ pub struct RecommendArgs {
     assumptions: AssumptionArgs,
 }
 
-/// The flags a bundle holds (clap ids), refused alongside `recommend --bundle`.
-const RECOMMEND_BUNDLED: [&str; 29] = [
+/// The flags a bundle holds (clap ids), refused alongside `recommend --bundle`: a bundle
+/// carries its model, workload, precision, speculation, link and assumptions, so a flag
+/// for any of them beside it would be ignored.
+pub(crate) const RECOMMEND_BUNDLED: [&str; 39] = [
     "model",
     "chips",
     "isl",
@@ -97,6 +99,7 @@ const RECOMMEND_BUNDLED: [&str; 29] = [
     "draft_tokens",
     "speculative_decode",
     "link_gbps",
+    "link",
     "no_kv_streaming",
     "assumptions",
     "aligned_group_prefill",
@@ -106,6 +109,29 @@ const RECOMMEND_BUNDLED: [&str; 29] = [
     "attn_out_dtype",
     "lm_head_dtype",
     "redundant_experts",
+    "eagle_layers",
+    "scheduling",
+    "electricity_usd_kwh",
+    "pue",
+    "capex_usd_per_chip",
+    "years",
+    "duty_cycle",
+    "idle_share",
+    "cost_basis",
+];
+
+/// The flags `recommend` reads beside a bundle: the demand, the limits and the search,
+/// which no bundle holds (the bundle-conflict test's list of what it may leave out).
+#[cfg(test)]
+pub(crate) const RECOMMEND_OWN: [&str; 8] = [
+    "ttft_ms",
+    "tpot_ms",
+    "slo_at",
+    "rate",
+    "tokens_per_day",
+    "users",
+    "axis",
+    "max_chips",
 ];
 
 /// The catalogue chips `--chips` names (the whole catalogue without it), each once.

@@ -1,5 +1,6 @@
 //! `--save-bundle` and `--bundle`: a run from flags and a run of the bundle those flags
-//! saved print the same bytes, for `sweep` and `predict`.
+//! saved print the same bytes, for `sweep` and `predict`; `recommend --bundle` refuses
+//! the flags a bundle holds.
 
 use super::{disagg, stderr, stdout};
 use std::path::PathBuf;
@@ -203,5 +204,54 @@ fn a_bundle_without_a_deployment_and_a_bad_bundle_are_refused_by_name() {
     assert!(stderr(&o).contains("workload.osl"), "{}", stderr(&o));
     let o = disagg(&["sweep", "--bundle", d.join("none.json").to_str().unwrap()]);
     assert!(stderr(&o).contains("cannot read bundle"), "{}", stderr(&o));
+    std::fs::remove_dir_all(&d).ok();
+}
+
+/// `recommend --bundle` searches the bundle's chips under its settings, and refuses, by
+/// name, every flag the bundle already holds: the cost assumptions, the scheduling, the
+/// EAGLE head and the link among them, which it used to ignore.
+#[test]
+fn recommend_runs_a_bundle_and_refuses_the_flags_it_holds() {
+    let d = dir("recommend");
+    let file = d.join("predict.json");
+    let file_s = file.to_str().unwrap();
+    ok(&[
+        "predict",
+        "--model",
+        "llama-3.1-8b",
+        "--chip",
+        "h100-sxm",
+        "--isl",
+        "1000",
+        "--osl",
+        "200",
+        "--batch",
+        "8",
+        "--save-bundle",
+        file_s,
+    ]);
+    let limits = ["--ttft-ms", "2000", "--tpot-ms", "50", "--users", "100"];
+    let mut args = vec!["recommend", "--bundle", file_s];
+    args.extend_from_slice(&limits);
+    assert!(ok(&args).contains("recommend for TTFT 2000 ms, TPOT 50 ms"));
+    for held in [
+        &["--pue", "3"][..],
+        &["--years", "1"],
+        &["--cost-basis", "ownership"],
+        &["--capex-usd-per-chip", "30000"],
+        &["--scheduling", "static"],
+        &["--eagle-layers", "2"],
+        &["--link", "10gbe"],
+    ] {
+        let mut refused = args.clone();
+        refused.extend_from_slice(held);
+        let o = disagg(&refused);
+        assert!(!o.status.success(), "{held:?} was accepted beside --bundle");
+        let err = stderr(&o);
+        assert!(
+            err.contains("cannot be used with") && err.contains(held[0]),
+            "{held:?}: {err}"
+        );
+    }
     std::fs::remove_dir_all(&d).ok();
 }
