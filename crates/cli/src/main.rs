@@ -28,7 +28,7 @@ mod pipeline;
 mod recommend;
 mod sweep;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use disagg_engine::validation::{self, BenchmarkTable, ErrorSummary, Role};
 use disagg_engine::{Assumptions, Catalogue};
 use std::process::ExitCode;
@@ -253,6 +253,10 @@ pub(crate) struct PredictArgs {
     /// With --pipeline: the layers of each stage, in order, adding up to the model's.
     #[arg(long, value_name = "N,N,...", value_delimiter = ',')]
     layers: Option<Vec<u32>>,
+    /// The ids of the flags given on the command line, as opposed to filled in by their
+    /// defaults: what the axis check reads (`axes::foreign_flag`).
+    #[arg(skip)]
+    pub(crate) given: Vec<String>,
 }
 
 /// The flags a bundle holds (clap ids), refused alongside `predict --bundle`.
@@ -339,8 +343,29 @@ fn emit(line: std::fmt::Arguments) {
     }
 }
 
+/// The ids of the flags `m` holds from the command line, not from their defaults.
+fn given_flags(m: Option<&clap::ArgMatches>) -> Vec<String> {
+    let Some(m) = m else { return Vec::new() };
+    m.ids()
+        .map(|id| id.as_str())
+        .filter(|id| m.value_source(id) == Some(clap::parser::ValueSource::CommandLine))
+        .map(str::to_string)
+        .collect()
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let matches = Cli::command().get_matches();
+    let mut cli = match Cli::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
+    };
+    match &mut cli.command {
+        Command::Predict(args) => args.given = given_flags(matches.subcommand_matches("predict")),
+        Command::Deploy(args) => {
+            args.predict.given = given_flags(matches.subcommand_matches("deploy"))
+        }
+        _ => {}
+    }
     let result = match cli.command {
         Command::List { what } => list(what),
         Command::Predict(args) => match &args.pipeline {

@@ -267,11 +267,14 @@ pub(crate) fn predict_flags(e: &Entry) -> String {
         let l = p.parallelism;
         let n = l.chips();
         let pool = match p.role {
-            PoolRole::Colocated | PoolRole::Target => {
-                format!(
-                    "--chip {} --chips {n} --tp {} --pp {} --ep {}",
-                    p.chip, l.tp, l.pp, l.ep
-                )
+            PoolRole::Colocated => format!(
+                "--chip {} --chips {n} --tp {} --pp {} --ep {}",
+                p.chip, l.tp, l.pp, l.ep
+            ),
+            // A speculating target takes no pipeline stages (`--pp` is the aggregated
+            // pool's).
+            PoolRole::Target => {
+                format!("--chip {} --chips {n} --tp {} --ep {}", p.chip, l.tp, l.ep)
             }
             PoolRole::Prefill | PoolRole::Decode => {
                 let r = p.role.name();

@@ -429,7 +429,21 @@ fn an_unknown_link_is_refused_by_its_flag_with_the_valid_ones() {
             "carrier-pigeon",
         ];
         if sub == "predict" {
-            args.extend_from_slice(&["--chip", "h100-sxm", "--batch", "1"]);
+            // A link joins pools, so the prediction is a split one.
+            args.extend_from_slice(&[
+                "--axis",
+                "pd",
+                "--prefill-chip",
+                "h100-sxm",
+                "--prefill-chips",
+                "1",
+                "--decode-chip",
+                "h100-sxm",
+                "--decode-chips",
+                "1",
+                "--batch",
+                "1",
+            ]);
         } else {
             args.extend_from_slice(&["--axis", "pd", "--chips", "h100-sxm"]);
         }

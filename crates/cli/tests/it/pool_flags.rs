@@ -123,3 +123,97 @@ fn a_bad_per_pool_value_names_its_flag() {
         assert!(err.contains(named), "{flags:?}: {err}");
     }
 }
+
+/// A flag of another axis than the run's is refused by name, with the axes it applies
+/// to, where it used to be ignored; the same flags on their own axis are taken. A
+/// speculation's flags belong to the spec axis and to a prefill/decode run that
+/// speculates in its decode pool.
+#[test]
+fn a_flag_of_another_axis_is_refused_by_name() {
+    let agg = |extra: &[&str]| {
+        let mut args = vec![
+            "predict",
+            "--model",
+            "llama-3.1-8b",
+            "--chip",
+            "h100-sxm",
+            "--isl",
+            "1000",
+            "--osl",
+            "200",
+            "--batch",
+            "8",
+        ];
+        args.extend_from_slice(extra);
+        disagg(&args)
+    };
+    for (extra, says) in [
+        (
+            &["--prefill-tp", "2"][..],
+            "--prefill-tp applies to --axis pd, not to --axis agg",
+        ),
+        (
+            &["--decode-chips", "4"],
+            "--decode-chips applies to --axis pd",
+        ),
+        (
+            &["--micro-batches", "4"],
+            "--micro-batches applies to --axis af",
+        ),
+        (&["--attn-chips", "2"], "--attn-chips applies to --axis af"),
+        (
+            &["--no-kv-streaming"],
+            "--no-kv-streaming applies to --axis pd",
+        ),
+        (
+            &["--acceptance", "0.5"],
+            "--acceptance applies to --axis spec, or to --axis pd with --speculative-decode",
+        ),
+        (
+            &["--draft-model", "mtp"],
+            "--draft-model applies to --axis spec",
+        ),
+        (
+            &["--draft-chip", "h100-sxm"],
+            "--draft-chip applies to --axis spec",
+        ),
+        (
+            &["--link-gbps", "400"],
+            "--link-gbps sets the link between pools",
+        ),
+    ] {
+        let o = agg(extra);
+        assert!(!o.status.success(), "{extra:?} was taken on --axis agg");
+        assert!(stderr(&o).contains(says), "{extra:?}: {}", stderr(&o));
+    }
+    // The aggregated run's own flags, a default among them, are taken.
+    let o = agg(&["--chips", "1", "--tp", "1"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // On prefill/decode: the colocated layout is refused, the pools' own flags and the
+    // link taken, and a speculation's flags only where the decode pool speculates.
+    let o = pd(&["--tp", "8"]);
+    assert!(stderr(&o).contains("--tp applies to --axis agg or --axis spec, not to --axis pd"));
+    let o = pd(&[
+        "--prefill-tp",
+        "8",
+        "--link-gbps",
+        "400",
+        "--no-kv-streaming",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = pd(&["--acceptance", "0.7"]);
+    assert!(
+        stderr(&o).contains("--acceptance applies to --axis spec"),
+        "{}",
+        stderr(&o)
+    );
+    let o = pd(&[
+        "--speculative-decode",
+        "--acceptance",
+        "0.7",
+        "--draft-tokens",
+        "2",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("decode"), "{}", stdout(&o));
+}
