@@ -259,8 +259,47 @@ pub(crate) struct PredictArgs {
     pub(crate) given: Vec<String>,
 }
 
+/// The ownership-cost flags (`AssumptionArgs`), which every bundle holds: one list for
+/// the bundle lists of `predict`, `sweep` and `recommend`.
+pub(crate) const COST_FLAGS: [&str; 7] = [
+    "electricity_usd_kwh",
+    "pue",
+    "capex_usd_per_chip",
+    "years",
+    "duty_cycle",
+    "idle_share",
+    "cost_basis",
+];
+
+/// `a` then `b` as one list of `N` flag ids; `N` must be their two lengths together,
+/// which the compiler checks where the constant is built.
+pub(crate) const fn joined<const A: usize, const B: usize, const N: usize>(
+    a: [&'static str; A],
+    b: [&'static str; B],
+) -> [&'static str; N] {
+    assert!(
+        A + B == N,
+        "a joined flag list's length is its parts' together"
+    );
+    let mut out = [""; N];
+    let mut i = 0;
+    while i < A {
+        out[i] = a[i];
+        i += 1;
+    }
+    let mut j = 0;
+    while j < B {
+        out[A + j] = b[j];
+        j += 1;
+    }
+    out
+}
+
 /// The flags a bundle holds (clap ids), refused alongside `predict --bundle`.
-const PREDICT_BUNDLED: [&str; 67] = [
+const PREDICT_BUNDLED: [&str; 67] = joined(PREDICT_HELD, COST_FLAGS);
+
+/// `predict`'s bundled flags other than the cost ones.
+const PREDICT_HELD: [&str; 60] = [
     "pipeline",
     "layers",
     "model",
@@ -321,13 +360,6 @@ const PREDICT_BUNDLED: [&str; 67] = [
     "redundant_experts",
     "eagle_layers",
     "scheduling",
-    "electricity_usd_kwh",
-    "pue",
-    "capex_usd_per_chip",
-    "years",
-    "duty_cycle",
-    "idle_share",
-    "cost_basis",
 ];
 
 /// Writes one line of output; see [`out!`].

@@ -78,7 +78,10 @@ pub struct RecommendArgs {
 /// The flags a bundle holds (clap ids), refused alongside `recommend --bundle`: a bundle
 /// carries its model, workload, precision, speculation, link and assumptions, so a flag
 /// for any of them beside it would be ignored.
-pub(crate) const RECOMMEND_BUNDLED: [&str; 39] = [
+pub(crate) const RECOMMEND_BUNDLED: [&str; 39] = crate::joined(RECOMMEND_HELD, crate::COST_FLAGS);
+
+/// `recommend`'s bundled flags other than the cost ones.
+const RECOMMEND_HELD: [&str; 32] = [
     "model",
     "chips",
     "isl",
@@ -111,13 +114,6 @@ pub(crate) const RECOMMEND_BUNDLED: [&str; 39] = [
     "redundant_experts",
     "eagle_layers",
     "scheduling",
-    "electricity_usd_kwh",
-    "pue",
-    "capex_usd_per_chip",
-    "years",
-    "duty_cycle",
-    "idle_share",
-    "cost_basis",
 ];
 
 /// The flags `recommend` reads beside a bundle: the demand, the limits and the search,

@@ -83,7 +83,10 @@ pub struct SweepArgs {
 }
 
 /// The flags a bundle holds (clap ids), refused alongside `sweep --bundle`.
-pub(crate) const SWEEP_BUNDLED: [&str; 46] = [
+pub(crate) const SWEEP_BUNDLED: [&str; 46] = crate::joined(SWEEP_HELD, crate::COST_FLAGS);
+
+/// `sweep`'s bundled flags other than the cost ones.
+const SWEEP_HELD: [&str; 39] = [
     "model",
     "axis",
     "chips",
@@ -123,13 +126,6 @@ pub(crate) const SWEEP_BUNDLED: [&str; 46] = [
     "redundant_experts",
     "eagle_layers",
     "scheduling",
-    "electricity_usd_kwh",
-    "pue",
-    "capex_usd_per_chip",
-    "years",
-    "duty_cycle",
-    "idle_share",
-    "cost_basis",
 ];
 
 /// The bundle `sweep`'s flags describe.

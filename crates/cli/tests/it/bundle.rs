@@ -215,21 +215,9 @@ fn recommend_runs_a_bundle_and_refuses_the_flags_it_holds() {
     let d = dir("recommend");
     let file = d.join("predict.json");
     let file_s = file.to_str().unwrap();
-    ok(&[
-        "predict",
-        "--model",
-        "llama-3.1-8b",
-        "--chip",
-        "h100-sxm",
-        "--isl",
-        "1000",
-        "--osl",
-        "200",
-        "--batch",
-        "8",
-        "--save-bundle",
-        file_s,
-    ]);
+    let mut save = super::cli::llama_8b_at_batch_64("1000", "200").to_vec();
+    save.extend(["--save-bundle", file_s]);
+    ok(&save);
     let limits = ["--ttft-ms", "2000", "--tpot-ms", "50", "--users", "100"];
     let mut args = vec!["recommend", "--bundle", file_s];
     args.extend_from_slice(&limits);

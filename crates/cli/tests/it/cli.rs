@@ -111,21 +111,7 @@ fn unknown_ids_and_bad_values_fail_with_the_valid_choices() {
     assert!(!o.status.success() && stderr(&o).contains("bf16, fp16, fp8"));
     // A prefix cache holding the whole prompt leaves nothing to prefill: refused, on the
     // aggregated and the split axes alike.
-    for axis in [
-        &["--chip", "h100-sxm"][..],
-        &[
-            "--axis",
-            "pd",
-            "--prefill-chip",
-            "h100-sxm",
-            "--prefill-chips",
-            "1",
-            "--decode-chip",
-            "h100-sxm",
-            "--decode-chips",
-            "1",
-        ][..],
-    ] {
+    for axis in [&["--chip", "h100-sxm"][..], &super::ONE_H100_EACH_POOL[..]] {
         let mut args = vec!["predict", "--model", "llama-3.1-8b"];
         args.extend_from_slice(axis);
         args.extend_from_slice(&[
@@ -523,31 +509,25 @@ fn a_finite_run_lowers_the_rates_and_is_refused_where_it_does_not_apply() {
         assert!(!o.status.success());
         assert!(stderr(&o).contains(says), "{extra:?}: {}", stderr(&o));
     }
-    let o = disagg(&[
-        "predict",
-        "--model",
-        "llama-3.1-8b",
-        "--axis",
-        "pd",
-        "--prefill-chip",
-        "h100-sxm",
-        "--prefill-chips",
-        "1",
-        "--decode-chip",
-        "h100-sxm",
-        "--decode-chips",
-        "1",
-        "--isl",
-        "500",
-        "--osl",
-        "200",
-        "--batch",
-        "64",
-        "--run-requests",
-        "2000",
-        "--longest-output",
-        "1000",
-    ]);
+    let o = disagg(
+        &[
+            &["predict", "--model", "llama-3.1-8b"][..],
+            &super::ONE_H100_EACH_POOL,
+            &[
+                "--isl",
+                "500",
+                "--osl",
+                "200",
+                "--batch",
+                "64",
+                "--run-requests",
+                "2000",
+                "--longest-output",
+                "1000",
+            ],
+        ]
+        .concat(),
+    );
     assert!(!o.status.success());
     assert!(
         stderr(&o).contains("aggregated deployments only"),

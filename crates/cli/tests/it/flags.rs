@@ -197,28 +197,15 @@ fn a_closed_pipe_ends_the_output_quietly() {
 fn a_link_slower_than_a_kilobit_is_refused_with_its_flag() {
     // --link-gbps 1e-320 used to pass as "positive" and print an infinite TTFT.
     for gbps in ["1e-320", "0", "-4", "1e9"] {
-        let o = disagg(&[
-            "predict",
-            "--model",
-            "llama-3.1-8b",
-            "--axis",
-            "pd",
-            "--prefill-chip",
-            "h100-sxm",
-            "--prefill-chips",
-            "1",
-            "--decode-chip",
-            "h100-sxm",
-            "--decode-chips",
-            "1",
-            "--isl",
-            "512",
-            "--osl",
-            "64",
-            "--batch",
-            "4",
-            &format!("--link-gbps={gbps}"),
-        ]);
+        let link = format!("--link-gbps={gbps}");
+        let o = disagg(
+            &[
+                &["predict", "--model", "llama-3.1-8b"][..],
+                &super::ONE_H100_EACH_POOL,
+                &["--isl", "512", "--osl", "64", "--batch", "4", &link],
+            ]
+            .concat(),
+        );
         let err = stderr(&o);
         assert!(
             !o.status.success() && err.contains("--link-gbps"),
@@ -430,20 +417,8 @@ fn an_unknown_link_is_refused_by_its_flag_with_the_valid_ones() {
         ];
         if sub == "predict" {
             // A link joins pools, so the prediction is a split one.
-            args.extend_from_slice(&[
-                "--axis",
-                "pd",
-                "--prefill-chip",
-                "h100-sxm",
-                "--prefill-chips",
-                "1",
-                "--decode-chip",
-                "h100-sxm",
-                "--decode-chips",
-                "1",
-                "--batch",
-                "1",
-            ]);
+            args.extend_from_slice(&super::ONE_H100_EACH_POOL);
+            args.extend_from_slice(&["--batch", "1"]);
         } else {
             args.extend_from_slice(&["--axis", "pd", "--chips", "h100-sxm"]);
         }

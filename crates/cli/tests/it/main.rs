@@ -22,6 +22,20 @@ mod sweep_flags;
 
 use std::process::{Command, Output};
 
+/// A prefill/decode split of one H100 for each pool: the smallest `--axis pd` layout.
+pub const ONE_H100_EACH_POOL: [&str; 10] = [
+    "--axis",
+    "pd",
+    "--prefill-chip",
+    "h100-sxm",
+    "--prefill-chips",
+    "1",
+    "--decode-chip",
+    "h100-sxm",
+    "--decode-chips",
+    "1",
+];
+
 pub fn disagg(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_disagg"))
         .args(args)

@@ -131,19 +131,7 @@ fn a_bad_per_pool_value_names_its_flag() {
 #[test]
 fn a_flag_of_another_axis_is_refused_by_name() {
     let agg = |extra: &[&str]| {
-        let mut args = vec![
-            "predict",
-            "--model",
-            "llama-3.1-8b",
-            "--chip",
-            "h100-sxm",
-            "--isl",
-            "1000",
-            "--osl",
-            "200",
-            "--batch",
-            "8",
-        ];
+        let mut args = super::cli::llama_8b_at_batch_64("1000", "200").to_vec();
         args.extend_from_slice(extra);
         disagg(&args)
     };
