@@ -178,7 +178,7 @@ pub(crate) fn from_flags(f: &Flags, chips: Vec<Chip>, axis: Axis) -> Result<Bund
             ));
         }
     }
-    Ok(Bundle {
+    let bundle = Bundle {
         weights,
         kv_dtype,
         speculation: SpeculationSettings {
@@ -195,7 +195,30 @@ pub(crate) fn from_flags(f: &Flags, chips: Vec<Chip>, axis: Axis) -> Result<Bund
         },
         assumptions: f.assumptions.resolve()?,
         ..Bundle::new(model, f.lengths.workload()?, chips, axis)
-    })
+    };
+    experts_exist(&bundle, p, f.assumptions)?;
+    Ok(bundle)
+}
+
+/// `--expert-dtype` and `--redundant-experts` (above none) name the model's routed
+/// experts; on a model without any they would change nothing, so they are refused by
+/// name.
+fn experts_exist(b: &Bundle, p: &PrecisionArgs, a: &AssumptionArgs) -> Result<(), String> {
+    let flag = if p.expert_dtype.is_some() {
+        "--expert-dtype"
+    } else if a.redundant_experts.is_some_and(|n| n > 0) {
+        "--redundant-experts"
+    } else {
+        return Ok(());
+    };
+    let inputs = b.inputs(Catalogue::builtin()).map_err(|e| e.to_string())?;
+    if inputs.model().ir.is_moe() {
+        return Ok(());
+    }
+    Err(format!(
+        "{flag}: {} has no routed experts",
+        inputs.model_name()
+    ))
 }
 
 /// `--save-bundle` when given.

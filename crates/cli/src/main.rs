@@ -217,7 +217,11 @@ pub(crate) struct PredictArgs {
     /// Open loop: requests per second arriving at random (Poisson), as MLPerf's Server
     /// scenario sends them; the deployment runs at the smallest concurrency that keeps
     /// up, and TTFT queues before the prefill steps (in place of --batch).
-    #[arg(long, value_name = "R", conflicts_with_all = ["batch", "max_throughput"])]
+    #[arg(
+        long,
+        value_name = "R",
+        conflicts_with_all = ["batch", "max_throughput", "prompts", "prompts_per_user"]
+    )]
     rate: Option<f64>,
     #[command(flatten)]
     precision: axes::PrecisionArgs,

@@ -48,6 +48,17 @@ fn a_rate_beyond_capacity_or_out_of_range_is_refused_by_name() {
     }
     let o = predict(&["--rate", "2", "--batch", "8"]);
     assert!(!o.status.success());
+    // A benchmark's size is a closed loop's: an open loop never ends, so it has none to
+    // state, and these flags used to be ignored beside --rate.
+    for size in [&["--prompts", "100"][..], &["--prompts-per-user", "10"]] {
+        let o = predict(&[&["--rate", "2"][..], size].concat());
+        assert!(!o.status.success(), "{size:?}");
+        assert!(
+            stderr(&o).contains("cannot be used with") && stderr(&o).contains(size[0]),
+            "{size:?}: {}",
+            stderr(&o)
+        );
+    }
 }
 
 /// `--explain` with `--rate` opens the open loop: the concurrency found, the share of

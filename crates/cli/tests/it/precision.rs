@@ -155,3 +155,25 @@ fn a_bundle_carries_the_component_dtypes_and_reproduces_the_figures() {
         stderr(&o)
     );
 }
+
+/// The experts' flags on a model without routed experts would change nothing, so they
+/// are refused by name; on a mixture-of-experts model they are taken.
+#[test]
+fn expert_flags_on_a_dense_model_are_refused() {
+    for extra in [
+        &["--expert-dtype", "fp4"][..],
+        &["--redundant-experts", "8"],
+    ] {
+        let mut args = super::cli::llama_8b_at_batch_64("1000", "200").to_vec();
+        args.extend_from_slice(extra);
+        let o = disagg(&args);
+        assert!(!o.status.success(), "{extra:?}");
+        assert!(
+            stderr(&o).contains(&format!("{}: llama-3.1-8b has no routed experts", extra[0])),
+            "{extra:?}: {}",
+            stderr(&o)
+        );
+    }
+    let o = run(&gpt_oss("bf16", &["--expert-dtype", "mxfp4"]));
+    assert!(o.status.success(), "{}", stderr(&o));
+}
