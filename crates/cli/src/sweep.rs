@@ -165,6 +165,10 @@ fn sweep_bundle(args: &SweepArgs) -> Result<Bundle, String> {
     b.sweep.target_tok_s_user = args.target_tok_s_user;
     b.sweep.ttft_ms = args.ttft_ms;
     b.sweep.tpot_ms = args.tpot_ms;
+    if args.slo_at.is_some() && args.ttft_ms.is_none() && args.tpot_ms.is_none() {
+        // Without a limit the statistic bounds nothing, and would be ignored.
+        return Err("--slo-at says what --ttft-ms and --tpot-ms bound: give one of them".into());
+    }
     b.sweep.slo_at = slo_at(args.slo_at.as_deref())?;
     Ok(b)
 }

@@ -205,4 +205,12 @@ fn sweep_limits_at_the_p90_hold_the_p90_figures() {
         text.contains("SLO (p90 TTFT 1500 ms, p90 TPOT 40 ms)") && text.contains("miss p90 TTFT"),
         "{text}"
     );
+    // Without a limit the statistic bounds nothing: refused, where it used to be ignored.
+    let o = disagg(&llama_pd_sweep(&["--slo-at", "p90"]));
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("--slo-at says what --ttft-ms and --tpot-ms bound"),
+        "{}",
+        stderr(&o)
+    );
 }
