@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 /// Prompt and output lengths in tokens.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Workload {
     pub isl: u32,
     /// Mean output length.
@@ -54,6 +55,7 @@ pub struct Workload {
 /// is its tokens over the time to its last request's end (MLPerf Offline: LoadGen
 /// issues every sample in one query and times the run to the last completion).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct FiniteRun {
     /// Requests the run holds (an Offline run's samples per query, which its
     /// LoadGen log states).

@@ -206,6 +206,25 @@ fn every_bad_field_is_refused_by_its_path() {
             "deployment.pools[0].chip",
         ),
         (&["surprise"], json!(1), "surprise"),
+        // A mistyped key inside a section is refused by its path too, where it used to be
+        // read as if absent.
+        (&["workload", "osl_typo"], json!(64), "workload.osl_typo"),
+        (
+            &["deployment", "batch_size"],
+            json!(8),
+            "deployment.batch_size",
+        ),
+        (
+            &["deployment", "pools", "0", "parallelism", "tensor"],
+            json!(2),
+            "deployment.pools[0].parallelism.tensor",
+        ),
+        (&["chips", "0", "tdp_w"], json!(700), "chips[0].tdp_w"),
+        (
+            &["chips", "0", "efficiency", "mfu_typo"],
+            json!(0.5),
+            "chips[0].efficiency.mfu_typo",
+        ),
         (&["format"], json!(3), "format"),
         (&["format"], json!(0), "format"),
         (&["format"], json!("one"), "format"),

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct MemoryTier {
     pub capacity: Bytes,
     pub bandwidth: BytesPerSecond,
@@ -16,6 +17,7 @@ pub struct MemoryTier {
 
 /// One direction of a link, per chip.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Link {
     pub bandwidth: BytesPerSecond,
     pub latency: Seconds,
@@ -23,6 +25,7 @@ pub struct Link {
 
 /// Calibrated efficiencies for one chip; `None` means the global default.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ChipEfficiency {
     pub mfu: Option<f64>,
     pub mfu_fp8: Option<f64>,
@@ -73,6 +76,7 @@ impl MemoryKind {
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Chip {
     pub id: String,
     pub name: String,

@@ -108,6 +108,7 @@ impl Dimension {
 
 /// A value's provenance, resolved for display: the sources are the full texts.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Provenance {
     /// The number as written in the file, in `unit`.
     pub value: f64,

@@ -124,6 +124,7 @@ impl<'a> Deployment<'a> {
 /// a link or a file stores, and what [`DeploymentSpec::resolve`] turns back into a
 /// [`Deployment`].
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct DeploymentSpec {
     pub axis: Axis,
     pub pools: Vec<PoolSpec>,
@@ -133,6 +134,7 @@ pub struct DeploymentSpec {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct PoolSpec {
     pub role: PoolRole,
     pub chip: String,
