@@ -55,14 +55,22 @@ impl Demand {
             _ => {
                 let r = self.rate(workload).map_or(0.0, |r| r.0);
                 if r.is_finite() && REQUEST_RATE.contains(&r) {
-                    Ok(())
-                } else {
-                    Err(EngineError::InvalidInput(format!(
-                        "request rate {r} must lie between {} and {} requests per second",
-                        REQUEST_RATE.start(),
-                        REQUEST_RATE.end()
-                    )))
+                    return Ok(());
                 }
+                let bounds = format!(
+                    "between {} and {} requests per second",
+                    REQUEST_RATE.start(),
+                    REQUEST_RATE.end()
+                );
+                // A rate read from tokens per day is named by the figure the user gave,
+                // in scientific notation, so a huge one stays readable.
+                Err(EngineError::InvalidInput(match *self {
+                    Demand::TokensPerDay(t) => format!(
+                        "tokens per day {t:e} ask for {r:.3e} requests per second of {} tokens each; the rate must lie {bounds}",
+                        workload.request_context()
+                    ),
+                    _ => format!("request rate {r} must lie {bounds}"),
+                }))
             }
         }
     }
@@ -179,6 +187,13 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("request rate"), "{e}");
+        // A rate read from a huge token count is named by that count, short enough to
+        // read: not a 300-digit number.
+        let e = Demand::TokensPerDay(1e300)
+            .validate(&w)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("tokens per day 1e300") && e.len() < 200, "{e}");
         assert!(Demand::Rate(RequestsPerSecond::new(10.0))
             .validate(&w)
             .is_ok());
