@@ -406,7 +406,8 @@ pub(crate) fn predict_bundle(args: &PredictArgs) -> Result<Bundle, String> {
         .filter(|r| !(r.is_finite() && REQUEST_RATE.contains(r)))
     {
         return Err(format!(
-            "--rate {r} must lie between {} and {} requests per second",
+            "--rate {} must lie between {} and {} requests per second",
+            disagg_engine::error::echoed(r),
             REQUEST_RATE.start(),
             REQUEST_RATE.end()
         ));

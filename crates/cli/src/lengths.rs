@@ -81,7 +81,8 @@ impl LengthArgs {
             .filter(|m| !(m.is_finite() && PROMPTS_PER_USER.contains(m)))
         {
             return Err(format!(
-                "--prompts-per-user {m} must lie between {} and {}",
+                "--prompts-per-user {} must lie between {} and {}",
+                disagg_engine::error::echoed(m),
                 PROMPTS_PER_USER.start(),
                 PROMPTS_PER_USER.end()
             ));

@@ -162,7 +162,8 @@ fn demand(args: &RecommendArgs) -> Result<Demand, String> {
     if let Some(r) = args.rate {
         if !(r.is_finite() && REQUEST_RATE.contains(&r)) {
             return Err(format!(
-                "--rate {r} must lie between {} and {} requests per second",
+                "--rate {} must lie between {} and {} requests per second",
+                disagg_engine::error::echoed(r),
                 REQUEST_RATE.start(),
                 REQUEST_RATE.end()
             ));

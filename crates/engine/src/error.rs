@@ -56,6 +56,18 @@ fn plural(kind: &str) -> String {
     }
 }
 
+/// A number a user gave, echoed in a refusal as they might have typed it: as written at
+/// everyday magnitudes, in scientific notation beyond them (so that 1e300 reads as
+/// `1e300`, not as 301 digits), and a non-finite value by its name.
+pub fn echoed(v: f64) -> String {
+    let everyday = v == 0.0 || (1e-6..1e15).contains(&v.abs());
+    if v.is_finite() && everyday {
+        format!("{v}")
+    } else {
+        format!("{v:e}")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -70,5 +82,17 @@ mod tests {
         assert_eq!(e.to_string(), "unknown axis 'xy'; valid axes: agg, pd");
         assert_eq!(plural("chip"), "chips");
         assert_eq!(plural("model"), "models");
+    }
+
+    #[test]
+    fn a_number_is_echoed_short_at_any_magnitude() {
+        assert_eq!(echoed(2.5), "2.5");
+        assert_eq!(echoed(100.0), "100");
+        assert_eq!(echoed(0.0), "0");
+        assert_eq!(echoed(-4.0), "-4");
+        assert_eq!(echoed(1e300), "1e300");
+        assert_eq!(echoed(1e-320), "1e-320");
+        assert_eq!(echoed(f64::NAN), "NaN");
+        assert_eq!(echoed(f64::INFINITY), "inf");
     }
 }

@@ -112,7 +112,8 @@ impl Workload {
             .filter(|r| !(r.is_finite() && REQUEST_RATE.contains(r)))
         {
             return Err(EngineError::InvalidInput(format!(
-                "request rate {r} must lie between {} and {} requests per second",
+                "request rate {} must lie between {} and {} requests per second",
+                crate::error::echoed(r),
                 REQUEST_RATE.start(),
                 REQUEST_RATE.end()
             )));
@@ -127,7 +128,8 @@ impl Workload {
             .filter(|m| !(m.is_finite() && PROMPTS_PER_USER.contains(m)))
         {
             return Err(EngineError::InvalidInput(format!(
-                "prompts per user {m} must lie between {} and {}",
+                "prompts per user {} must lie between {} and {}",
+                crate::error::echoed(m),
                 PROMPTS_PER_USER.start(),
                 PROMPTS_PER_USER.end()
             )));

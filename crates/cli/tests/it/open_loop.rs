@@ -46,6 +46,13 @@ fn a_rate_beyond_capacity_or_out_of_range_is_refused_by_name() {
         assert!(!o.status.success(), "{bad}");
         assert!(stderr(&o).contains("--rate"), "{bad}: {}", stderr(&o));
     }
+    // A huge rate is echoed as given, not as a 301-digit number.
+    let o = predict(&["--rate", "1e300"]);
+    assert!(
+        stderr(&o).contains("--rate 1e300 must lie") && stderr(&o).len() < 200,
+        "{}",
+        stderr(&o)
+    );
     let o = predict(&["--rate", "2", "--batch", "8"]);
     assert!(!o.status.success());
     // A benchmark's size is a closed loop's: an open loop never ends, so it has none to

@@ -13,7 +13,7 @@ use crate::units::BytesPerSecond;
 use std::ops::RangeInclusive;
 
 /// `v` inside `range` (NaN never is), or a refusal of `field` stating the range.
-fn within<T: PartialOrd + std::fmt::Display + Copy>(
+fn within<T: PartialOrd + std::fmt::Display + Copy + Into<f64>>(
     field: &str,
     v: T,
     range: RangeInclusive<T>,
@@ -25,12 +25,19 @@ fn within<T: PartialOrd + std::fmt::Display + Copy>(
         Err(refuse(
             field,
             format!(
-                "{v} must lie between {} and {}{unit}",
+                "{} must lie between {} and {}{unit}",
+                crate::error::echoed(v.into()),
                 range.start(),
                 range.end()
             ),
         ))
     }
+}
+
+/// A list's length as a count `within` can state (a bundle is bounded in bytes, so a
+/// longer list than `u32::MAX` cannot occur; it would read as the largest count).
+fn count(len: usize) -> u32 {
+    u32::try_from(len).unwrap_or(u32::MAX)
 }
 
 /// A name or id: not empty, not long.
@@ -204,7 +211,8 @@ impl Bundle {
                 return Err(refuse(
                     "link.gbps",
                     format!(
-                        "{g} must lie between {} and {} gigabits per second",
+                        "{} must lie between {} and {} gigabits per second",
+                        crate::error::echoed(g),
                         LINK_BYTES_PER_S.start() * 8.0 / 1e9,
                         LINK_BYTES_PER_S.end() * 8.0 / 1e9
                     ),
@@ -231,8 +239,8 @@ impl Bundle {
         }
         within(
             "chips (their number)",
-            self.chips.len(),
-            1..=MAX_SWEEP_CHIP_KINDS,
+            count(self.chips.len()),
+            1..=MAX_SWEEP_CHIP_KINDS as u32,
             " chips",
         )?;
         for (i, c) in self.chips.iter().enumerate() {
@@ -259,7 +267,12 @@ impl Bundle {
                 1..=MAX_MICRO_BATCHES,
                 "",
             )?;
-            within("deployment.pools (their number)", d.pools.len(), 1..=4, "")?;
+            within(
+                "deployment.pools (their number)",
+                count(d.pools.len()),
+                1..=4,
+                "",
+            )?;
             for (i, p) in d.pools.iter().enumerate() {
                 if !self
                     .chips

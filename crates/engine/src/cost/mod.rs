@@ -105,7 +105,8 @@ impl CostSettings {
                 Ok(())
             } else {
                 Err(EngineError::InvalidInput(format!(
-                    "--{flag} {v} must lie between {} and {}",
+                    "--{flag} {} must lie between {} and {}",
+                    crate::error::echoed(v),
                     r.start(),
                     r.end()
                 )))

@@ -192,7 +192,8 @@ impl<'a> Setup<'a> {
         if let Some(bits) = self.weights.bits_override {
             if !(bits.is_finite() && BITS_PER_WEIGHT.contains(&bits)) {
                 return Err(EngineError::InvalidInput(format!(
-                    "bits per weight {bits} must lie between {} and {}",
+                    "bits per weight {} must lie between {} and {}",
+                    crate::error::echoed(bits),
                     BITS_PER_WEIGHT.start(),
                     BITS_PER_WEIGHT.end()
                 )));

@@ -66,10 +66,11 @@ impl Demand {
                 // in scientific notation, so a huge one stays readable.
                 Err(EngineError::InvalidInput(match *self {
                     Demand::TokensPerDay(t) => format!(
-                        "tokens per day {t:e} ask for {r:.3e} requests per second of {} tokens each; the rate must lie {bounds}",
+                        "tokens per day {} ask for {r:.3e} requests per second of {} tokens each; the rate must lie {bounds}",
+                        crate::error::echoed(t),
                         workload.request_context()
                     ),
-                    _ => format!("request rate {r} must lie {bounds}"),
+                    _ => format!("request rate {} must lie {bounds}", crate::error::echoed(r)),
                 }))
             }
         }
