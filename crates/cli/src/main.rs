@@ -400,6 +400,7 @@ fn main() -> ExitCode {
         Command::Deploy(args) => {
             args.predict.given = given_flags(matches.subcommand_matches("deploy"))
         }
+        Command::Sweep(args) => args.given = given_flags(matches.subcommand_matches("sweep")),
         _ => {}
     }
     let result = match cli.command {

@@ -78,6 +78,10 @@ pub struct SweepArgs {
     /// (costs about one sweep per axis).
     #[arg(long, conflicts_with = "csv")]
     compare_axes: bool,
+    /// The ids of the flags given on the command line (`main::given_flags`): what the
+    /// axis check reads.
+    #[arg(skip)]
+    pub(crate) given: Vec<String>,
     #[command(flatten)]
     assumptions: AssumptionArgs,
 }
@@ -131,6 +135,20 @@ const SWEEP_HELD: [&str; 39] = [
 /// The bundle `sweep`'s flags describe.
 fn sweep_bundle(args: &SweepArgs) -> Result<Bundle, String> {
     let axis = Axis::parse(&args.axis).map_err(|e| e.to_string())?;
+    // A sweep of one axis ignores the flags of the others (a link on the aggregated
+    // axis, a draft off the spec axis); with --compare-axes every axis runs, so each
+    // flag has one that reads it. `--chips` here names the chip kinds, every axis's.
+    if !args.compare_axes {
+        let given: Vec<String> = args
+            .given
+            .iter()
+            .filter(|id| *id != "chips")
+            .cloned()
+            .collect();
+        if let Some(why) = crate::axes::foreign_flag(axis, args.spec.speculative_decode, &given) {
+            return Err(format!("{why} (or sweep every axis with --compare-axes)"));
+        }
+    }
     let flags = Flags {
         model: args.model.as_deref(),
         lengths: &args.lengths,

@@ -214,3 +214,56 @@ fn sweep_limits_at_the_p90_hold_the_p90_figures() {
         stderr(&o)
     );
 }
+
+/// A sweep of one axis refuses the flags of the others by name, where it used to ignore
+/// them; with --compare-axes every axis runs, so each flag has one that reads it.
+#[test]
+fn a_sweep_of_one_axis_refuses_the_flags_of_the_others() {
+    let sweep = |extra: &[&str]| {
+        let mut a = vec![
+            "sweep",
+            "--model",
+            "llama-3.1-8b",
+            "--chips",
+            "h100-sxm",
+            "--isl",
+            "500",
+            "--osl",
+            "100",
+            "--max-chips",
+            "2",
+            "--axis",
+            "agg",
+        ];
+        a.extend_from_slice(extra);
+        disagg(&a)
+    };
+    for (extra, says) in [
+        (
+            &["--link", "10gbe"][..],
+            "--link sets the link between pools",
+        ),
+        (
+            &["--no-kv-streaming"],
+            "--no-kv-streaming applies to --axis pd",
+        ),
+        (
+            &["--acceptance", "0.5"],
+            "--acceptance applies to --axis spec",
+        ),
+        (
+            &["--draft-chip", "h100-sxm"],
+            "--draft-chip applies to --axis spec",
+        ),
+    ] {
+        let o = sweep(extra);
+        assert!(!o.status.success(), "{extra:?} was taken");
+        assert!(
+            stderr(&o).contains(says) && stderr(&o).contains("--compare-axes"),
+            "{extra:?}: {}",
+            stderr(&o)
+        );
+    }
+    let o = sweep(&["--link", "10gbe", "--compare-axes"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}
