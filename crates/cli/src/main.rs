@@ -528,9 +528,22 @@ fn print_problems(reason: Option<&str>, warnings: &[String]) {
 }
 
 fn run_validate(as_json: bool, assumptions: &AssumptionArgs) -> Result<(), String> {
+    // Settings no validation row reads are refused rather than ignored: every row runs
+    // the framework its source names (or `auto`), and no row measures a cost.
+    let resolved = assumptions.resolve()?;
+    if resolved.framework != Assumptions::default().framework {
+        return Err(
+            "--framework (or an assumptions file's framework): every validation row runs the framework its source names".into(),
+        );
+    }
+    if resolved.cost != disagg_engine::cost::CostSettings::default() {
+        return Err(
+            "the cost settings (--electricity-usd-kwh, --pue, --capex-usd-per-chip, --years, --duty-cycle, --idle-share, --cost-basis) change no validation row: none measures a cost".into(),
+        );
+    }
     let cat = Catalogue::builtin();
     let table = BenchmarkTable::builtin().map_err(|e| e.to_string())?;
-    let report = validation::run(cat, &table, &assumptions.resolve()?);
+    let report = validation::run(cat, &table, &resolved);
     if as_json {
         out!(
             "{}",

@@ -431,3 +431,26 @@ fn an_unknown_link_is_refused_by_its_flag_with_the_valid_ones() {
         );
     }
 }
+
+/// `validate` refuses the settings no row reads, where it used to print the same table:
+/// a framework (each row runs its source's) and the cost settings (no row measures a
+/// cost). A modelling setting, which rows that state none take, is still accepted.
+#[test]
+fn validate_refuses_the_settings_no_row_reads() {
+    for extra in [
+        &["--framework", "vllm"][..],
+        &["--pue", "2"],
+        &["--cost-basis", "ownership"],
+    ] {
+        let o = disagg(&[&["validate"][..], extra].concat());
+        assert!(!o.status.success(), "{extra:?}");
+        assert!(
+            stderr(&o).contains("framework its source names")
+                || stderr(&o).contains("none measures a cost"),
+            "{extra:?}: {}",
+            stderr(&o)
+        );
+    }
+    let o = disagg(&["validate", "--scheduling", "static"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}
