@@ -25,6 +25,16 @@ pub(crate) struct DeployArgs {
 /// limits are the ones that framework runs. With `--bundle` the bundle's framework
 /// decides (vLLM where it names none of the three).
 pub(crate) fn run_deploy(mut args: DeployArgs) -> Result<(), String> {
+    // `predict`'s own outputs, which a launch does not print, are refused rather than
+    // ignored.
+    if let Some(id) = ["explain", "api"]
+        .into_iter()
+        .find(|id| args.predict.given.iter().any(|g| g == id))
+    {
+        return Err(format!(
+            "--{id} is predict's output; deploy prints the launch commands (run predict with the same flags for it)"
+        ));
+    }
     let given = match args.predict.assumptions.framework.take() {
         Some(f) => {
             let f: LaunchFramework = f.parse().map_err(|e| format!("--framework: {e}"))?;

@@ -106,3 +106,26 @@ fn deploy_names_its_framework() {
         stderr(&o)
     );
 }
+
+/// `predict`'s own outputs are refused by `deploy`, which prints launch commands, where
+/// they used to be ignored (an unknown `--api` as much as a known one).
+#[test]
+fn deploy_refuses_predicts_own_outputs() {
+    for extra in [
+        &["--explain"][..],
+        &["--api", "together"],
+        &["--api", "nobody"],
+    ] {
+        let mut args = vec!["deploy", "--framework", "vllm"];
+        args.extend(AGG);
+        args.extend(["--osl", "1000"]);
+        args.extend(extra);
+        let o = disagg(&args);
+        assert!(!o.status.success(), "{extra:?}");
+        assert!(
+            stderr(&o).contains(&format!("{} is predict's output", extra[0])),
+            "{extra:?}: {}",
+            stderr(&o)
+        );
+    }
+}
