@@ -248,9 +248,13 @@ pub(crate) struct PredictArgs {
         value_name = "ID,ID[,ID...]",
         value_delimiter = ',',
         conflicts_with_all = [
-            "chip", "axis", "tp", "pp", "ep", "rate", "max_throughput", "explain", "api",
-            "save_bundle", "prefill_chip", "decode_chip", "attn_chip", "expert_chip",
-            "draft_chip", "speculative_decode",
+            "chip", "chips", "axis", "tp", "pp", "ep", "rate", "max_throughput", "explain",
+            "api", "save_bundle", "prefill_chip", "prefill_chips", "prefill_tp",
+            "prefill_pp", "prefill_dp", "prefill_ep", "decode_chip", "decode_chips",
+            "decode_tp", "decode_pp", "decode_dp", "decode_ep", "attn_chip", "attn_chips",
+            "attn_tp", "expert_chip", "expert_chips", "micro_batches", "draft_chip",
+            "draft_chips", "draft_model", "acceptance", "draft_tokens", "eagle_layers",
+            "speculative_decode", "no_kv_streaming",
         ]
     )]
     pipeline: Option<Vec<String>>,

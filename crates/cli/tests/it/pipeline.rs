@@ -126,10 +126,17 @@ fn refusals_name_the_chip_the_stage_or_the_flag() {
         &["--layers", "40,40", "--chip", "m3-ultra", "--batch", "1"],
         "--layers needs --pipeline",
     );
+    // A single deployment's sizes, a split pool's layout and a draft's flags do not
+    // describe a pipeline: refused, where --chips, the pools' and the draft's used to be
+    // ignored.
     for other in [
         ["--chip", "h100-sxm"],
         ["--axis", "pd"],
         ["--save-bundle", "b.json"],
+        ["--chips", "4"],
+        ["--decode-ep", "2"],
+        ["--micro-batches", "4"],
+        ["--acceptance", "0.5"],
     ] {
         let mut args = vec!["--pipeline", "m3-ultra,m4-max", "--batch", "1"];
         args.extend(other);
