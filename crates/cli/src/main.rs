@@ -405,6 +405,9 @@ fn main() -> ExitCode {
             args.predict.given = given_flags(matches.subcommand_matches("deploy"))
         }
         Command::Sweep(args) => args.given = given_flags(matches.subcommand_matches("sweep")),
+        Command::Recommend(args) => {
+            args.given = given_flags(matches.subcommand_matches("recommend"))
+        }
         _ => {}
     }
     let result = match cli.command {

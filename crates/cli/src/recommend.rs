@@ -73,6 +73,10 @@ pub struct RecommendArgs {
     json: bool,
     #[command(flatten)]
     assumptions: AssumptionArgs,
+    /// The ids of the flags given on the command line (`main::given_flags`): what the
+    /// axis check reads.
+    #[arg(skip)]
+    pub(crate) given: Vec<String>,
 }
 
 /// The flags a bundle holds (clap ids), refused alongside `recommend --bundle`: a bundle
@@ -157,6 +161,31 @@ fn recommend_bundle(args: &RecommendArgs, chips: &[Chip]) -> Result<Bundle, Stri
     )
 }
 
+/// Refuses a flag that none of the axes `--axis` names reads (a link where only the
+/// aggregated axis is searched, a draft's flags without the spec axis), as `predict`
+/// refuses one its axis does not read. Without `--axis` every axis that applies is
+/// searched, and each such flag has one that reads it. `--chips` names the chips to
+/// search, every axis's.
+fn foreign_to_the_axes(args: &RecommendArgs, axes: &[Axis]) -> Result<(), String> {
+    if axes.is_empty() {
+        return Ok(());
+    }
+    for id in args.given.iter().filter(|id| *id != "chips") {
+        let one = [id.clone()];
+        let refusals: Vec<String> = axes
+            .iter()
+            .filter_map(|&axis| crate::axes::foreign_flag(axis, args.spec.speculative_decode, &one))
+            .collect();
+        if refusals.len() == axes.len() {
+            return Err(format!(
+                "{} (none of the axes searched reads it)",
+                refusals[0]
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// The demand the flags state, each bound checked under its flag's name.
 fn demand(args: &RecommendArgs) -> Result<Demand, String> {
     if let Some(r) = args.rate {
@@ -204,6 +233,7 @@ pub fn run_recommend(args: &RecommendArgs) -> Result<(), String> {
         .iter()
         .map(|a| Axis::parse(a).map_err(|e| format!("--axis: {e}")))
         .collect::<Result<Vec<_>, _>>()?;
+    foreign_to_the_axes(args, &axes)?;
     let demand = demand(args)?;
     let (b, chips) = match &args.bundle {
         Some(path) => {

@@ -158,3 +158,25 @@ fn limits_at_the_p90_bound_the_p90_figures() {
     assert!(!o.status.success());
     assert!(stderr(&o).contains("--slo-at"), "{}", stderr(&o));
 }
+
+/// A flag that none of the axes `--axis` names reads is refused, where it used to be
+/// ignored; an axis list with one that reads it, or no list (every axis), takes it.
+#[test]
+fn a_flag_no_searched_axis_reads_is_refused() {
+    let o = recommend(&[
+        "--users", "16", "--chips", "h100-sxm", "--axis", "agg", "--link", "10gbe",
+    ]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("--link sets the link between pools")
+            && stderr(&o).contains("none of the axes searched reads it"),
+        "{}",
+        stderr(&o)
+    );
+    for axes in [&["--axis", "agg,pd"][..], &[]] {
+        let mut extra = vec!["--users", "16", "--chips", "h100-sxm", "--link", "10gbe"];
+        extra.extend_from_slice(axes);
+        let o = recommend(&extra);
+        assert!(o.status.success(), "{axes:?}: {}", stderr(&o));
+    }
+}
