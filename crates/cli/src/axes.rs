@@ -106,7 +106,8 @@ pub struct SpecArgs {
     /// Chip of a separate draft pool (default: the draft runs on the target's chips).
     #[arg(long)]
     draft_chip: Option<String>,
-    #[arg(long)]
+    /// Chips of the separate draft pool (default 1); it needs --draft-chip.
+    #[arg(long, requires = "draft_chip")]
     draft_chips: Option<u32>,
     /// Per-token acceptance rate of drafted tokens.
     #[arg(long, default_value_t = 0.8)]

@@ -205,3 +205,33 @@ fn a_flag_of_another_axis_is_refused_by_name() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stdout(&o).contains("decode"), "{}", stdout(&o));
 }
+
+/// A draft pool's size without its chip used to be ignored (the draft ran on the
+/// target's chips); it now needs `--draft-chip`.
+#[test]
+fn a_draft_pools_size_needs_its_chip() {
+    let mut args = super::cli::llama_8b_at_batch_64("500", "100").to_vec();
+    args.extend([
+        "--axis",
+        "spec",
+        "--draft-model",
+        "llama-3.2-1b",
+        "--draft-chips",
+        "4",
+    ]);
+    let o = disagg(&args);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("--draft-chip <DRAFT_CHIP>"),
+        "{}",
+        stderr(&o)
+    );
+    args.extend(["--draft-chip", "h100-sxm"]);
+    let o = disagg(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("+ 4x NVIDIA H100 SXM5 80GB TP4 draft"),
+        "{}",
+        stdout(&o)
+    );
+}
