@@ -490,6 +490,7 @@ const DRAFT_POOL_FLAGS: [&str; 2] = ["draft_chip", "draft_chips"];
 pub(crate) fn foreign_flag(axis: Axis, speculates: bool, given: &[String]) -> Option<String> {
     let flag = |id: &str| format!("--{}", id.replace('_', "-"));
     let here = axis.id();
+    let speculating = axis == Axis::Speculative || (axis == Axis::PrefillDecode && speculates);
     for id in given {
         let id = id.as_str();
         if let Some((_, axes)) = AXIS_FLAGS.iter().find(|(f, _)| *f == id) {
@@ -501,7 +502,6 @@ pub(crate) fn foreign_flag(axis: Axis, speculates: bool, given: &[String]) -> Op
                 ));
             }
         }
-        let speculating = axis == Axis::Speculative || (axis == Axis::PrefillDecode && speculates);
         if SPECULATION_FLAGS.contains(&id) && !speculating {
             return Some(format!(
                 "{} applies to --axis spec, or to --axis pd with --speculative-decode",
