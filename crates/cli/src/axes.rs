@@ -2,6 +2,7 @@
 //! (`sweep.rs`): argument handling and output only; the modelling is
 //! `disagg_engine::disagg`, and the JSON is the engine's own serialisation of its results.
 
+use crate::axis_flags;
 use crate::bundle::{self, Flags};
 use crate::{print_problems, PredictArgs};
 use disagg_engine::bundle::Bundle;
@@ -300,7 +301,9 @@ fn print_bands(validated: &ValidationReport, p: &DeploymentPoint) {
 pub(crate) fn predict_bundle(args: &PredictArgs) -> Result<Bundle, String> {
     let cat = Catalogue::builtin();
     let axis = Axis::parse(&args.axis).map_err(|e| e.to_string())?;
-    if let Some(why) = foreign_flag(axis, args.pools.spec.speculative_decode, &args.given) {
+    if let Some(why) =
+        axis_flags::foreign_flag(axis, args.pools.spec.speculative_decode, &args.given)
+    {
         return Err(why);
     }
     let p = &args.pools;
@@ -446,82 +449,6 @@ pub(crate) fn predict_bundle(args: &PredictArgs) -> Result<Bundle, String> {
     };
     b.deployment = Some(spec);
     Ok(b)
-}
-
-/// Where each axis-bound flag applies (clap ids): a flag given for an axis the run is
-/// not on would be ignored, so it is refused instead, naming the flag and its axes.
-const AXIS_FLAGS: [(&str, &str); 25] = [
-    ("chip", "agg spec"),
-    ("chips", "agg spec"),
-    ("tp", "agg spec"),
-    ("pp", "agg"),
-    ("ep", "agg spec"),
-    ("prefill_chip", "pd"),
-    ("prefill_chips", "pd"),
-    ("prefill_tp", "pd"),
-    ("prefill_pp", "pd"),
-    ("prefill_dp", "pd"),
-    ("prefill_ep", "pd"),
-    ("decode_chip", "pd"),
-    ("decode_chips", "pd"),
-    ("decode_tp", "pd"),
-    ("decode_pp", "pd"),
-    ("decode_dp", "pd"),
-    ("decode_ep", "pd"),
-    ("no_kv_streaming", "pd"),
-    ("speculative_decode", "pd"),
-    ("attn_chip", "af"),
-    ("attn_chips", "af"),
-    ("attn_tp", "af"),
-    ("expert_chip", "af"),
-    ("expert_chips", "af"),
-    ("micro_batches", "af"),
-];
-
-/// The flags of a speculation (clap ids): the spec axis's, and the decode pool's where
-/// `--axis pd` speculates (`--speculative-decode`). A separate draft pool is the spec
-/// axis's alone.
-const SPECULATION_FLAGS: [&str; 4] = ["draft_model", "acceptance", "draft_tokens", "eagle_layers"];
-const DRAFT_POOL_FLAGS: [&str; 2] = ["draft_chip", "draft_chips"];
-
-/// The first of the `given` flags that the run's `axis` would ignore, in words; `None`
-/// when every given flag takes part. The links between pools apply to every axis but
-/// the aggregated one, which has no second pool.
-pub(crate) fn foreign_flag(axis: Axis, speculates: bool, given: &[String]) -> Option<String> {
-    let flag = |id: &str| format!("--{}", id.replace('_', "-"));
-    let here = axis.id();
-    let speculating = axis == Axis::Speculative || (axis == Axis::PrefillDecode && speculates);
-    for id in given {
-        let id = id.as_str();
-        if let Some((_, axes)) = AXIS_FLAGS.iter().find(|(f, _)| *f == id) {
-            if !axes.split(' ').any(|a| a == here) {
-                return Some(format!(
-                    "{} applies to --axis {}, not to --axis {here}",
-                    flag(id),
-                    axes.replace(' ', " or --axis ")
-                ));
-            }
-        }
-        if SPECULATION_FLAGS.contains(&id) && !speculating {
-            return Some(format!(
-                "{} applies to --axis spec, or to --axis pd with --speculative-decode",
-                flag(id)
-            ));
-        }
-        if DRAFT_POOL_FLAGS.contains(&id) && axis != Axis::Speculative {
-            return Some(format!(
-                "{} applies to --axis spec (a separate draft pool), not to --axis {here}",
-                flag(id)
-            ));
-        }
-        if ["link", "link_gbps"].contains(&id) && axis == Axis::Aggregated {
-            return Some(format!(
-                "{} sets the link between pools, which --axis agg does not have",
-                flag(id)
-            ));
-        }
-    }
-    None
 }
 
 /// The aggregated pool's layout from `--tp`, `--pp` and `--ep`; `None` (the planner's

@@ -19,6 +19,7 @@ macro_rules! out {
 }
 
 mod axes;
+mod axis_flags;
 mod bundle;
 mod cost;
 mod deploy;
@@ -262,7 +263,7 @@ pub(crate) struct PredictArgs {
     #[arg(long, value_name = "N,N,...", value_delimiter = ',')]
     layers: Option<Vec<u32>>,
     /// The ids of the flags given on the command line, as opposed to filled in by their
-    /// defaults: what the axis check reads (`axes::foreign_flag`).
+    /// defaults: what the axis check reads (`axis_flags::foreign_flag`).
     #[arg(skip)]
     pub(crate) given: Vec<String>,
 }

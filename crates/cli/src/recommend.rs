@@ -161,31 +161,6 @@ fn recommend_bundle(args: &RecommendArgs, chips: &[Chip]) -> Result<Bundle, Stri
     )
 }
 
-/// Refuses a flag that none of the axes `--axis` names reads (a link where only the
-/// aggregated axis is searched, a draft's flags without the spec axis), as `predict`
-/// refuses one its axis does not read. Without `--axis` every axis that applies is
-/// searched, and each such flag has one that reads it. `--chips` names the chips to
-/// search, every axis's.
-fn foreign_to_the_axes(args: &RecommendArgs, axes: &[Axis]) -> Result<(), String> {
-    if axes.is_empty() {
-        return Ok(());
-    }
-    for id in args.given.iter().filter(|id| *id != "chips") {
-        let one = [id.clone()];
-        let refusals: Vec<String> = axes
-            .iter()
-            .filter_map(|&axis| crate::axes::foreign_flag(axis, args.spec.speculative_decode, &one))
-            .collect();
-        if refusals.len() == axes.len() {
-            return Err(format!(
-                "{} (none of the axes searched reads it)",
-                refusals[0]
-            ));
-        }
-    }
-    Ok(())
-}
-
 /// The demand the flags state, each bound checked under its flag's name.
 fn demand(args: &RecommendArgs) -> Result<Demand, String> {
     if let Some(r) = args.rate {
@@ -233,7 +208,13 @@ pub fn run_recommend(args: &RecommendArgs) -> Result<(), String> {
         .iter()
         .map(|a| Axis::parse(a).map_err(|e| format!("--axis: {e}")))
         .collect::<Result<Vec<_>, _>>()?;
-    foreign_to_the_axes(args, &axes)?;
+    // A flag none of the axes `--axis` names reads is refused, as `predict` refuses one
+    // its axis does not read; without `--axis` every axis that applies is searched.
+    if let Some(why) =
+        crate::axis_flags::unread_by_every(&axes, args.spec.speculative_decode, &args.given)
+    {
+        return Err(format!("{why} (none of the axes searched reads it)"));
+    }
     let demand = demand(args)?;
     let (b, chips) = match &args.bundle {
         Some(path) => {

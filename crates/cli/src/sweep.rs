@@ -137,15 +137,11 @@ fn sweep_bundle(args: &SweepArgs) -> Result<Bundle, String> {
     let axis = Axis::parse(&args.axis).map_err(|e| e.to_string())?;
     // A sweep of one axis ignores the flags of the others (a link on the aggregated
     // axis, a draft off the spec axis); with --compare-axes every axis runs, so each
-    // flag has one that reads it. `--chips` here names the chip kinds, every axis's.
+    // flag has one that reads it.
     if !args.compare_axes {
-        let given: Vec<String> = args
-            .given
-            .iter()
-            .filter(|id| *id != "chips")
-            .cloned()
-            .collect();
-        if let Some(why) = crate::axes::foreign_flag(axis, args.spec.speculative_decode, &given) {
+        if let Some(why) =
+            crate::axis_flags::unread_by_every(&[axis], args.spec.speculative_decode, &args.given)
+        {
             return Err(format!("{why} (or sweep every axis with --compare-axes)"));
         }
     }
