@@ -107,16 +107,8 @@ impl Workload {
                 self.output_cv
             )));
         }
-        if let Some(r) = self
-            .rate
-            .filter(|r| !(r.is_finite() && REQUEST_RATE.contains(r)))
-        {
-            return Err(EngineError::InvalidInput(format!(
-                "request rate {} must lie between {} and {} requests per second",
-                crate::error::echoed(r),
-                REQUEST_RATE.start(),
-                REQUEST_RATE.end()
-            )));
+        if let Some(r) = self.rate {
+            check_request_rate(r)?;
         }
         if let Some(n) = self.prompts.filter(|n| !(1..=MAX_PROMPTS).contains(n)) {
             return Err(EngineError::InvalidInput(format!(
@@ -274,4 +266,18 @@ impl Workload {
             .floor()
             .clamp(1.0, limit.max(1.0))
     }
+}
+
+/// Refuses a request rate outside [`REQUEST_RATE`] (NaN and infinity included), echoing
+/// it as given: the one check of a workload's, an open loop's and a demand's rate.
+pub fn check_request_rate(r: f64) -> crate::error::Result<()> {
+    if r.is_finite() && REQUEST_RATE.contains(&r) {
+        return Ok(());
+    }
+    Err(EngineError::InvalidInput(format!(
+        "request rate {} must lie between {} and {} requests per second",
+        crate::error::echoed(r),
+        REQUEST_RATE.start(),
+        REQUEST_RATE.end()
+    )))
 }

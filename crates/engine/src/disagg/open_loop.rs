@@ -17,7 +17,6 @@ use super::ttft::{prefill_queue, Ttft, TtftParts, Wait};
 use super::{evaluate, Axis, Deployment, DeploymentPoint, PoolRole, Setup};
 use crate::cost::PoolLoad;
 use crate::error::{EngineError, Result};
-use crate::limits::REQUEST_RATE;
 use crate::units::{RequestsPerSecond, Seconds};
 
 /// The deployment under Poisson arrivals at `rate` requests per second.
@@ -62,14 +61,7 @@ pub(crate) fn concurrency(
     deployment: &Deployment,
     rate: RequestsPerSecond,
 ) -> Result<Held> {
-    if !(rate.0.is_finite() && REQUEST_RATE.contains(&rate.0)) {
-        return Err(EngineError::InvalidInput(format!(
-            "request rate {} must lie between {} and {} requests per second",
-            rate.0,
-            REQUEST_RATE.start(),
-            REQUEST_RATE.end()
-        )));
-    }
+    crate::workload::check_request_rate(rate.0)?;
     let at = |batch: u32| evaluate(setup, &deployment.with_batch(batch));
     let served = |p: &DeploymentPoint| self::served(setup, p);
     let Reach { probe, most, full } = reach(setup, deployment)?;

@@ -11,7 +11,7 @@ use crate::disagg::{evaluate, Deployment, DeploymentPoint, Setup};
 use crate::error::{EngineError, Result};
 use crate::limits::{MAX_BATCH, REQUEST_RATE};
 use crate::units::RequestsPerSecond;
-use crate::workload::Workload;
+use crate::workload::{check_request_rate, Workload};
 use serde::{Deserialize, Serialize};
 
 /// Seconds in a day: tokens per day over this are tokens per second.
@@ -52,26 +52,20 @@ impl Demand {
                     "tokens per day must be a positive number, not {t:?}"
                 )))
             }
-            _ => {
+            Demand::Rate(r) => check_request_rate(r.0),
+            Demand::TokensPerDay(t) => {
+                // The rate read from tokens per day is refused under the count the user
+                // gave, with the rate it implies.
                 let r = self.rate(workload).map_or(0.0, |r| r.0);
-                if r.is_finite() && REQUEST_RATE.contains(&r) {
-                    return Ok(());
-                }
-                let bounds = format!(
-                    "between {} and {} requests per second",
-                    REQUEST_RATE.start(),
-                    REQUEST_RATE.end()
-                );
-                // A rate read from tokens per day is named by the figure the user gave,
-                // in scientific notation, so a huge one stays readable.
-                Err(EngineError::InvalidInput(match *self {
-                    Demand::TokensPerDay(t) => format!(
-                        "tokens per day {} ask for {r:.3e} requests per second of {} tokens each; the rate must lie {bounds}",
+                check_request_rate(r).map_err(|_| {
+                    EngineError::InvalidInput(format!(
+                        "tokens per day {} ask for {r:.3e} requests per second of {} tokens each; the rate must lie between {} and {} requests per second",
                         crate::error::echoed(t),
-                        workload.request_context()
-                    ),
-                    _ => format!("request rate {} must lie {bounds}", crate::error::echoed(r)),
-                }))
+                        workload.request_context(),
+                        REQUEST_RATE.start(),
+                        REQUEST_RATE.end()
+                    ))
+                })
             }
         }
     }
