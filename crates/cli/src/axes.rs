@@ -405,16 +405,8 @@ pub(crate) fn predict_bundle(args: &PredictArgs) -> Result<Bundle, String> {
             pools
         }
     };
-    if let Some(r) = args
-        .rate
-        .filter(|r| !(r.is_finite() && REQUEST_RATE.contains(r)))
-    {
-        return Err(format!(
-            "--rate {} must lie between {} and {} requests per second",
-            disagg_engine::error::echoed(r),
-            REQUEST_RATE.start(),
-            REQUEST_RATE.end()
-        ));
+    if let Some(r) = args.rate {
+        rate_flag(r)?;
     }
     let batch = match (args.batch, args.max_throughput) {
         (Some(b), false) if !(1..=MAX_BATCH).contains(&b) => {
@@ -449,6 +441,19 @@ pub(crate) fn predict_bundle(args: &PredictArgs) -> Result<Bundle, String> {
     };
     b.deployment = Some(spec);
     Ok(b)
+}
+
+/// `--rate r` checked by the engine's one request-rate bound, refused under the flag's
+/// name (`predict` and `recommend`).
+pub(crate) fn rate_flag(r: f64) -> Result<(), String> {
+    disagg_engine::workload::check_request_rate(r).map_err(|_| {
+        format!(
+            "--rate {} must lie between {} and {} requests per second",
+            disagg_engine::error::echoed(r),
+            REQUEST_RATE.start(),
+            REQUEST_RATE.end()
+        )
+    })
 }
 
 /// The aggregated pool's layout from `--tp`, `--pp` and `--ep`; `None` (the planner's

@@ -9,7 +9,7 @@ use crate::AssumptionArgs;
 use disagg_engine::bundle::Bundle;
 use disagg_engine::cost::CostBasis;
 use disagg_engine::disagg::{Axis, DeploymentSpec, PoolRole};
-use disagg_engine::limits::{DEFAULT_RECOMMEND_CHIPS, MAX_BATCH, MAX_SWEEP_CHIPS, REQUEST_RATE};
+use disagg_engine::limits::{DEFAULT_RECOMMEND_CHIPS, MAX_BATCH, MAX_SWEEP_CHIPS};
 use disagg_engine::recommend::{
     recommend, usd_per_mtok, Demand, Entry, Load, RecommendRequest, Recommendation,
 };
@@ -164,14 +164,7 @@ fn recommend_bundle(args: &RecommendArgs, chips: &[Chip]) -> Result<Bundle, Stri
 /// The demand the flags state, each bound checked under its flag's name.
 fn demand(args: &RecommendArgs) -> Result<Demand, String> {
     if let Some(r) = args.rate {
-        if !(r.is_finite() && REQUEST_RATE.contains(&r)) {
-            return Err(format!(
-                "--rate {} must lie between {} and {} requests per second",
-                disagg_engine::error::echoed(r),
-                REQUEST_RATE.start(),
-                REQUEST_RATE.end()
-            ));
-        }
+        crate::axes::rate_flag(r)?;
         return Ok(Demand::Rate(RequestsPerSecond::new(r)));
     }
     if let Some(t) = args.tokens_per_day {
