@@ -43,15 +43,20 @@ impl Lengths {
     }
 }
 
-/// The engine's step times for one replica of `p`: decode at `b` sequences, and one
-/// prompt step over `n` prompts.
+/// The engine's step times for one of `p`'s `replicas` replicas: decode at `b`
+/// sequences, and one prompt step over `n` prompts.
 struct Steps {
     decode: Vec<f64>,
     prefill: Vec<f64>,
 }
 
-fn steps(cat: &Catalogue, p: &BenchmarkPoint, a: &Assumptions, users: u32, budget: u32) -> Steps {
-    let replicas = p.chips / (p.tp.unwrap_or(1) * p.pp.unwrap_or(1)).max(1);
+fn steps(
+    cat: &Catalogue,
+    p: &BenchmarkPoint,
+    a: &Assumptions,
+    (replicas, users): (u32, u32),
+    budget: u32,
+) -> Steps {
     let isl = p.workload().isl;
     let probe = |batch: u32, tokens: Option<f64>| {
         let mut q = p.clone();
@@ -257,7 +262,7 @@ fn main() {
         let replicas = (p.chips / (p.tp.unwrap_or(1) * p.pp.unwrap_or(1))).max(1);
         let users = (batch / replicas).max(1);
         let budget = a.prefill_chunk_tokens as u32;
-        let steps = steps(cat, p, &base, users, budget);
+        let steps = steps(cat, p, &base, (replicas, users), budget);
         let lengths = (p.isl, p.osl, p.length_range_ratio.unwrap_or(1.0));
         let ppu = p.prompts_per_user.unwrap_or(10.0) as u32;
         let first_step = std::env::var("SIM_NO_FIRST_STEP").is_err();
