@@ -226,6 +226,34 @@ impl Scenario {
         }
     }
 
+    /// Puts back the settings only routed experts read (`ed`, `re`, `adp`) when the
+    /// scenario's model resolves and has none, and returns each one reset with the value
+    /// it held. The page hides their controls for such a model, so a value kept would
+    /// act unseen the moment a model with experts is picked. A model that does not
+    /// resolve keeps them: its own notice says why.
+    pub fn reset_expert_settings_of_a_dense_model(
+        &mut self,
+        catalogue: &Catalogue,
+    ) -> Vec<(&'static str, String)> {
+        match crate::explore::model_of(self, catalogue) {
+            Ok(m) if !m.ir.is_moe() => {}
+            _ => return Vec::new(),
+        }
+        let mut reset = Vec::new();
+        if let Some(d) = self.expert_dtype.take() {
+            reset.push(("ed", d.name().to_string()));
+        }
+        if self.redundant_experts > 0 {
+            reset.push(("re", self.redundant_experts.to_string()));
+            self.redundant_experts = 0;
+        }
+        if self.aligned_prefill {
+            reset.push(("adp", "1".to_string()));
+            self.aligned_prefill = false;
+        }
+        reset
+    }
+
     /// The finite run both its settings state; `None` while either is empty.
     pub fn finite_run(&self) -> Option<FiniteRun> {
         Some(FiniteRun {
@@ -400,6 +428,12 @@ impl Scenario {
                     shorten(&value)
                 )),
             }
+        }
+        // Read once the whole link is: `ed` may come before or after the model.
+        for (key, value) in s.reset_expert_settings_of_a_dense_model(catalogue) {
+            notices.push(format!(
+                "ignored {key}={value}: the model has no routed experts"
+            ));
         }
         if !seen_version {
             notices.push("the link has no version; read as version 1".into());

@@ -697,3 +697,54 @@ fn the_electricity_price_moves_the_detail_panels_ownership_figures_only() {
         assert!(c.recompute().is_some(), "{figure}");
     }
 }
+
+#[test]
+fn expert_settings_on_a_dense_model_are_reset_with_a_notice() {
+    // Either order of model and settings: the link is read whole first.
+    for query in [
+        "v=1&model=llama-3.1-8b&ed=nvfp4&re=32&adp=1",
+        "v=1&ed=nvfp4&re=32&adp=1&model=llama-3.1-8b",
+    ] {
+        let (s, notices) = Scenario::from_query(query, cat());
+        assert_eq!(
+            (s.expert_dtype, s.redundant_experts, s.aligned_prefill),
+            (None, 0, false),
+            "{query}"
+        );
+        assert_eq!(
+            notices,
+            [
+                "ignored ed=nvfp4: the model has no routed experts",
+                "ignored re=32: the model has no routed experts",
+                "ignored adp=1: the model has no routed experts",
+            ],
+            "{query}"
+        );
+    }
+    // A model with routed experts keeps them, without a word.
+    let (s, notices) = Scenario::from_query("v=1&model=deepseek-r1&ed=nvfp4&re=32&adp=1", cat());
+    assert!(notices.is_empty(), "{notices:?}");
+    assert_eq!(
+        (s.expert_dtype, s.redundant_experts, s.aligned_prefill),
+        (Some(DType::Nvfp4), 32, true)
+    );
+    // Picking a dense model on the page puts them back, and says which it reset.
+    let mut s = s;
+    s.apply("model", "llama-3.1-8b", cat()).unwrap();
+    let reset = s.reset_expert_settings_of_a_dense_model(cat());
+    assert_eq!(
+        reset,
+        [
+            ("ed", "nvfp4".to_string()),
+            ("re", "32".to_string()),
+            ("adp", "1".to_string())
+        ]
+    );
+    assert_eq!(s.reset_expert_settings_of_a_dense_model(cat()), []);
+    // An unknown model is ignored, so the settings are read against the model kept
+    // (the default, dense): two notices, each naming its key.
+    let (s, notices) = Scenario::from_query("v=1&model=no-such-model&ed=nvfp4", cat());
+    assert_eq!(s.expert_dtype, None);
+    assert_eq!(notices.len(), 2, "{notices:?}");
+    assert!(notices[0].starts_with("ignored model="), "{notices:?}");
+}

@@ -172,6 +172,10 @@ impl Page {
         let mut next = self.scenario.get_untracked();
         match next.apply(key, value, Catalogue::builtin()) {
             Ok(warnings) => {
+                if matches!(key, "model" | "cfg") {
+                    // Their controls vanish with a dense model; so do their values.
+                    next.reset_expert_settings_of_a_dense_model(Catalogue::builtin());
+                }
                 self.field_errors.update(|e| {
                     e.remove(key);
                 });
