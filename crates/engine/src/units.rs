@@ -167,6 +167,9 @@ impl Seconds {
     pub fn from_us(us: f64) -> Seconds {
         Seconds(us / 1e6)
     }
+    pub fn from_ns(ns: f64) -> Seconds {
+        Seconds(ns / 1e9)
+    }
     pub fn ms(self) -> f64 {
         self.0 * 1e3
     }

@@ -48,7 +48,7 @@ impl Knob {
 /// rate (a subnormal one made TTFT infinite); fully hidden communication would make
 /// links free; at least a tenth of the memory must remain for weights and the KV cache;
 /// host costs run from zero to a second; element widths from FP4 to FP64.
-pub const KNOBS: [Knob; 13] = [
+pub const KNOBS: [Knob; 14] = [
     Knob {
         name: "mfu",
         meaning: "sustained fraction of the dense peak a matmul reaches",
@@ -153,6 +153,14 @@ pub const KNOBS: [Knob; 13] = [
         get: |a| a.max_seqs_per_replica,
         set: |a, v| a.max_seqs_per_replica = v,
     },
+    Knob {
+        name: "fp4_routed_pick_time",
+        meaning: "device time a fused MoE spends per routed pick of FP4 experts beyond the pick's matmul (0: none)",
+        unit: "s",
+        range: (0.0, 1e-3),
+        get: |a| a.fp4_routed_pick_time.0,
+        set: |a, v| a.fp4_routed_pick_time = Seconds(v),
+    },
 ];
 
 /// Where the knob `name` sits in [`KNOBS`], found at compile time (a name that is
@@ -191,6 +199,7 @@ pub const EAGER: usize = knob_index("eager_kernel_overhead");
 pub const SEQ: usize = knob_index("seq_overhead");
 pub const RESERVE: usize = knob_index("runtime_reserve");
 pub const KERNEL: usize = knob_index("kernel_overhead");
+pub const FP4_PICK: usize = knob_index("fp4_routed_pick_time");
 /// The knobs a serving framework scales by a factor rather than sets
 /// ([`crate::serving::KernelFactors`]).
 pub const MFU: usize = knob_index("mfu");

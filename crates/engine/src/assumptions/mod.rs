@@ -14,7 +14,8 @@ mod rates;
 mod validate;
 
 pub use knobs::{
-    knob, knob_index, Knob, BW_EFF, CHUNK, EAGER, KERNEL, KNOBS, MAX_SEQS, MFU, RESERVE, SEQ, STEP,
+    knob, knob_index, Knob, BW_EFF, CHUNK, EAGER, FP4_PICK, KERNEL, KNOBS, MAX_SEQS, MFU, RESERVE,
+    SEQ, STEP,
 };
 pub use pool::Origin;
 pub use rates::{ChipRates, MATMUL_REFERENCE};
@@ -59,6 +60,10 @@ pub struct Assumptions {
     /// Host work per sequence per engine step (scheduling, input preparation,
     /// sampling, detokenising), on the critical path of every step.
     pub seq_overhead: Seconds,
+    /// Device time a fused MoE operator spends on each routed pick of FP4 experts
+    /// beyond the pick's matmul FLOPs at the chip's FP4 rate (`audit/MODEL.md` 3.2.1);
+    /// 0, the global default: none. TensorRT-LLM's CUTLASS MoE sets its own per chip.
+    pub fp4_routed_pick_time: Seconds,
     /// Whether the replicas that share one expert group (attention data parallelism
     /// with expert parallelism) run their prefill chunks in the same step, as
     /// TensorRT-LLM's ADP balancing schedules them. When not, each replica prefills
@@ -145,6 +150,7 @@ impl Default for Assumptions {
             activation_bytes: 2.0,
             max_seqs_per_replica: 256.0,
             seq_overhead: Seconds::from_us(20.0),
+            fp4_routed_pick_time: Seconds::ZERO,
             aligned_group_prefill: false,
             expert_skew: 1.18,
             prefill_two_batch_overlap: false,

@@ -23,7 +23,7 @@ fn symbol(kind: OpKind) -> &'static str {
     }
 }
 
-const ROOFLINE: &str = "both roofline bounds over its layers, sqrt(compute^2 + memory^2) each with compute FLOPs x waves / (peak x MFU) and memory bytes / (bandwidth x bw_eff) (MODEL.md 3), waves the dense matmuls' partial last wave of tiles on a chip with an SM count (MODEL.md 3.4), else 1: the operator table";
+const ROOFLINE: &str = "both roofline bounds over its layers, sqrt(compute^2 + memory^2) each with compute FLOPs x waves / (peak x MFU) and memory bytes / (bandwidth x bw_eff) (MODEL.md 3), waves the dense matmuls' partial last wave of tiles on a chip with an SM count (MODEL.md 3.4), else 1, and FP4 routed experts' compute plus their picks x fp4_routed_pick_time (MODEL.md 3.2.1): the operator table";
 
 /// `cost`, a step of `p`, as the chain of `symbol` ("t_dec") named `quantity`.
 pub fn step_chain(p: &Placement, cost: &StepCost, symbol_of_step: &str, quantity: &str) -> Chain {

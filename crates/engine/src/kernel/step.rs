@@ -63,6 +63,16 @@ pub(super) fn host_passes(p: &Placement, shape: StepShape, side: Side) -> f64 {
     }
 }
 
+/// What the pool's fused MoE spends on a chip's `picks` routed picks beyond the expert
+/// matmuls' FLOPs: `picks x fp4_routed_pick_time` for FP4 experts, nothing for others
+/// (`audit/MODEL.md` 3.2.1).
+pub(super) fn routed_pick_time(p: &Placement, picks: f64) -> Seconds {
+    match p.weights.experts.dtype.compute_rate() {
+        ComputeRate::Fp4 => p.assumptions.fp4_routed_pick_time * picks,
+        ComputeRate::Fp8 | ComputeRate::Bf16 => Seconds::ZERO,
+    }
+}
+
 /// [`step_cost_of`], handing every row of the roofline table to `sink` as it goes.
 pub(super) fn traced_step_cost<S: RowSink>(
     p: &Placement,
@@ -364,6 +374,12 @@ pub(super) fn traced_step_cost<S: RowSink>(
                     Bytes(h * e * wb) + Bytes(2.0 * picks * h * ab),
                     KERNELS_ROUTED,
                 );
+                // The fused MoE's device time per pick beyond the matmuls (MODEL.md
+                // 3.2.1), on the compute side.
+                let row = Row {
+                    compute: row.compute + routed_pick_time(p, picks),
+                    ..row
+                };
                 let layer_routed = row.time();
                 acc.add(row);
                 if matches!(side, Side::Whole | Side::Layers) && par.replicas_per_expert_group() > 1

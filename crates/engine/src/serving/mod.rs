@@ -101,6 +101,9 @@ impl Framework {
                 // blog 18): the median kernel time at 1 to 16 tokens per rank over EP 8,
                 // 16 and 32 (AUDIT, "The MoE all-to-all's fixed time").
                 all_to_all_floor: Some(AllToAllFloor::TRTLLM_NVLINK),
+                // Its default MoE backend's (CUTLASS) time per FP4 pick beyond the
+                // matmul, as NVIDIA's collector timed it on each chip.
+                fp4_routed_pick_time: trtllm_cutlass_fp4_pick_time(chip),
                 ..Defaults::default()
             },
             // get_batch_defaults, OpenAI server: 1024 sequences and 8192 tokens on
@@ -161,6 +164,8 @@ impl Framework {
                 kernels: KernelFactors::CHIPS,
                 // Its DeepEP and MoRI kernels' fixed times are not measured here.
                 all_to_all_floor: None,
+                // Its MoE kernels are not TensorRT-LLM's, and no timing of them is read.
+                fp4_routed_pick_time: None,
             },
             // n_ubatch 512: the physical batch one step computes. It allocates the
             // weights, its context's KV cache and compute buffers sized by n_ubatch (the
@@ -220,6 +225,27 @@ fn gpu_all_reduce(chip: &Chip, cuda_mib: f64, rocm_mib: f64) -> Option<Bytes> {
     }
 }
 
+/// TensorRT-LLM's fused MoE on its default CUTLASS backend: the device time per routed
+/// pick of NVFP4 experts beyond the pick's `6 h i` FLOPs at the chip's FP4 rate in this
+/// engine, as NVIDIA's AIConfigurator collector timed the operator on each chip
+/// (github.com/ai-dynamo/aiconfigurator at 095f58a5, `aic-core/src/aiconfigurator_core/
+/// systems/data/<chip>/moe/trtllm/1.3.0rc10/moe_perf.parquet`, `moe_torch_flow_cutlass`,
+/// balanced routing): the time from 8,192 to 16,384 tokens over the picks added, less
+/// their FLOPs at the rate, the median over every expert shape held at EP 1 to 8 (AUDIT,
+/// "TensorRT-LLM's MoE kernels timed op by op"). Chips the collector did not time take
+/// none.
+fn trtllm_cutlass_fp4_pick_time(chip: &Chip) -> Option<Seconds> {
+    let ns = match chip.id.as_str() {
+        "b200" => 19.2,
+        "b300" => 22.5,
+        "gb200" => 19.9,
+        "gb300" => 21.5,
+        "rtx-pro-6000" => 8.7,
+        _ => return None,
+    };
+    Some(Seconds::from_ns(ns))
+}
+
 /// A framework's defaults on one chip; `None` keeps the global assumption.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Defaults {
@@ -248,6 +274,9 @@ pub struct Defaults {
     /// The largest message its own tensor-parallel all-reduce takes inside one node
     /// ([`crate::kernel::custom_all_reduce`]); `None`: NCCL's ring for every message.
     pub custom_all_reduce: Option<Bytes>,
+    /// Device time its fused MoE spends per routed pick of FP4 experts beyond the
+    /// matmul (`audit/MODEL.md` 3.2.1); `None`: the global assumption.
+    pub fp4_routed_pick_time: Option<Seconds>,
 }
 
 /// The fixed time of one expert all-to-all's two phases inside one scale-up domain:
@@ -339,7 +368,7 @@ impl Defaults {
     /// The default for the knob at `index` of [`crate::assumptions::KNOBS`], in the
     /// knob's unit; `None` where the framework keeps the global assumption.
     pub fn get(&self, index: usize) -> Option<f64> {
-        use crate::assumptions::{CHUNK, EAGER, KERNEL, MAX_SEQS, RESERVE, SEQ, STEP};
+        use crate::assumptions::{CHUNK, EAGER, FP4_PICK, KERNEL, MAX_SEQS, RESERVE, SEQ, STEP};
         match index {
             MAX_SEQS => self.max_seqs_per_replica,
             CHUNK => self.prefill_chunk_tokens,
@@ -348,6 +377,7 @@ impl Defaults {
             RESERVE => self.runtime_reserve,
             KERNEL => self.kernel_overhead.map(|s| s.0),
             EAGER => self.eager_kernel_overhead.map(|s| s.0),
+            FP4_PICK => self.fp4_routed_pick_time.map(|s| s.0),
             _ => None,
         }
     }

@@ -379,6 +379,12 @@ pub struct BenchmarkPoint {
     /// (MODEL.md 3.6).
     #[serde(default)]
     pub eager_kernel_overhead: Option<f64>,
+    /// Device time per routed pick of FP4 experts beyond the matmul, where the source
+    /// names a MoE backend other than the framework's default (TensorRT-LLM's TRTLLM
+    /// backend in place of CUTLASS); absent means the point's framework's (MODEL.md
+    /// 3.2.1).
+    #[serde(default)]
+    pub fp4_routed_pick_time: Option<f64>,
 }
 
 /// An MLPerf Offline run as its benchmark sets it.
@@ -474,6 +480,9 @@ impl BenchmarkPoint {
         }
         if let Some(v) = self.eager_kernel_overhead {
             a = a.pin("eager_kernel_overhead", v);
+        }
+        if let Some(v) = self.fp4_routed_pick_time {
+            a = a.pin("fp4_routed_pick_time", v);
         }
         a
     }

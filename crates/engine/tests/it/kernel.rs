@@ -223,8 +223,8 @@ fn attention_dp_replicas_that_prefill_on_their_own_schedules_wait_for_each_other
             .value()
     };
     // TensorRT-LLM's own max-throughput DeepSeek-R1 runs (no ADP balancing): costing the
-    // replicas' prefills one at a time lands near the measurement, where costing them
-    // aligned over-predicts by 40% to 58%.
+    // replicas' prefills one at a time lands near the measurement (-12%, -9%, +4%), where
+    // costing them aligned over-predicts by 33% to 59%.
     for id in ["TRTDS-01", "TRTDS-02", "TRTDS-03"] {
         let p = published_point(id);
         assert_eq!(p.aligned_group_prefill, None);
@@ -232,7 +232,10 @@ fn attention_dp_replicas_that_prefill_on_their_own_schedules_wait_for_each_other
         let stated = with_alignment(&p, false) / p.measured - 1.0;
         let aligned = with_alignment(&p, true) / p.measured - 1.0;
         assert!(stated.abs() < 0.3, "{id} unaligned: {stated:+.2}");
-        assert!(aligned > 0.35, "{id} aligned: {aligned:+.2}");
+        assert!(
+            aligned > 0.3 && aligned > 2.0 * stated.abs(),
+            "{id} aligned: {aligned:+.2}"
+        );
     }
     // TensorRT-LLM tech blog 10: DeepSeek-V3 on 8 GB200, attention DP8 and EP8, inputs
     // of 803 and outputs of 3,653 tokens on average, gave 25,664 tok/s without ADP
