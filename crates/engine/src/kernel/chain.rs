@@ -23,7 +23,7 @@ fn symbol(kind: OpKind) -> &'static str {
     }
 }
 
-const ROOFLINE: &str = "both roofline bounds over its layers, sqrt(compute^2 + memory^2) each with compute FLOPs x waves / (peak x MFU) and memory bytes / (bandwidth x bw_eff) (MODEL.md 3), waves the dense matmuls' partial last wave of tiles on a chip with an SM count (MODEL.md 3.4), else 1, and FP4 routed experts' compute plus their picks x fp4_routed_pick_time (MODEL.md 3.2.1): the operator table";
+const ROOFLINE: &str = "both roofline bounds over its layers, sqrt(compute^2 + memory^2) each with compute FLOPs x waves / (peak x MFU) and memory bytes / (bandwidth x bw_eff) (MODEL.md 3), waves the dense matmuls' partial last wave of tiles on a chip with an SM count (MODEL.md 3.4), else 1: the operator table";
 
 /// `cost`, a step of `p`, as the chain of `symbol` ("t_dec") named `quantity`.
 pub fn step_chain(p: &Placement, cost: &StepCost, symbol_of_step: &str, quantity: &str) -> Chain {
@@ -94,6 +94,10 @@ pub fn step_chain(p: &Placement, cost: &StepCost, symbol_of_step: &str, quantity
             ),
             Some(w) => format!("{ROOFLINE}; weights in {}{factors}", in_format(w)),
             None => format!("{ROOFLINE}{factors}"),
+        };
+        let rule = match *k {
+            OpKind::RoutedExperts => format!("{rule}{}", pick_time(p)),
+            _ => rule,
         };
         chain = chain.input(
             symbol(*k),
@@ -285,6 +289,23 @@ fn kernel_factors(p: &Placement) -> String {
         ("MFU", a.kernel_factor(p.chip, MFU)),
         ("bw_eff", a.kernel_factor(p.chip, BW_EFF)),
     ])
+}
+
+/// The words for the routed experts' time per pick (MODEL.md 3.2.1), where their format
+/// pays one: its value and where it comes from.
+fn pick_time(p: &Placement) -> String {
+    let t = super::step::routed_pick_time(p, 1.0);
+    if t.value() == 0.0 {
+        return String::new();
+    }
+    let whose = match p.assumptions.origin(p.chip, crate::assumptions::FP4_PICK) {
+        crate::assumptions::Origin::Framework(f) => format!("{f}'s on {}", p.chip.id),
+        _ => "stated".to_string(),
+    };
+    format!(
+        "; compute plus each pick x fp4_routed_pick_time, {:.1} ns ({whose}; MODEL.md 3.2.1)",
+        t.value() * 1e9
+    )
 }
 
 /// The words for [`kernel_factors`]: each rate's factor and its framework, if any.

@@ -119,3 +119,40 @@ fn points_that_name_the_trtllm_backend_state_its_time() {
     let b = point("TRTB26").assumptions(&Assumptions::default());
     assert!(!b.pinned.contains("fp4_routed_pick_time"));
 }
+
+#[test]
+fn the_routed_experts_explain_names_the_pick_time_and_its_source() {
+    use disagg_engine::kernel::step_chain;
+    let shape = StepShape::prefill(1.0, 2048.0, 0.0);
+    let b200 = cat().chip("b200").unwrap();
+    let explain = |f: Framework, dtype: DType| {
+        let a = Assumptions {
+            framework: FrameworkChoice::Given(f),
+            ..Assumptions::default()
+        }
+        .on_chip(b200);
+        let p = placed(
+            "qwen3-30b-a3b",
+            b200,
+            Parallelism::single(),
+            dtype,
+            DType::Fp8,
+            a,
+        );
+        step_chain(&p, &step_cost(&p, shape), "t_pf", "prompt step").render()
+    };
+    let trtllm = explain(Framework::TrtLlm, DType::Nvfp4);
+    assert!(
+        trtllm.contains("fp4_routed_pick_time, 19.2 ns (TensorRT-LLM's on b200"),
+        "{trtllm}"
+    );
+    // Only the routed experts' row says it.
+    assert_eq!(
+        trtllm.matches("fp4_routed_pick_time").count(),
+        1,
+        "{trtllm}"
+    );
+    // No time, no words: another framework, or experts in FP8.
+    assert!(!explain(Framework::Sglang, DType::Nvfp4).contains("fp4_routed_pick_time"));
+    assert!(!explain(Framework::TrtLlm, DType::Fp8).contains("fp4_routed_pick_time"));
+}
