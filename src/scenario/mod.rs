@@ -519,4 +519,6 @@ pub use user_chips::{CHIP_EDIT_PREFIX, USER_CHIP_FROM};
 #[cfg(test)]
 mod limits_tests;
 #[cfg(test)]
+mod precision_tests;
+#[cfg(test)]
 pub(crate) mod tests;
