@@ -235,7 +235,7 @@ impl Scenario {
         &mut self,
         catalogue: &Catalogue,
     ) -> Vec<(&'static str, String)> {
-        match crate::explore::model_of(self, catalogue) {
+        match crate::bundle::target(self, catalogue) {
             Ok(m) if !m.ir.is_moe() => {}
             _ => return Vec::new(),
         }
