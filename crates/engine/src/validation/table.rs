@@ -472,17 +472,17 @@ impl BenchmarkPoint {
             host_overlap: self.host_overlap.or(base.host_overlap),
             ..*base
         };
-        if let Some(v) = self.max_seqs_per_replica {
-            a = a.pin("max_seqs_per_replica", v);
-        }
-        if let Some(v) = self.max_tokens_per_step {
-            a = a.pin("prefill_chunk_tokens", v);
-        }
-        if let Some(v) = self.eager_kernel_overhead {
-            a = a.pin("eager_kernel_overhead", v);
-        }
-        if let Some(v) = self.fp4_routed_pick_time {
-            a = a.pin("fp4_routed_pick_time", v);
+        // The engine settings the submission states, each pinned over the framework's.
+        let stated = [
+            ("max_seqs_per_replica", self.max_seqs_per_replica),
+            ("prefill_chunk_tokens", self.max_tokens_per_step),
+            ("eager_kernel_overhead", self.eager_kernel_overhead),
+            ("fp4_routed_pick_time", self.fp4_routed_pick_time),
+        ];
+        for (knob, v) in stated {
+            if let Some(v) = v {
+                a = a.pin(knob, v);
+            }
         }
         a
     }
