@@ -76,6 +76,9 @@ impl Scenario {
                     )
                 })?;
                 if key == "kv" {
+                    if !d.holds_kv() {
+                        return Err(d.kv_refusal());
+                    }
                     self.kv_dtype = d
                 } else {
                     *self.component_dtype(key) = Some(d)

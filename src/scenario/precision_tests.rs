@@ -90,3 +90,22 @@ fn expert_settings_on_a_dense_model_are_reset_with_a_notice() {
     assert_eq!(notices.len(), 2, "{notices:?}");
     assert!(notices[0].starts_with("ignored model="), "{notices:?}");
 }
+
+#[test]
+fn block_scaled_fp8_is_a_weight_format_the_link_refuses_for_the_kv_cache() {
+    // As the weights' format it reaches the setup, DeepSeek's checkpoint as shipped.
+    let (s, notices) = Scenario::from_query("v=1&model=deepseek-r1&wd=fp8-block", cat());
+    assert!(notices.is_empty(), "{notices:?}");
+    let b = crate::bundle::bundle(&s, cat(), None).unwrap();
+    let inputs = b.inputs(cat()).unwrap();
+    assert_eq!(inputs.setup().precision().dense.dtype, DType::Fp8Block);
+    assert!(s.to_query().contains("wd=fp8-block"), "{}", s.to_query());
+    // As the KV cache's it is refused by name, and the cache keeps its FP8.
+    let (s, notices) = Scenario::from_query("v=1&model=deepseek-r1&kv=fp8-block", cat());
+    assert_eq!(s.kv_dtype, DType::Fp8);
+    assert_eq!(notices.len(), 1, "{notices:?}");
+    assert!(
+        notices[0].starts_with("ignored kv=\"fp8-block\": fp8-block is a weight format"),
+        "{notices:?}"
+    );
+}

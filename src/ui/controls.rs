@@ -34,6 +34,7 @@ fn DtypeSelect(
     });
     let options = DType::ALL
         .iter()
+        .filter(|d| key != "kv" || d.holds_kv())
         .map(move |d| {
             view! {
                 <option value=d.name() prop:selected=move || s.with(|s| s.dtype_at(key) == Some(*d))>

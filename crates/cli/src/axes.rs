@@ -126,8 +126,8 @@ pub struct SpecArgs {
 #[derive(clap::Args, Debug)]
 pub(crate) struct PrecisionArgs {
     /// Weight dtype of attention and the other non-expert weights, and of every
-    /// component not set apart: bf16 fp16 fp8 int8 fp4 int4 mxfp4 nvfp4 (default: the
-    /// model's usual one).
+    /// component not set apart: bf16 fp16 fp8 int8 fp4 int4 mxfp4 nvfp4 fp8-block
+    /// (default: the model's usual one).
     #[arg(long)]
     pub(crate) weight_dtype: Option<String>,
     /// Bits per weight, overriding the dtype's width (GGUF Q4_0 is about 4.5).

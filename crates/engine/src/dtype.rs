@@ -8,8 +8,9 @@ use std::str::FromStr;
 /// GGUF): their matmuls run at the 16-bit rate after dequantisation. `Fp8`, `Fp4`,
 /// `Mxfp4` and `Nvfp4` run their matmuls at the low-precision rate where the chip has
 /// one. `Fp4` is 4 bits flat, its block scales not counted (the meaning it always had);
-/// `Mxfp4` and `Nvfp4` are the two block-scaled 4-bit formats with their scales counted
-/// (`audit/MODEL.md` section 4.1).
+/// `Mxfp4` and `Nvfp4` are the two block-scaled 4-bit formats with their scales counted;
+/// `Fp8Block` is FP8 with one scale per 128 x 128 block of a weight matrix, the format
+/// DeepSeek-V3's checkpoints ship (`audit/MODEL.md` section 4.1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum DType {
@@ -24,6 +25,11 @@ pub enum DType {
     /// NVIDIA NVFP4: E2M1 elements, one E4M3 scale per 16 (4 + 8/16 = 4.5 bits; the one
     /// FP32 scale per tensor is negligible and not counted).
     Nvfp4,
+    /// E4M3 elements, one FP32 scale per 128 x 128 block of a weight matrix (8 + 32/16384
+    /// bits), as DeepSeek-V3's report quantises weights; activations are scaled per 128
+    /// channels of a token at run time, which stores nothing.
+    #[serde(rename = "fp8-block")]
+    Fp8Block,
 }
 
 /// Elements that share one block scale, and the scale's bits, of the block-scaled
@@ -31,11 +37,20 @@ pub enum DType {
 /// (16 elements, FP8 E4M3).
 const MXFP4_BLOCK: (f64, f64) = (32.0, 8.0);
 const NVFP4_BLOCK: (f64, f64) = (16.0, 8.0);
+/// Elements of a 128 x 128 block of a weight matrix and its FP32 scale (DeepSeek-V3
+/// technical report, arXiv 2412.19437, section 3.3.2).
+const FP8_BLOCK: (f64, f64) = (128.0 * 128.0, 32.0);
 
 /// Bits per element of a 4-bit format whose blocks of `block.0` elements share one
 /// `block.1`-bit scale.
 fn block_scaled_fp4(block: (f64, f64)) -> f64 {
-    4.0 + block.1 / block.0
+    block_scaled(4.0, block)
+}
+
+/// Bits per element of `element_bits`-bit elements whose blocks of `block.0` share one
+/// `block.1`-bit scale.
+fn block_scaled(element_bits: f64, block: (f64, f64)) -> f64 {
+    element_bits + block.1 / block.0
 }
 
 /// The tensor-core rate a matmul uses, looked up in the chip's peak table.
@@ -48,7 +63,7 @@ pub enum ComputeRate {
 }
 
 impl DType {
-    pub const ALL: [DType; 8] = [
+    pub const ALL: [DType; 9] = [
         DType::Bf16,
         DType::Fp16,
         DType::Fp8,
@@ -57,7 +72,19 @@ impl DType {
         DType::Int4,
         DType::Mxfp4,
         DType::Nvfp4,
+        DType::Fp8Block,
     ];
+
+    /// Whether a KV cache can be held in this format: every one but block-scaled FP8,
+    /// whose scales belong to 128 x 128 blocks of a weight matrix.
+    pub fn holds_kv(self) -> bool {
+        self != DType::Fp8Block
+    }
+
+    /// The words refusing this format for a KV cache, naming the one to take instead.
+    pub fn kv_refusal(self) -> String {
+        format!("{self} is a weight format (one scale per 128 x 128 block of a weight matrix); a KV cache in FP8 is fp8")
+    }
 
     pub fn bits(self) -> f64 {
         match self {
@@ -66,6 +93,7 @@ impl DType {
             DType::Fp4 | DType::Int4 => 4.0,
             DType::Mxfp4 => block_scaled_fp4(MXFP4_BLOCK),
             DType::Nvfp4 => block_scaled_fp4(NVFP4_BLOCK),
+            DType::Fp8Block => block_scaled(8.0, FP8_BLOCK),
         }
     }
 
@@ -76,7 +104,7 @@ impl DType {
     pub fn compute_rate(self) -> ComputeRate {
         match self {
             DType::Bf16 | DType::Fp16 | DType::Int8 | DType::Int4 => ComputeRate::Bf16,
-            DType::Fp8 => ComputeRate::Fp8,
+            DType::Fp8 | DType::Fp8Block => ComputeRate::Fp8,
             DType::Fp4 | DType::Mxfp4 | DType::Nvfp4 => ComputeRate::Fp4,
         }
     }
@@ -91,6 +119,7 @@ impl DType {
             DType::Int4 => "int4",
             DType::Mxfp4 => "mxfp4",
             DType::Nvfp4 => "nvfp4",
+            DType::Fp8Block => "fp8-block",
         }
     }
 }
@@ -256,7 +285,7 @@ mod tests {
         }
         let err = "fp6".parse::<DType>().unwrap_err();
         assert!(
-            err.contains("bf16, fp16, fp8, int8, fp4, int4, mxfp4, nvfp4"),
+            err.contains("bf16, fp16, fp8, int8, fp4, int4, mxfp4, nvfp4, fp8-block"),
             "{err}"
         );
     }
@@ -273,6 +302,22 @@ mod tests {
         for d in [DType::Fp4, DType::Mxfp4, DType::Nvfp4] {
             assert_eq!(d.compute_rate(), ComputeRate::Fp4);
         }
+    }
+
+    #[test]
+    fn block_scaled_fp8_counts_one_fp32_scale_per_128_by_128_block() {
+        assert_eq!(DType::Fp8Block.bits(), 8.0 + 32.0 / 16384.0);
+        assert_eq!(DType::Fp8Block.compute_rate(), ComputeRate::Fp8);
+        // The name a link, a flag and the validation table use, both ways.
+        assert_eq!("FP8-Block".parse::<DType>(), Ok(DType::Fp8Block));
+        assert_eq!(
+            serde_json::to_string(&DType::Fp8Block).unwrap(),
+            "\"fp8-block\""
+        );
+        assert_eq!(
+            serde_json::from_str::<DType>("\"fp8-block\"").unwrap(),
+            DType::Fp8Block
+        );
     }
 
     #[test]

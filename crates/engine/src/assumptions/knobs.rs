@@ -48,7 +48,7 @@ impl Knob {
 /// rate (a subnormal one made TTFT infinite); fully hidden communication would make
 /// links free; at least a tenth of the memory must remain for weights and the KV cache;
 /// host costs run from zero to a second; element widths from FP4 to FP64.
-pub const KNOBS: [Knob; 14] = [
+pub const KNOBS: [Knob; 15] = [
     Knob {
         name: "mfu",
         meaning: "sustained fraction of the dense peak a matmul reaches",
@@ -161,6 +161,14 @@ pub const KNOBS: [Knob; 14] = [
         get: |a| a.fp4_routed_pick_time.0,
         set: |a, v| a.fp4_routed_pick_time = Seconds(v),
     },
+    Knob {
+        name: "fp8_block_routed_pick_time",
+        meaning: "device time a fused MoE spends per routed pick of block-scaled FP8 experts beyond the pick's matmul (0: none)",
+        unit: "s",
+        range: (0.0, 1e-3),
+        get: |a| a.fp8_block_routed_pick_time.0,
+        set: |a, v| a.fp8_block_routed_pick_time = Seconds(v),
+    },
 ];
 
 /// Where the knob `name` sits in [`KNOBS`], found at compile time (a name that is
@@ -200,6 +208,7 @@ pub const SEQ: usize = knob_index("seq_overhead");
 pub const RESERVE: usize = knob_index("runtime_reserve");
 pub const KERNEL: usize = knob_index("kernel_overhead");
 pub const FP4_PICK: usize = knob_index("fp4_routed_pick_time");
+pub const FP8_BLOCK_PICK: usize = knob_index("fp8_block_routed_pick_time");
 /// The knobs a serving framework scales by a factor rather than sets
 /// ([`crate::serving::KernelFactors`]).
 pub const MFU: usize = knob_index("mfu");

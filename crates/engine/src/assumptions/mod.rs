@@ -14,8 +14,8 @@ mod rates;
 mod validate;
 
 pub use knobs::{
-    knob, knob_index, Knob, BW_EFF, CHUNK, EAGER, FP4_PICK, KERNEL, KNOBS, MAX_SEQS, MFU, RESERVE,
-    SEQ, STEP,
+    knob, knob_index, Knob, BW_EFF, CHUNK, EAGER, FP4_PICK, FP8_BLOCK_PICK, KERNEL, KNOBS,
+    MAX_SEQS, MFU, RESERVE, SEQ, STEP,
 };
 pub use pool::Origin;
 pub use rates::{ChipRates, MATMUL_REFERENCE};
@@ -64,6 +64,10 @@ pub struct Assumptions {
     /// beyond the pick's matmul FLOPs at the chip's FP4 rate (`audit/MODEL.md` 3.2.1);
     /// 0, the global default: none. TensorRT-LLM's CUTLASS MoE sets its own per chip.
     pub fp4_routed_pick_time: Seconds,
+    /// The same for block-scaled FP8 experts (`DType::Fp8Block`) beyond the matmul at
+    /// the chip's FP8 rate; 0 by default. TensorRT-LLM's CUTLASS MoE on Hopper sets its
+    /// own per chip.
+    pub fp8_block_routed_pick_time: Seconds,
     /// Whether the replicas that share one expert group (attention data parallelism
     /// with expert parallelism) run their prefill chunks in the same step, as
     /// TensorRT-LLM's ADP balancing schedules them. When not, each replica prefills
@@ -151,6 +155,7 @@ impl Default for Assumptions {
             max_seqs_per_replica: 256.0,
             seq_overhead: Seconds::from_us(20.0),
             fp4_routed_pick_time: Seconds::ZERO,
+            fp8_block_routed_pick_time: Seconds::ZERO,
             aligned_group_prefill: false,
             expert_skew: 1.18,
             prefill_two_batch_overlap: false,

@@ -3,7 +3,9 @@
 //! framework's default) and the one resolution of them ([`Assumptions::on_chip`]), with
 //! the framework's kernel factors and its prefill budget per replica.
 
-use super::{Assumptions, CHUNK, EAGER, FP4_PICK, KERNEL, MAX_SEQS, RESERVE, SEQ, STEP};
+use super::{
+    Assumptions, CHUNK, EAGER, FP4_PICK, FP8_BLOCK_PICK, KERNEL, MAX_SEQS, RESERVE, SEQ, STEP,
+};
 use crate::catalogue::Chip;
 use crate::serving::{Defaults, Framework, StepWork};
 use crate::units::Seconds;
@@ -124,7 +126,7 @@ impl Assumptions {
 type Setter = fn(&mut Assumptions, f64);
 
 /// Those knobs with how each is written.
-const POOL_KNOBS: [(usize, Setter); 8] = [
+const POOL_KNOBS: [(usize, Setter); 9] = [
     (MAX_SEQS, |a, v| a.max_seqs_per_replica = v),
     (CHUNK, |a, v| a.prefill_chunk_tokens = v),
     (STEP, |a, v| a.step_overhead = Seconds(v)),
@@ -133,6 +135,9 @@ const POOL_KNOBS: [(usize, Setter); 8] = [
     (KERNEL, |a, v| a.kernel_overhead = Seconds(v)),
     (EAGER, |a, v| a.eager_kernel_overhead = Seconds(v)),
     (FP4_PICK, |a, v| a.fp4_routed_pick_time = Seconds(v)),
+    (FP8_BLOCK_PICK, |a, v| {
+        a.fp8_block_routed_pick_time = Seconds(v)
+    }),
 ];
 
 /// Where a pool's value of a knob comes from ([`Assumptions::origin`]).

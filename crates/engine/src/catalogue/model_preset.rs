@@ -63,7 +63,8 @@ impl ModelPreset {
     /// A model from a user's `config.json` text: parsed by the same code as the
     /// catalogue's configs, its parameter counts computed (there is no official count to
     /// check them by), graded `user`. Its name is the config's `_name_or_path`, else its
-    /// architecture; its weights are served in the config's `torch_dtype` when that is
+    /// architecture; its weights are served in the FP8 format its `quantization_config`
+    /// names ([`hf::checkpoint_weight_dtype`]), else in its `torch_dtype` when that is
     /// FP16, else BF16. Text over [`MAX_CONFIG_BYTES`] is refused before parsing.
     pub fn from_user_config(text: &str) -> Result<ModelPreset, EngineError> {
         if text.len() > MAX_CONFIG_BYTES {
@@ -86,10 +87,11 @@ impl ModelPreset {
             .map_or("your model".to_string(), |n| {
                 n.chars().take(80).collect::<String>()
             });
-        let default_weight_dtype = match text_field("torch_dtype") {
-            Some("float16") => DType::Fp16,
-            _ => DType::Bf16,
-        };
+        let default_weight_dtype =
+            hf::checkpoint_weight_dtype(&value).unwrap_or(match text_field("torch_dtype") {
+                Some("float16") => DType::Fp16,
+                _ => DType::Bf16,
+            });
         let counts = ir.params();
         Ok(ModelPreset {
             id: USER_MODEL_ID.to_string(),

@@ -179,6 +179,12 @@ impl<'a> Setup<'a> {
     pub fn validate(&self) -> Result<()> {
         self.workload.validate()?;
         self.assumptions.validate()?;
+        if !self.kv.holds_kv() {
+            return Err(EngineError::InvalidInput(format!(
+                "KV-cache dtype {}",
+                self.kv.kv_refusal()
+            )));
+        }
         // A static batch runs until its longest output ends; with spread lengths that
         // is an order statistic the model does not hold, so it is refused, not guessed.
         if self.assumptions.scheduling == crate::serving::Scheduling::Static

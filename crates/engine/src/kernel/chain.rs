@@ -295,15 +295,19 @@ fn kernel_factors(p: &Placement) -> String {
 /// pays one: its value and where it comes from.
 fn pick_time(p: &Placement) -> String {
     let t = super::step::routed_pick_time(p, 1.0);
+    let Some(knob) = super::step::pick_time_knob(p.weights.experts.dtype) else {
+        return String::new();
+    };
     if t.value() == 0.0 {
         return String::new();
     }
-    let whose = match p.assumptions.origin(p.chip, crate::assumptions::FP4_PICK) {
+    let whose = match p.assumptions.origin(p.chip, knob) {
         crate::assumptions::Origin::Framework(f) => format!("{f}'s on {}", p.chip.id),
         _ => "stated".to_string(),
     };
     format!(
-        "; compute plus each pick x fp4_routed_pick_time, {:.1} ns ({whose}; MODEL.md 3.2.1)",
+        "; compute plus each pick x {}, {:.1} ns ({whose}; MODEL.md 3.2.1)",
+        crate::assumptions::KNOBS[knob].name,
         t.value() * 1e9
     )
 }

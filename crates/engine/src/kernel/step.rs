@@ -12,7 +12,7 @@ use super::{
     AllToAllWidths, ExpertTraffic, MlaDims, OpCost, OpKind, Placement, Side, StepCost, StepShape,
     TwoBatchOverlap,
 };
-use crate::dtype::{ComputeRate, WeightFormat};
+use crate::dtype::{ComputeRate, DType, WeightFormat};
 use crate::model::{Attention, Ffn};
 use crate::units::{Bytes, Flops, FlopsPerSecond, Seconds};
 
@@ -64,12 +64,24 @@ pub(super) fn host_passes(p: &Placement, shape: StepShape, side: Side) -> f64 {
 }
 
 /// What the pool's fused MoE spends on a chip's `picks` routed picks beyond the expert
-/// matmuls' FLOPs: `picks x fp4_routed_pick_time` for FP4 experts, nothing for others
+/// matmuls' FLOPs: `picks` times the time per pick of the experts' format
 /// (`audit/MODEL.md` 3.2.1).
 pub(super) fn routed_pick_time(p: &Placement, picks: f64) -> Seconds {
-    match p.weights.experts.dtype.compute_rate() {
-        ComputeRate::Fp4 => p.assumptions.fp4_routed_pick_time * picks,
-        ComputeRate::Fp8 | ComputeRate::Bf16 => Seconds::ZERO,
+    match pick_time_knob(p.weights.experts.dtype) {
+        Some(knob) => Seconds(crate::assumptions::KNOBS[knob].get(&p.assumptions)) * picks,
+        None => Seconds::ZERO,
+    }
+}
+
+/// The knob holding the time per routed pick of experts in `dtype`: the FP4 formats'
+/// and block-scaled FP8's; `None` for the formats the operator timings put at the
+/// matmul rate alone (per-tensor FP8, 16-bit, and the weight-only integers that
+/// dequantise to it).
+pub(super) fn pick_time_knob(dtype: DType) -> Option<usize> {
+    match (dtype, dtype.compute_rate()) {
+        (_, ComputeRate::Fp4) => Some(crate::assumptions::FP4_PICK),
+        (DType::Fp8Block, _) => Some(crate::assumptions::FP8_BLOCK_PICK),
+        _ => None,
     }
 }
 

@@ -104,6 +104,9 @@ impl Framework {
                 // Its default MoE backend's (CUTLASS) time per FP4 pick beyond the
                 // matmul, as NVIDIA's collector timed it on each chip.
                 fp4_routed_pick_time: trtllm_cutlass_fp4_pick_time(chip),
+                // The same backend's time per pick of block-scaled FP8 experts on
+                // Hopper, timed the same way.
+                fp8_block_routed_pick_time: trtllm_cutlass_fp8_block_pick_time(chip),
                 ..Defaults::default()
             },
             // get_batch_defaults, OpenAI server: 1024 sequences and 8192 tokens on
@@ -166,6 +169,7 @@ impl Framework {
                 all_to_all_floor: None,
                 // Its MoE kernels are not TensorRT-LLM's, and no timing of them is read.
                 fp4_routed_pick_time: None,
+                fp8_block_routed_pick_time: None,
             },
             // n_ubatch 512: the physical batch one step computes. It allocates the
             // weights, its context's KV cache and compute buffers sized by n_ubatch (the
@@ -246,6 +250,23 @@ fn trtllm_cutlass_fp4_pick_time(chip: &Chip) -> Option<Seconds> {
     Some(Seconds::from_ns(ns))
 }
 
+/// TensorRT-LLM's fused MoE on its CUTLASS backend with block-scaled FP8 experts
+/// (`DType::Fp8Block`, DeepSeek-V3's format) on Hopper: the device time per routed pick
+/// beyond the pick's `6 h i` FLOPs at the chip's FP8 rate in this engine, read from the
+/// same collector tables as [`trtllm_cutlass_fp4_pick_time`] (`fp8_block`, at 1.3.0rc10)
+/// the same way: the median over the 9-10 expert shapes held at EP 1 to 8. Per-tensor
+/// FP8 pays about 6 ns a pick there and BF16 none, so they take none; Blackwell runs
+/// block-scaled FP8 on DeepGEMM, which the collector timed only with skewed routing, so
+/// it takes none either (AUDIT, "Block-scaled FP8 experts on Hopper").
+fn trtllm_cutlass_fp8_block_pick_time(chip: &Chip) -> Option<Seconds> {
+    let ns = match chip.id.as_str() {
+        "h100-sxm" => 100.1,
+        "h200" => 81.1,
+        _ => return None,
+    };
+    Some(Seconds::from_ns(ns))
+}
+
 /// A framework's defaults on one chip; `None` keeps the global assumption.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Defaults {
@@ -277,6 +298,8 @@ pub struct Defaults {
     /// Device time its fused MoE spends per routed pick of FP4 experts beyond the
     /// matmul (`audit/MODEL.md` 3.2.1); `None`: the global assumption.
     pub fp4_routed_pick_time: Option<Seconds>,
+    /// The same for block-scaled FP8 experts beyond the matmul at the FP8 rate.
+    pub fp8_block_routed_pick_time: Option<Seconds>,
 }
 
 /// The fixed time of one expert all-to-all's two phases inside one scale-up domain:
@@ -368,7 +391,9 @@ impl Defaults {
     /// The default for the knob at `index` of [`crate::assumptions::KNOBS`], in the
     /// knob's unit; `None` where the framework keeps the global assumption.
     pub fn get(&self, index: usize) -> Option<f64> {
-        use crate::assumptions::{CHUNK, EAGER, FP4_PICK, KERNEL, MAX_SEQS, RESERVE, SEQ, STEP};
+        use crate::assumptions::{
+            CHUNK, EAGER, FP4_PICK, FP8_BLOCK_PICK, KERNEL, MAX_SEQS, RESERVE, SEQ, STEP,
+        };
         match index {
             MAX_SEQS => self.max_seqs_per_replica,
             CHUNK => self.prefill_chunk_tokens,
@@ -378,6 +403,7 @@ impl Defaults {
             KERNEL => self.kernel_overhead.map(|s| s.0),
             EAGER => self.eager_kernel_overhead.map(|s| s.0),
             FP4_PICK => self.fp4_routed_pick_time.map(|s| s.0),
+            FP8_BLOCK_PICK => self.fp8_block_routed_pick_time.map(|s| s.0),
             _ => None,
         }
     }

@@ -278,6 +278,43 @@ fn a_users_config_is_a_model_graded_user() {
 }
 
 #[test]
+fn a_users_fp8_checkpoint_sets_the_default_weight_format() {
+    let with_quantization = |q: &str| {
+        let text = QWEN25_72B.replacen('{', &format!("{{\"quantization_config\":{q},"), 1);
+        disagg_engine::ModelPreset::from_user_config(&text).unwrap()
+    };
+    let warning = |m: &disagg_engine::ModelPreset| {
+        m.parse_report
+            .warnings
+            .iter()
+            .find(|w| w.contains("quantization_config"))
+            .cloned()
+            .unwrap_or_default()
+    };
+    // DeepSeek-V3's and Qwen's FP8 checkpoints: E4M3 with 128 x 128 block scales.
+    let block = with_quantization(
+        r#"{"quant_method":"fp8","fmt":"e4m3","activation_scheme":"dynamic","weight_block_size":[128,128]}"#,
+    );
+    assert_eq!(block.default_weight_dtype, DType::Fp8Block);
+    assert!(
+        warning(&block).contains("default dtype, fp8-block"),
+        "{}",
+        warning(&block)
+    );
+    // FP8 without blocks scales per tensor.
+    let per_tensor = with_quantization(r#"{"quant_method":"fp8","activation_scheme":"static"}"#);
+    assert_eq!(per_tensor.default_weight_dtype, DType::Fp8);
+    // A method the engine does not model keeps torch_dtype's format, and says so.
+    let awq = with_quantization(r#"{"quant_method":"awq","bits":4,"group_size":128}"#);
+    assert_eq!(awq.default_weight_dtype, DType::Bf16);
+    assert!(warning(&awq).contains("is not read"), "{}", warning(&awq));
+    // No quantization_config: torch_dtype, and no word about it.
+    let plain = disagg_engine::ModelPreset::from_user_config(QWEN25_72B).unwrap();
+    assert_eq!(plain.default_weight_dtype, DType::Bf16);
+    assert_eq!(warning(&plain), "");
+}
+
+#[test]
 fn a_users_chip_numbers_replace_the_catalogues_graded_user() {
     use disagg_engine::catalogue::ChipField;
     let edited = cat()

@@ -381,7 +381,9 @@ fn redundant_experts_add_exactly_their_copies_bytes_spread_over_the_chips() {
     let (s32, d32) = ds_pd(32, 16);
     let (a, b) = (evaluate(&s0, &d0).unwrap(), evaluate(&s32, &d32).unwrap());
     let (h, i_e, layers) = (7168.0, 2048.0, 58.0);
-    let expert_bytes = 3.0 * h * i_e; // FP8: one byte a weight.
+    // The checkpoint's block-scaled FP8: a byte a weight and an FP32 scale per 16,384.
+    assert_eq!(s0.weights.dtype, DType::Fp8Block);
+    let expert_bytes = 3.0 * h * i_e * (1.0 + 4.0 / 16384.0);
     for (pool, chips) in [(0, 32.0), (1, 16.0)] {
         let added = b.pools[pool].memory.weights - a.pools[pool].memory.weights;
         let expect = layers * 32.0 * expert_bytes / chips;

@@ -368,3 +368,25 @@ fn the_mapped_mixed_precision_points_move_down() {
         assert!(mixed < flat, "{id}: {mixed} against {flat}");
     }
 }
+
+#[test]
+fn a_kv_cache_in_block_scaled_fp8_is_refused_by_name() {
+    let m = &cat().model("deepseek-r1").unwrap().ir;
+    let mut s = Setup::new(
+        m,
+        Workload::new(1024, 128),
+        WeightFormat::new(DType::Fp8Block),
+    );
+    assert!(s.validate().is_ok());
+    s.kv = DType::Fp8Block;
+    let why = s.validate().unwrap_err().to_string();
+    assert!(
+        why.contains("KV-cache dtype fp8-block is a weight format") && why.ends_with("is fp8"),
+        "{why}"
+    );
+    // Every other format may hold it.
+    assert!(DType::ALL
+        .into_iter()
+        .filter(|d| *d != DType::Fp8Block)
+        .all(DType::holds_kv));
+}

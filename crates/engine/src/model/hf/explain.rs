@@ -337,10 +337,12 @@ fn warn_unused(cfg: &Fields, r: &mut ParseReport) {
             "max_window_layers ({n}) is not read: every layer is given the sliding window"
         ));
     }
-    if cfg.get("quantization_config").is_some() {
-        r.warnings.push(
-            "quantization_config is not read: the weights are served in the dtype you choose"
-                .into(),
-        );
+    if let Some(q) = cfg.get("quantization_config") {
+        r.warnings.push(match super::quantized_dtype(q) {
+            Some(d) => format!(
+                "quantization_config is read for the weights' default dtype, {d}; the rest of it is not read"
+            ),
+            None => "quantization_config is not read: the weights are served in the dtype you choose".into(),
+        });
     }
 }

@@ -46,6 +46,24 @@ pub fn parse_config_explained(value: &Value) -> Result<Parsed> {
     Ok(Parsed { ir, report })
 }
 
+/// The weight format a config's `quantization_config` names, where it is one the engine
+/// models: `quant_method` "fp8" with a `weight_block_size` is block-scaled FP8 (DeepSeek-V3's
+/// and Qwen's FP8 checkpoints), without one per-tensor FP8. Any other method: `None`.
+pub fn checkpoint_weight_dtype(value: &Value) -> Option<crate::dtype::DType> {
+    value.get("quantization_config").and_then(quantized_dtype)
+}
+
+/// [`checkpoint_weight_dtype`] of the `quantization_config` object itself.
+fn quantized_dtype(q: &Value) -> Option<crate::dtype::DType> {
+    if q.get("quant_method").and_then(Value::as_str) != Some("fp8") {
+        return None;
+    }
+    Some(match q.get("weight_block_size") {
+        Some(Value::Array(_)) => crate::dtype::DType::Fp8Block,
+        _ => crate::dtype::DType::Fp8,
+    })
+}
+
 /// Parses an already-decoded `config.json`.
 pub fn parse_config(value: &Value) -> Result<ModelIr> {
     let top = value
