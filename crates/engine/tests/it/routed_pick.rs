@@ -21,6 +21,15 @@ fn qwen_a3b(dtype: DType, ns: f64) -> Placement<'static> {
     )
 }
 
+/// The default assumptions under framework `f`, resolved on `chip`.
+fn under(f: Framework, chip: &str) -> Assumptions {
+    Assumptions {
+        framework: FrameworkChoice::Given(f),
+        ..Assumptions::default()
+    }
+    .on_chip(cat().chip(chip).unwrap())
+}
+
 /// The model's routed picks per token over all its MoE layers: top-k times the layers.
 fn picks_per_token(model: &str) -> f64 {
     cat()
@@ -73,14 +82,7 @@ fn each_fp4_pick_adds_its_time_to_the_routed_experts_compute() {
 
 #[test]
 fn tensorrt_llm_sets_its_cutlass_time_on_the_chips_it_was_timed_on() {
-    let on = |f: Framework, chip: &str| {
-        Assumptions {
-            framework: FrameworkChoice::Given(f),
-            ..Assumptions::default()
-        }
-        .on_chip(cat().chip(chip).unwrap())
-        .fp4_routed_pick_time
-    };
+    let on = |f: Framework, chip: &str| under(f, chip).fp4_routed_pick_time;
     for (chip, ns) in [
         ("b200", 19.2),
         ("b300", 22.5),
@@ -126,11 +128,7 @@ fn the_routed_experts_explain_names_the_pick_time_and_its_source() {
     let shape = StepShape::prefill(1.0, 2048.0, 0.0);
     let b200 = cat().chip("b200").unwrap();
     let explain = |f: Framework, dtype: DType| {
-        let a = Assumptions {
-            framework: FrameworkChoice::Given(f),
-            ..Assumptions::default()
-        }
-        .on_chip(b200);
+        let a = under(f, "b200");
         let p = placed(
             "qwen3-30b-a3b",
             b200,
@@ -217,14 +215,7 @@ fn each_block_scaled_fp8_pick_adds_its_own_time_and_no_other_format_does() {
 
 #[test]
 fn tensorrt_llm_sets_its_block_scaled_fp8_time_on_hopper_only() {
-    let on = |f: Framework, chip: &str| {
-        Assumptions {
-            framework: FrameworkChoice::Given(f),
-            ..Assumptions::default()
-        }
-        .on_chip(cat().chip(chip).unwrap())
-        .fp8_block_routed_pick_time
-    };
+    let on = |f: Framework, chip: &str| under(f, chip).fp8_block_routed_pick_time;
     for (chip, ns) in [("h100-sxm", 100.1), ("h200", 81.1)] {
         let t = on(Framework::TrtLlm, chip);
         assert!((t.value() - ns * 1e-9).abs() < 1e-15, "{chip}: {t:?}");
@@ -265,11 +256,7 @@ fn the_explain_names_the_block_scaled_fp8_time_on_the_routed_row() {
     use disagg_engine::kernel::step_chain;
     let shape = StepShape::prefill(1.0, 2048.0, 0.0);
     let h200 = cat().chip("h200").unwrap();
-    let a = Assumptions {
-        framework: FrameworkChoice::Given(Framework::TrtLlm),
-        ..Assumptions::default()
-    }
-    .on_chip(h200);
+    let a = under(Framework::TrtLlm, "h200");
     let explain = |dtype: DType| {
         let mut par = tp(8);
         par.ep = 8;
