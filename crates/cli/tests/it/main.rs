@@ -50,3 +50,15 @@ pub fn stdout(o: &Output) -> String {
 pub fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
+
+/// The run was refused and its error message names each of `says`; `case` says which run
+/// it was where a test tries several. Returns the message for checks of its own.
+#[track_caller]
+pub fn refused(o: &Output, says: &[&str], case: &str) -> String {
+    let err = stderr(o);
+    assert!(!o.status.success(), "{case} was accepted: {}", stdout(o));
+    for s in says {
+        assert!(err.contains(s), "{case}: {s:?} not in: {err}");
+    }
+    err
+}

@@ -1,7 +1,7 @@
 //! `predict --pipeline`: a model's layers over unlike machines, the default memory
 //! split, the stages in text and JSON, and the refusals that name what is wrong.
 
-use super::{disagg, stderr, stdout};
+use super::{disagg, refused, stderr, stdout};
 
 const BASE: [&str; 8] = [
     "predict",
@@ -87,11 +87,10 @@ fn given_layers_are_used_and_must_add_up() {
         "--batch",
         "1",
     ]);
-    assert!(!o.status.success());
-    assert!(
-        stderr(&o).contains("pipeline layers add up to 70, but the model has 80 layers"),
-        "{}",
-        stderr(&o)
+    refused(
+        &o,
+        &["pipeline layers add up to 70, but the model has 80 layers"],
+        "",
     );
 }
 
@@ -99,8 +98,7 @@ fn given_layers_are_used_and_must_add_up() {
 fn refusals_name_the_chip_the_stage_or_the_flag() {
     let fails = |args: &[&str], want: &str| {
         let o = predict(args);
-        assert!(!o.status.success(), "{args:?}");
-        assert!(stderr(&o).contains(want), "{args:?}: {}", stderr(&o));
+        refused(&o, &[want], &format!("{args:?}"));
     };
     fails(
         &["--pipeline", "m3-ultra,m5-ultra", "--batch", "1"],

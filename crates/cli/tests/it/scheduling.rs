@@ -1,7 +1,7 @@
 //! `--scheduling static`: a fixed batch that prefills every prompt first and then
 //! generates without refill (MODEL.md 6.1.1), against continuous refill.
 
-use super::{disagg, stderr, stdout};
+use super::{disagg, refused, stderr, stdout};
 
 fn predict(extra: &[&str]) -> std::process::Output {
     let mut args = vec![
@@ -72,13 +72,7 @@ fn a_static_batch_waits_for_every_prompt_and_then_runs_uninterrupted() {
 #[test]
 fn a_bad_scheduling_or_a_static_batch_with_spread_outputs_is_refused_by_name() {
     let o = predict(&["--scheduling", "dynamic"]);
-    assert!(!o.status.success());
-    assert!(
-        stderr(&o).contains("--scheduling") && stderr(&o).contains("continuous, static"),
-        "{}",
-        stderr(&o)
-    );
+    refused(&o, &["--scheduling", "continuous, static"], "");
     let o = predict(&["--scheduling", "static", "--output-cv", "0.5"]);
-    assert!(!o.status.success());
-    assert!(stderr(&o).contains("scheduling static"), "{}", stderr(&o));
+    refused(&o, &["scheduling static"], "");
 }
