@@ -23,13 +23,14 @@ pub fn AssumptionsPanel() -> impl IntoView {
                     .with(|s| s.assumptions.get(k.name).map(|v| v.to_string()))
                     .unwrap_or_default()
             };
-            // As the --assumptions file writes it.
-            let default = k.get(&defaults).to_string();
+            // As the --assumptions file writes it, and a time in the unit that reads it.
+            let default_value = k.get(&defaults);
+            let default = default_value.to_string();
             view! {
                 <tr>
                     <th scope="row"><code>{k.name}</code></th>
                     <td>{k.meaning}</td>
-                    <td>{format!("{default} {}", k.unit)}</td>
+                    <td>{k.shown(default_value)}</td>
                     <td>{format!("{} to {}", k.range.0, k.range.1)}</td>
                     <td>
                         <input
@@ -50,10 +51,14 @@ pub fn AssumptionsPanel() -> impl IntoView {
         page.scenario.with(|s| {
             s.assumptions
                 .iter()
-                .map(|(name, v)| {
-                    let default = disagg_engine::assumptions::knob(name)
-                        .map_or(String::new(), |k| k.get(&defaults).to_string());
-                    format!("{name} = {v} (default {default})")
+                .map(|(name, v)| match disagg_engine::assumptions::knob(name) {
+                    Some(k) => {
+                        let read = k
+                            .readable_time(*v)
+                            .map_or(String::new(), |t| format!(" ({t})"));
+                        format!("{name} = {v}{read} (default {})", k.get(&defaults))
+                    }
+                    None => format!("{name} = {v}"),
                 })
                 .collect::<Vec<_>>()
         })

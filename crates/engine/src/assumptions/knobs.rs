@@ -42,6 +42,32 @@ impl Knob {
     pub fn set(&self, a: &mut Assumptions, v: f64) {
         (self.set)(a, v)
     }
+
+    /// `v` as a reader takes it in: the value in the knob's own unit, as the
+    /// `--assumptions` file and the link write it, and a time besides in the unit that
+    /// keeps it between 1 and 1,000 (`0.0000000192 s = 19.2 ns`).
+    pub fn shown(&self, v: f64) -> String {
+        let exact = format!("{v} {}", self.unit);
+        match self.readable_time(v) {
+            Some(t) => format!("{exact} = {t}"),
+            None => exact,
+        }
+    }
+
+    /// A time below a second in the unit that keeps it between 1 and 1,000 (`19.2 ns`,
+    /// to four decimals, trailing zeros dropped); `None` for other units, zero and whole
+    /// seconds, which read as they are.
+    pub fn readable_time(&self, v: f64) -> Option<String> {
+        if self.unit != "s" || v == 0.0 || !v.is_finite() {
+            return None;
+        }
+        let (scale, unit) = [(1e9, "ns"), (1e6, "us"), (1e3, "ms")]
+            .into_iter()
+            .find(|(scale, _)| v.abs() * scale < 1e3)?;
+        let scaled = format!("{:.4}", v * scale);
+        let scaled = scaled.trim_end_matches('0').trim_end_matches('.');
+        Some(format!("{scaled} {unit}"))
+    }
 }
 
 /// Every numeric assumption. Efficiencies are at least 1%, below which a rate is not a
@@ -239,5 +265,21 @@ mod tests {
             }
         }
         assert_eq!(KNOBS.len(), fields.values().filter(|v| v.is_f64()).count());
+    }
+
+    #[test]
+    fn a_time_is_shown_in_seconds_and_in_the_unit_that_reads_it() {
+        let pick = knob("fp4_routed_pick_time").unwrap();
+        assert_eq!(pick.shown(19.2e-9), "0.0000000192 s = 19.2 ns");
+        assert_eq!(pick.shown(0.0), "0 s");
+        let step = knob("step_overhead").unwrap();
+        assert_eq!(step.shown(2e-4), "0.0002 s = 200 us");
+        assert_eq!(step.shown(0.0125), "0.0125 s = 12.5 ms");
+        assert_eq!(step.shown(0.5), "0.5 s = 500 ms");
+        assert_eq!(step.shown(1.0), "1 s");
+        // Other units are the value alone.
+        assert_eq!(knob("mfu").unwrap().shown(0.6), "0.6 fraction");
+        assert_eq!(knob("mfu").unwrap().readable_time(0.6), None);
+        assert_eq!(pick.readable_time(19.2e-9).as_deref(), Some("19.2 ns"));
     }
 }
