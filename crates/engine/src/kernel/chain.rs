@@ -294,10 +294,10 @@ fn kernel_factors(p: &Placement) -> String {
 /// The words for the routed experts' time per pick (MODEL.md 3.2.1), where their format
 /// pays one: its value and where it comes from.
 fn pick_time(p: &Placement) -> String {
-    let t = super::step::routed_pick_time(p, 1.0);
     let Some(knob) = super::step::pick_time_knob(p.weights.experts.dtype) else {
         return String::new();
     };
+    let t = super::step::routed_pick_time(p, 1.0);
     if t.value() == 0.0 {
         return String::new();
     }
