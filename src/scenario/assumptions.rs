@@ -2,8 +2,8 @@
 //! the engine runs with.
 
 use super::Scenario;
-use disagg_engine::assumptions::{knob, KNOBS};
-use disagg_engine::Assumptions;
+use disagg_engine::assumptions::{knob, Knob, Origin, KNOBS};
+use disagg_engine::{Assumptions, Catalogue};
 
 /// Link keys of modelling constants start so: `a.<name>`.
 pub const ASSUMPTION_PREFIX: &str = "a.";
@@ -49,5 +49,102 @@ impl Scenario {
         trial.validate().map_err(|e| e.to_string())?;
         self.assumptions.insert(k.name.to_string(), v);
         Ok(())
+    }
+}
+
+impl Scenario {
+    /// For every knob of [`KNOBS`], in order, what it is on the scenario's chips where
+    /// their serving framework or their own catalogue file sets it in place of the value
+    /// the panel states: `TensorRT-LLM on b200: 0.0000000192 s = 19.2 ns; TensorRT-LLM on
+    /// gb200: ...`, each value once with its chips; empty where every chip runs the global
+    /// (or the user's) value. A chip the catalogue does not know is left out; the page
+    /// names it elsewhere.
+    pub fn set_on_chips(&self, catalogue: &Catalogue) -> Vec<String> {
+        let Ok(cat) = crate::bundle::effective(self, catalogue) else {
+            return vec![String::new(); KNOBS.len()];
+        };
+        let a = self.assumptions();
+        (0..KNOBS.len())
+            .map(|index| set_apart(&a, &cat, &self.chips, index))
+            .collect()
+    }
+}
+
+/// [`Scenario::set_on_chips`] of one knob, `a` the scenario's assumptions and `cat` its
+/// catalogue.
+fn set_apart(a: &Assumptions, cat: &Catalogue, chips: &[String], index: usize) -> String {
+    let k: &Knob = &KNOBS[index];
+    // (whose, value) with the chips that share them, in the scenario's chip order.
+    let mut groups: Vec<(String, f64, Vec<&str>)> = Vec::new();
+    for id in chips {
+        let Ok(chip) = cat.chip(id) else { continue };
+        let whose = match a.origin(chip, index) {
+            Origin::Stated => continue,
+            Origin::Framework(f) => f.name().to_string(),
+            Origin::Chip => "its catalogue file".to_string(),
+        };
+        let v = k.get(&a.on_chip(chip));
+        match groups.iter_mut().find(|g| g.0 == whose && g.1 == v) {
+            Some(g) => g.2.push(id),
+            None => groups.push((whose, v, vec![id])),
+        }
+    }
+    groups
+        .iter()
+        .map(|(whose, v, chips)| format!("{whose} on {}: {}", chips.join(", "), k.shown(*v)))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use disagg_engine::assumptions::{knob_index, FP4_PICK};
+
+    fn cat() -> &'static Catalogue {
+        Catalogue::builtin()
+    }
+
+    #[test]
+    fn the_panel_names_what_the_framework_sets_on_the_scenarios_chips() {
+        let (s, notices) = Scenario::from_query(
+            "v=1&model=deepseek-r1&chips=b200,gb200,h200&fw=trtllm",
+            cat(),
+        );
+        assert!(notices.is_empty(), "{notices:?}");
+        // TensorRT-LLM's timed FP4 pick on the two Blackwell chips, none on Hopper.
+        assert_eq!(
+            s.set_on_chips(cat())[FP4_PICK],
+            "TensorRT-LLM on b200: 0.0000000192 s = 19.2 ns; TensorRT-LLM on gb200: 0.0000000199 s = 19.9 ns"
+        );
+        // One value shared by every chip is said once.
+        let kernel = knob_index("kernel_overhead");
+        assert_eq!(
+            s.set_on_chips(cat())[kernel],
+            "TensorRT-LLM on b200, gb200, h200: 0.000003 s = 3 us"
+        );
+        // A value the user states holds everywhere, so nothing is set apart.
+        let (mut pinned, _) = Scenario::from_query(
+            "v=1&model=deepseek-r1&chips=b200,gb200,h200&fw=trtllm",
+            cat(),
+        );
+        pinned
+            .apply("a.kernel_overhead", "0.000005", cat())
+            .unwrap();
+        assert_eq!(pinned.set_on_chips(cat())[kernel], "");
+        // A knob no framework sets is empty.
+        assert_eq!(s.set_on_chips(cat())[knob_index("link_eff")], "");
+        assert_eq!(s.set_on_chips(cat()).len(), KNOBS.len());
+    }
+
+    #[test]
+    fn the_default_scenario_shows_tensorrt_llms_fp4_pick_on_the_b200() {
+        // Its framework is `auto`: TensorRT-LLM on NVIDIA's chips, timed on the B200
+        // alone of its three.
+        let s = Scenario::default();
+        assert_eq!(
+            s.set_on_chips(cat())[FP4_PICK],
+            "TensorRT-LLM on b200: 0.0000000192 s = 19.2 ns"
+        );
     }
 }

@@ -1,5 +1,6 @@
-//! The modelling constants: each with its meaning, default and allowed range, and a box
-//! for your own value (kept in the link as `a.<name>`, the names of the CLI's
+//! The modelling constants: each with its meaning, default, what the scenario's serving
+//! framework or a chip's own file sets in its place on the chips picked, allowed range, and
+//! a box for your own value (kept in the link as `a.<name>`, the names of the CLI's
 //! `--assumptions` file). The ones set away from their defaults are listed above the
 //! table, so a shared view never hides them.
 
@@ -14,9 +15,14 @@ use leptos::prelude::*;
 pub fn AssumptionsPanel() -> impl IntoView {
     let page = expect_context::<Page>();
     let defaults = Assumptions::default();
+    // What the framework or a chip's own file sets on the scenario's chips, per knob, once
+    // per change of the scenario.
+    let set_apart =
+        Memo::new(move |_| page.scenario.with(|s| s.set_on_chips(Catalogue::builtin())));
     let rows = KNOBS
         .iter()
-        .map(|k| {
+        .enumerate()
+        .map(|(index, k)| {
             let key = format!("{ASSUMPTION_PREFIX}{}", k.name);
             let shown = move || {
                 page.scenario
@@ -31,6 +37,7 @@ pub fn AssumptionsPanel() -> impl IntoView {
                     <th scope="row"><code>{k.name}</code></th>
                     <td>{k.meaning}</td>
                     <td>{k.shown(default_value)}</td>
+                    <td>{move || set_apart.with(|v| v.get(index).cloned().unwrap_or_default())}</td>
                     <td>{format!("{} to {}", k.range.0, k.range.1)}</td>
                     <td>
                         <input
@@ -117,6 +124,7 @@ pub fn AssumptionsPanel() -> impl IntoView {
                             <th scope="col">"name"</th>
                             <th scope="col">"meaning"</th>
                             <th scope="col">"default"</th>
+                            <th scope="col">"set apart on the chips here"</th>
                             <th scope="col">"allowed"</th>
                             <th scope="col">"yours"</th>
                         </tr>

@@ -242,6 +242,15 @@ pub(super) fn a_users_assumptions(driver: &Driver, base: &str) {
     page.wait_ready();
     let canvas = page.canvas();
     page.click("#assumptions summary");
+    // What the serving framework sets on the chips picked, beside the global default.
+    let set_apart = page.js(
+        "return document.getElementById('assume-fp4_routed_pick_time').closest('tr').cells[3].innerText;",
+    );
+    assert_eq!(
+        set_apart.as_str().unwrap_or_default(),
+        "TensorRT-LLM on b200: 0.0000000192 s = 19.2 ns",
+        "{set_apart}"
+    );
     let set = |value: &str| page.set_value("assume-mfu", value);
     let n = page.redraws();
     set("0.45");
