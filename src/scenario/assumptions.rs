@@ -99,11 +99,8 @@ fn set_apart(a: &Assumptions, cat: &Catalogue, chips: &[String], index: usize) -
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scenario::tests::cat;
     use disagg_engine::assumptions::{knob_index, FP4_PICK};
-
-    fn cat() -> &'static Catalogue {
-        Catalogue::builtin()
-    }
 
     #[test]
     fn the_panel_names_what_the_framework_sets_on_the_scenarios_chips() {

@@ -81,11 +81,7 @@ impl Scenario {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use disagg_engine::Catalogue;
-
-    fn cat() -> &'static Catalogue {
-        Catalogue::builtin()
-    }
+    use crate::scenario::tests::cat;
 
     #[test]
     fn cost_settings_travel_in_the_link_checked_by_the_engines_bounds() {

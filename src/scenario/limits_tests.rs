@@ -1,10 +1,7 @@
 //! The latency limits (TTFT, TPOT, and whether they bind the mean or the p90) as the link carries them.
 
+use super::tests::cat;
 use super::*;
-
-fn cat() -> &'static Catalogue {
-    Catalogue::builtin()
-}
 
 #[test]
 fn limits_at_the_p90_travel_in_the_link_and_reach_the_sweep() {

@@ -1,11 +1,8 @@
 //! The weight formats per component (`wd`, `ed`, `ao`, `hd`) and the other settings only a
 //! model with routed experts reads, as the link carries them.
 
+use super::tests::cat;
 use super::*;
-
-fn cat() -> &'static Catalogue {
-    Catalogue::builtin()
-}
 
 #[test]
 fn component_dtypes_reach_the_setup_through_the_bundle() {

@@ -3,7 +3,8 @@ use disagg_engine::limits::MAX_USER_CHIPS;
 use disagg_engine::serving::{Framework, FrameworkChoice};
 use disagg_engine::Assumptions;
 
-fn cat() -> &'static Catalogue {
+/// The catalogue every scenario test reads its links against.
+pub(crate) fn cat() -> &'static Catalogue {
     Catalogue::builtin()
 }
 
