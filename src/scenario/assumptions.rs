@@ -121,10 +121,7 @@ mod tests {
             "TensorRT-LLM on b200, gb200, h200: 0.000003 s = 3 us"
         );
         // A value the user states holds everywhere, so nothing is set apart.
-        let (mut pinned, _) = Scenario::from_query(
-            "v=1&model=deepseek-r1&chips=b200,gb200,h200&fw=trtllm",
-            cat(),
-        );
+        let mut pinned = s.clone();
         pinned
             .apply("a.kernel_overhead", "0.000005", cat())
             .unwrap();
