@@ -271,12 +271,15 @@ fn fuzz_entry_points_with_extreme_values() {
         DType::Int4,
         DType::Mxfp4,
         DType::Nvfp4,
+        // A weight format only: as a KV dtype it must be refused, never evaluated.
+        DType::Fp8Block,
     ];
     let components = [
         None,
         Some(DType::Bf16),
         Some(DType::Mxfp4),
         Some(DType::Fp8),
+        Some(DType::Fp8Block),
     ];
     run("entry points", |rng| {
         let id = *rng.pick(&models);
