@@ -175,6 +175,9 @@ impl Bundle {
         if let Some(bits) = self.weights.bits {
             within("weights.bits", bits, BITS_PER_WEIGHT, " bits per weight")?;
         }
+        if !self.kv_dtype.holds_kv() {
+            return Err(refuse("kv_dtype", self.kv_dtype.kv_refusal()));
+        }
         let s = &self.speculation;
         if let Some(d) = &s.draft {
             model("speculation.draft", d)?;

@@ -154,6 +154,8 @@ fn every_bad_field_is_refused_by_its_path() {
             "weights.lm_head_dtype",
         ),
         (&["kv_dtype"], json!(8), "kv_dtype"),
+        // A weight format only.
+        (&["kv_dtype"], json!("fp8-block"), "kv_dtype"),
         (
             &["speculation", "acceptance"],
             json!(1.5),
