@@ -54,9 +54,9 @@ impl Knob {
         }
     }
 
-    /// A time below a second in the unit that keeps it between 1 and 1,000 (`19.2 ns`,
-    /// to four decimals, trailing zeros dropped); `None` for other units, zero and whole
-    /// seconds, which read as they are.
+    /// A time below a second in the unit that keeps it between 1 and 1,000 (`19.2 ns`, to
+    /// six significant digits as the explain prints numbers); `None` for other units, zero
+    /// and whole seconds, which read as they are.
     pub fn readable_time(&self, v: f64) -> Option<String> {
         if self.unit != "s" || v == 0.0 || !v.is_finite() {
             return None;
@@ -64,9 +64,7 @@ impl Knob {
         let (scale, unit) = [(1e9, "ns"), (1e6, "us"), (1e3, "ms")]
             .into_iter()
             .find(|(scale, _)| v.abs() * scale < 1e3)?;
-        let scaled = format!("{:.4}", v * scale);
-        let scaled = scaled.trim_end_matches('0').trim_end_matches('.');
-        Some(format!("{scaled} {unit}"))
+        Some(format!("{} {unit}", crate::explain::significant(v * scale)))
     }
 }
 

@@ -80,7 +80,7 @@ pub fn step_chain(p: &Placement, cost: &StepCost, symbol_of_step: &str, quantity
         format!(
             "{} ({} bits each)",
             w.dtype.name(),
-            w.bytes_per_weight() * 8.0
+            crate::explain::significant(w.bytes_per_weight() * 8.0)
         )
     };
     for k in &busy_ops {
