@@ -51,6 +51,14 @@ enum Command {
     List {
         #[arg(value_enum)]
         what: ListWhat,
+        /// With `assumptions`: the values a pool of this catalogue chip runs with, its
+        /// serving framework's defaults and its own file's step costs in place.
+        #[arg(long, value_name = "ID")]
+        chip: Option<String>,
+        /// With `assumptions --chip`: the serving framework (auto, generic, trtllm, vllm,
+        /// sglang, llamacpp or mlx); default auto.
+        #[arg(long, value_name = "NAME")]
+        framework: Option<String>,
     },
     /// Predict one deployment: aggregated (default) or split along an axis.
     // Negative numbers are values, so that `--isl -1` is refused by its own flag.
@@ -77,7 +85,7 @@ enum Command {
     },
 }
 
-#[derive(Clone, Copy, ValueEnum)]
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum ListWhat {
     Chips,
     Models,
@@ -85,11 +93,32 @@ enum ListWhat {
     /// per direction and latency, for --link.
     Links,
     /// The default modelling assumptions as JSON (times in seconds), a starting point
-    /// for --assumptions.
+    /// for --assumptions; with --chip (and --framework), those a pool of that chip runs
+    /// with.
     Assumptions,
     /// The public API prices per model (input and output USD per million tokens), each
     /// with the date it was read and its source, for --api.
     Apis,
+}
+
+/// The default assumptions, or those a pool of `chip` runs with under `framework` (auto
+/// when not named): what `Assumptions::on_chip` resolves, the one rule every pool uses.
+fn assumptions_on(
+    cat: &Catalogue,
+    chip: Option<&str>,
+    framework: Option<&str>,
+) -> Result<Assumptions, String> {
+    let mut a = Assumptions::default();
+    if let Some(f) = framework {
+        a.framework = f.parse().map_err(|e| format!("--framework: {e}"))?;
+    }
+    match chip {
+        Some(id) => Ok(a.on_chip(cat.chip(id).map_err(|e| format!("--chip: {e}"))?)),
+        None if framework.is_some() => {
+            Err("--framework needs --chip: a framework's defaults are per chip".into())
+        }
+        None => Ok(a),
+    }
 }
 
 /// The modelling assumptions a command runs with: the defaults, a JSON file that
@@ -412,7 +441,11 @@ fn main() -> ExitCode {
         _ => {}
     }
     let result = match cli.command {
-        Command::List { what } => list(what),
+        Command::List {
+            what,
+            chip,
+            framework,
+        } => list(what, chip.as_deref(), framework.as_deref()),
         Command::Predict(args) => match &args.pipeline {
             Some(ids) => pipeline::run(&args, ids),
             None if args.layers.is_some() => Err("--layers needs --pipeline".into()),
@@ -432,12 +465,16 @@ fn main() -> ExitCode {
     }
 }
 
-fn list(what: ListWhat) -> Result<(), String> {
+fn list(what: ListWhat, chip: Option<&str>, framework: Option<&str>) -> Result<(), String> {
     let cat = Catalogue::builtin();
+    if what != ListWhat::Assumptions && (chip.is_some() || framework.is_some()) {
+        return Err("--chip and --framework apply to `list assumptions` only".into());
+    }
     match what {
         ListWhat::Assumptions => out!(
             "{}",
-            serde_json::to_string_pretty(&Assumptions::default()).map_err(|e| e.to_string())?
+            serde_json::to_string_pretty(&assumptions_on(cat, chip, framework)?)
+                .map_err(|e| e.to_string())?
         ),
         ListWhat::Chips => {
             out!(
