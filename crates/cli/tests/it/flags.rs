@@ -435,7 +435,7 @@ fn validate_refuses_the_settings_no_row_reads() {
 /// framework does on that chip. It needs a chip, and applies to no other list.
 #[test]
 fn the_assumptions_a_chip_runs_with_are_listed_and_read_back() {
-    let o = disagg(&[
+    let on_b200 = json_of(&[
         "list",
         "assumptions",
         "--chip",
@@ -443,21 +443,18 @@ fn the_assumptions_a_chip_runs_with_are_listed_and_read_back() {
         "--framework",
         "trtllm",
     ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let on_b200: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     // TensorRT-LLM's fitted per-kernel cost and its timed FP4 pick on the B200.
     assert_eq!(on_b200["kernel_overhead"].as_f64(), Some(3e-6));
     assert_eq!(on_b200["fp4_routed_pick_time"].as_f64(), Some(19.2e-9));
     assert_eq!(on_b200["framework"], "trtllm");
     // The global defaults stay what `list assumptions` prints alone.
-    let plain: serde_json::Value =
-        serde_json::from_str(&stdout(&disagg(&["list", "assumptions"]))).unwrap();
+    let plain = json_of(&["list", "assumptions"]);
     assert_eq!(plain["fp4_routed_pick_time"].as_f64(), Some(0.0));
 
     let dir = std::env::temp_dir().join(format!("disagg-on-chip-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("b200-trtllm.json");
-    std::fs::write(&file, stdout(&o)).unwrap();
+    std::fs::write(&file, on_b200.to_string()).unwrap();
     let nvfp4 = ["--tp", "8", "--ep", "8", "--weight-dtype", "nvfp4"];
     let by_framework = r1_output(&nvfp4, &["--framework", "trtllm"]);
     let by_file = r1_output(&nvfp4, &["--assumptions", file.to_str().unwrap()]);
