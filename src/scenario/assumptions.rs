@@ -3,7 +3,7 @@
 
 use super::Scenario;
 use disagg_engine::assumptions::{knob, Knob, Origin, KNOBS};
-use disagg_engine::{Assumptions, Catalogue};
+use disagg_engine::{Assumptions, Catalogue, Chip};
 
 /// Link keys of modelling constants start so: `a.<name>`.
 pub const ASSUMPTION_PREFIX: &str = "a.";
@@ -64,26 +64,31 @@ impl Scenario {
             return vec![String::new(); KNOBS.len()];
         };
         let a = self.assumptions();
+        // Each known chip's pool resolved once, for every knob to read.
+        let pools: Vec<(&str, &Chip, Assumptions)> = self
+            .chips
+            .iter()
+            .filter_map(|id| cat.chip(id).ok().map(|c| (id.as_str(), c, a.on_chip(c))))
+            .collect();
         (0..KNOBS.len())
-            .map(|index| set_apart(&a, &cat, &self.chips, index))
+            .map(|index| set_apart(&a, &pools, index))
             .collect()
     }
 }
 
-/// [`Scenario::set_on_chips`] of one knob, `a` the scenario's assumptions and `cat` its
-/// catalogue.
-fn set_apart(a: &Assumptions, cat: &Catalogue, chips: &[String], index: usize) -> String {
+/// [`Scenario::set_on_chips`] of one knob: `a` the scenario's assumptions, `pools` each
+/// chip's id, record and resolved assumptions.
+fn set_apart(a: &Assumptions, pools: &[(&str, &Chip, Assumptions)], index: usize) -> String {
     let k: &Knob = &KNOBS[index];
     // (whose, value) with the chips that share them, in the scenario's chip order.
     let mut groups: Vec<(String, f64, Vec<&str>)> = Vec::new();
-    for id in chips {
-        let Ok(chip) = cat.chip(id) else { continue };
+    for (id, chip, on_chip) in pools {
         let whose = match a.origin(chip, index) {
             Origin::Stated => continue,
             Origin::Framework(f) => f.name().to_string(),
             Origin::Chip => "its catalogue file".to_string(),
         };
-        let v = k.get(&a.on_chip(chip));
+        let v = k.get(on_chip);
         match groups.iter_mut().find(|g| g.0 == whose && g.1 == v) {
             Some(g) => g.2.push(id),
             None => groups.push((whose, v, vec![id])),
