@@ -9,22 +9,18 @@
 //! The table's rows and their mapping are in [`table`]; this file runs them.
 
 mod band;
+mod reproduce;
 mod table;
 
 pub use band::*;
+pub use reproduce::{evaluate_bundle, explain_bundle, explain_point, point_bundle};
 pub use table::*;
 
 use crate::assumptions::Assumptions;
-use crate::catalogue::{Catalogue, Links};
-use crate::disagg::open_loop::at_rate;
-use crate::disagg::plan::{plan, PoolChoice};
-use crate::disagg::{
-    Axis, DeploymentPoint, Draft, PoolRole, Setup, Speculation, DEFAULT_EAGLE_LAYERS,
-};
-use crate::dtype::WeightFormat;
+use crate::catalogue::Catalogue;
+use crate::disagg::DeploymentPoint;
 use crate::error::{EngineError, Result};
 use crate::parallel::Parallelism;
-use crate::units::RequestsPerSecond;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -158,99 +154,18 @@ fn row(
 
 /// Evaluates one benchmark point on its axis, with the layouts it states (the
 /// planner's best where an aggregated point leaves them open) and its batch (the
-/// largest that fits where it gives none).
+/// largest that fits where it gives none), through the bundle that reproduces it
+/// ([`point_bundle`]): the same inputs `disagg predict --bundle` and the page run.
 pub fn evaluate_point(
     catalogue: &Catalogue,
     point: &BenchmarkPoint,
     assumptions: &Assumptions,
 ) -> Result<DeploymentPoint> {
-    let model = catalogue.model(&point.model)?;
-    let defaults = Setup::new(
-        &model.ir,
-        point.workload(),
-        WeightFormat {
-            dtype: point.weight_dtype,
-            bits_override: point.weight_bits,
-        },
-    );
-    let link = match &point.link {
-        Some(id) => Some(Links::builtin().get(id)?.link()),
-        None => None,
-    };
-    let setup = Setup {
-        kv: point.kv_dtype,
-        inter_pool_link: link.map(|l| l.bandwidth),
-        inter_pool_latency: link.map(|l| l.latency),
-        expert_dtype: point.expert_dtype,
-        attn_out_dtype: point.attn_out_dtype,
-        lm_head_dtype: point.lm_head_dtype,
-        assumptions: point.assumptions(assumptions),
-        speculative_decode: point.mtp.is_some()
-            || (point.eagle.is_some() && point.axis == Some(Axis::PrefillDecode)),
-        speculation: match (point.mtp, point.eagle) {
-            (Some(m), _) => Speculation {
-                draft: Draft::Mtp,
-                acceptance: m.acceptance,
-                draft_tokens: m.draft_tokens,
-            },
-            (None, Some(e)) => Speculation {
-                draft: Draft::Eagle {
-                    layers: e.layers.unwrap_or(DEFAULT_EAGLE_LAYERS),
-                },
-                acceptance: e.acceptance,
-                draft_tokens: e.draft_tokens,
-            },
-            (None, None) => defaults.speculation,
-        },
-        ..defaults
-    };
-    let axis = point.axis.unwrap_or(Axis::Aggregated);
-    let pools = match axis {
-        Axis::Aggregated => {
-            let parallelism = point.tp.map(|tp| {
-                let pp = point.pp.unwrap_or(1);
-                Parallelism {
-                    tp,
-                    pp,
-                    dp: point.chips / (tp * pp).max(1),
-                    ep: point.ep.unwrap_or(1),
-                }
-            });
-            vec![(
-                PoolRole::Colocated,
-                PoolChoice {
-                    chip: catalogue.chip(&point.chip)?,
-                    chips: parallelism.map_or(point.chips, |p| p.chips()),
-                    parallelism,
-                },
-            )]
-        }
-        _ => point
-            .pool
-            .iter()
-            .map(|p| {
-                let parallelism = Parallelism {
-                    tp: p.tp,
-                    pp: p.pp,
-                    dp: p.dp,
-                    ep: p.ep,
-                };
-                Ok((
-                    p.role,
-                    PoolChoice {
-                        chip: catalogue.chip(&p.chip)?,
-                        chips: parallelism.chips(),
-                        parallelism: Some(parallelism),
-                    },
-                ))
-            })
-            .collect::<Result<Vec<_>>>()?,
-    };
-    let (deployment, planned) = plan(&setup, axis, &pools, point.batch, 2)?;
-    match setup.workload.rate {
+    let (bundle, planned) = reproduce::planned(catalogue, point, assumptions)?;
+    match bundle.workload.rate {
         // An open loop: the layout planned as for the largest batch, the rate picks
         // the concurrency.
-        Some(r) => at_rate(&setup, &deployment, RequestsPerSecond::new(r)),
+        Some(_) => evaluate_bundle(catalogue, &bundle),
         None => Ok(planned),
     }
 }

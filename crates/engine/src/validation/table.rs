@@ -17,6 +17,16 @@ pub enum Role {
     Holdout,
 }
 
+impl Role {
+    /// The name the table and the page's link give the role.
+    pub fn id(self) -> &'static str {
+        match self {
+            Role::Calibration => "calibration",
+            Role::Holdout => "holdout",
+        }
+    }
+}
+
 /// The serving software a published point ran, as its source or note names it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "&'static str")]
@@ -139,6 +149,30 @@ pub enum Metric {
 }
 
 impl Metric {
+    /// The metric in words, with its unit: how the page's table and `disagg validate
+    /// --point` name it.
+    pub fn label(self) -> &'static str {
+        match self {
+            Metric::OutputTokS => "output tok/s",
+            Metric::OutputTokSPerChip => "output tok/s per chip",
+            Metric::InputTokSPerChip => "input tok/s per chip",
+            Metric::TotalTokSPerChip => "input+output tok/s per chip",
+            Metric::TokSUser => "tok/s per user",
+            Metric::TpotMs => "TPOT, ms",
+            Metric::TtftMs => "TTFT, ms",
+            Metric::TtftP50Ms => "median TTFT, ms",
+            Metric::TpotP50Ms => "median TPOT, ms",
+            Metric::DecodeTokS => "decode tok/s, one sequence",
+            Metric::PrefillTokS => "prompt tok/s, one prefill",
+            Metric::PrefillPoolInputTokSPerChip => "input tok/s per prefill chip, pool at capacity",
+            Metric::DecodePoolOutputTokSPerChip => "output tok/s per decode chip, pool at capacity",
+            Metric::OutputTokSPerDecodeChip => "output tok/s per decode chip",
+            Metric::InputTokSPerPrefillChip => "input tok/s per prefill chip",
+            Metric::DecodeStepTokSPerChip => "decode-step tok/s per chip",
+            Metric::E2eMs => "request latency, ms",
+        }
+    }
+
     /// A request's time to first token, its mean or its median.
     pub fn is_ttft(self) -> bool {
         matches!(self, Metric::TtftMs | Metric::TtftP50Ms)

@@ -21,6 +21,7 @@ mod pipeline;
 mod precision;
 mod prefill_ep;
 mod recommend;
+mod reproduce;
 mod routed_pick;
 mod sram;
 mod sweeps;
