@@ -6,16 +6,12 @@ use crate::axis_flags;
 use crate::bundle::{self, Flags};
 use crate::{print_problems, PredictArgs};
 use disagg_engine::bundle::Bundle;
-use disagg_engine::disagg::explain::explain;
-use disagg_engine::disagg::open_loop::at_rate;
-use disagg_engine::disagg::open_loop_explain::explain_at_rate;
 use disagg_engine::disagg::plan::{plan, PoolChoice};
 use disagg_engine::disagg::report::PointReport;
 use disagg_engine::disagg::ttft::TtftParts;
-use disagg_engine::disagg::{evaluate, Axis, DeploymentPoint, Figures, PoolRole};
+use disagg_engine::disagg::{Axis, DeploymentPoint, Figures, PoolRole};
 use disagg_engine::limits::REQUEST_RATE;
 use disagg_engine::limits::{MAX_BATCH, MAX_MICRO_BATCHES};
-use disagg_engine::units::RequestsPerSecond;
 use disagg_engine::units::Seconds;
 use disagg_engine::validation::{self, BenchmarkTable, ValidationReport};
 use disagg_engine::{Assumptions, Catalogue, Parallelism};
@@ -237,28 +233,34 @@ pub fn run_predict(args: &PredictArgs) -> Result<(), String> {
         None => predict_bundle(args)?,
     };
     bundle::save_if(&args.save_bundle, &b)?;
-    let inputs = b.inputs(Catalogue::builtin()).map_err(|e| e.to_string())?;
-    let deployment = inputs.deployment().map_err(|e| e.to_string())?;
+    show_prediction(&b, args.json, args.explain, args.api.as_deref())
+}
+
+/// What `predict` prints for a bundle's selected deployment: its figures with their
+/// error bands, as JSON (`json`) or opened into formulas and operator tables
+/// (`explain`), and the comparison with an API (`api`) where one is named.
+pub(crate) fn show_prediction(
+    b: &Bundle,
+    json: bool,
+    explain_it: bool,
+    api: Option<&str>,
+) -> Result<(), String> {
+    let cat = Catalogue::builtin();
+    let inputs = b.inputs(cat).map_err(|e| e.to_string())?;
     let setup = inputs.setup();
     let name = inputs.model_name();
     // How far off: the model's measured error on published hold-out points, run once.
-    let cat = Catalogue::builtin();
     let table = BenchmarkTable::builtin().map_err(|e| e.to_string())?;
     let validated = validation::run(cat, &table, &Assumptions::default());
-    if args.json || args.explain {
+    if json || explain_it {
         // An open loop opens its own chains: how the concurrency was found and the queue.
-        let e = match setup.workload.rate {
-            Some(r) => explain_at_rate(&setup, &deployment, RequestsPerSecond::new(r)),
-            None => explain(&setup, &deployment),
-        }
-        .map_err(|e| e.to_string())?;
-        let mut e = e;
-        let against = crate::cost::against_api(&inputs, &e.point, args.api.as_deref())?;
+        let mut e = validation::explain_bundle(cat, b).map_err(|e| e.to_string())?;
+        let against = crate::cost::against_api(&inputs, &e.point, api)?;
         if let Some(a) = &against {
             e.chains
                 .extend(a.chains(setup.workload.isl as f64, setup.workload.osl as f64));
         }
-        if args.json {
+        if json {
             let report = PointReport::new(name, setup.precision(), b.kv_dtype, &e.point, &e.chains)
                 .ok_or("the evaluated deployment has no generating pool")?
                 .with_error_bands(validation::headline_bands(&validated, cat, &e.point))
@@ -271,13 +273,9 @@ pub fn run_predict(args: &PredictArgs) -> Result<(), String> {
             crate::explain::print(&e);
         }
     } else {
-        let point = match setup.workload.rate {
-            Some(r) => at_rate(&setup, &deployment, RequestsPerSecond::new(r)),
-            None => evaluate(&setup, &deployment),
-        }
-        .map_err(|e| e.to_string())?;
+        let point = validation::evaluate_bundle(cat, b).map_err(|e| e.to_string())?;
         // An --api the table does not hold is refused before anything is printed.
-        let against = crate::cost::against_api(&inputs, &point, args.api.as_deref())?;
+        let against = crate::cost::against_api(&inputs, &point, api)?;
         print_point(name, &point);
         crate::cost::print_against(against.as_ref());
         print_bands(&validated, &point);

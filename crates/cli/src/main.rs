@@ -28,9 +28,10 @@ mod lengths;
 mod pipeline;
 mod recommend;
 mod sweep;
+mod validate_point;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
-use disagg_engine::validation::{self, BenchmarkTable, ErrorSummary, Role};
+use disagg_engine::validation::{self, BenchmarkTable, ErrorSummary};
 use disagg_engine::{Assumptions, Catalogue};
 use std::process::ExitCode;
 
@@ -77,9 +78,21 @@ enum Command {
     Recommend(Box<recommend::RecommendArgs>),
     /// Run the validation table against published measurements.
     Validate {
-        /// Print one JSON object instead of a table.
+        /// Print one JSON object instead of a table (with --point, the row).
         #[arg(long)]
         json: bool,
+        /// One row of the table by its id (IMXA06c, MLP51-01): its source, mapping,
+        /// measurement, prediction and error.
+        #[arg(long, value_name = "ID")]
+        point: Option<String>,
+        /// With --point: the prediction opened into formulas, inputs and operator
+        /// tables, as `predict --explain` prints it.
+        #[arg(long)]
+        explain: bool,
+        /// With --point: write the bundle that reproduces the row's prediction; `disagg
+        /// predict --bundle FILE` runs it and the page opens it.
+        #[arg(long, value_name = "FILE")]
+        save_bundle: Option<std::path::PathBuf>,
         #[command(flatten)]
         assumptions: Box<AssumptionArgs>,
     },
@@ -454,7 +467,20 @@ fn main() -> ExitCode {
         Command::Sweep(args) => sweep::run_sweep(&args),
         Command::Deploy(args) => deploy::run_deploy(*args),
         Command::Recommend(args) => recommend::run_recommend(&args),
-        Command::Validate { json, assumptions } => run_validate(json, &assumptions),
+        Command::Validate {
+            json,
+            point,
+            explain,
+            save_bundle,
+            assumptions,
+        } => match point {
+            Some(id) => validation_assumptions(&assumptions)
+                .and_then(|a| validate_point::run(&id, json, explain, &save_bundle, &a)),
+            None if explain || save_bundle.is_some() => {
+                Err("--explain and --save-bundle open one row: name it with --point ID".into())
+            }
+            None => run_validate(json, &assumptions),
+        },
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -572,9 +598,10 @@ fn print_problems(reason: Option<&str>, warnings: &[String]) {
     }
 }
 
-fn run_validate(as_json: bool, assumptions: &AssumptionArgs) -> Result<(), String> {
-    // Settings no validation row reads are refused rather than ignored: every row runs
-    // the framework its source names (or `auto`), and no row measures a cost.
+/// The assumptions a validation run takes: settings no row reads are refused rather
+/// than ignored, since every row runs the framework its source names (or `auto`) and
+/// no row measures a cost.
+fn validation_assumptions(assumptions: &AssumptionArgs) -> Result<Assumptions, String> {
     let resolved = assumptions.resolve()?;
     if resolved.framework != Assumptions::default().framework {
         return Err(
@@ -586,6 +613,11 @@ fn run_validate(as_json: bool, assumptions: &AssumptionArgs) -> Result<(), Strin
             "the cost settings (--electricity-usd-kwh, --pue, --capex-usd-per-chip, --years, --duty-cycle, --idle-share, --cost-basis) change no validation row: none measures a cost".into(),
         );
     }
+    Ok(resolved)
+}
+
+fn run_validate(as_json: bool, assumptions: &AssumptionArgs) -> Result<(), String> {
+    let resolved = validation_assumptions(assumptions)?;
     let cat = Catalogue::builtin();
     let table = BenchmarkTable::builtin().map_err(|e| e.to_string())?;
     let report = validation::run(cat, &table, &resolved);
@@ -624,7 +656,7 @@ fn run_validate(as_json: bool, assumptions: &AssumptionArgs) -> Result<(), Strin
         out!(
             "{:10} {:11} {:15} {:16} {:>5} {:13} {:22} {:>12} {:>12.2} {:>8}{}",
             p.id,
-            role_name(p.role),
+            p.role.id(),
             p.model,
             p.chip,
             p.chips,
@@ -655,13 +687,6 @@ fn run_validate(as_json: bool, assumptions: &AssumptionArgs) -> Result<(), Strin
         table.unmapped.len()
     );
     Ok(())
-}
-
-fn role_name(role: Role) -> &'static str {
-    match role {
-        Role::Calibration => "calibration",
-        Role::Holdout => "holdout",
-    }
 }
 
 fn summary_line(name: &str, s: Option<ErrorSummary>) -> String {
