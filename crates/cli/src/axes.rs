@@ -254,7 +254,7 @@ pub(crate) fn show_prediction(
     let validated = validation::run(cat, &table, &Assumptions::default());
     if json || explain_it {
         // An open loop opens its own chains: how the concurrency was found and the queue.
-        let mut e = validation::explain_bundle(cat, b).map_err(|e| e.to_string())?;
+        let mut e = disagg_engine::bundle::explain_bundle(cat, b).map_err(|e| e.to_string())?;
         let against = crate::cost::against_api(&inputs, &e.point, api)?;
         if let Some(a) = &against {
             e.chains
@@ -273,7 +273,7 @@ pub(crate) fn show_prediction(
             crate::explain::print(&e);
         }
     } else {
-        let point = validation::evaluate_bundle(cat, b).map_err(|e| e.to_string())?;
+        let point = disagg_engine::bundle::evaluate_bundle(cat, b).map_err(|e| e.to_string())?;
         // An --api the table does not hold is refused before anything is printed.
         let against = crate::cost::against_api(&inputs, &point, api)?;
         print_point(name, &point);

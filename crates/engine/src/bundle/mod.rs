@@ -16,8 +16,11 @@
 
 mod check;
 pub mod chips;
+mod run;
 #[cfg(test)]
 mod tests;
+
+pub use run::{evaluate_bundle, explain_bundle};
 
 use crate::assumptions::Assumptions;
 use crate::catalogue::{Catalogue, Chip, Links, ModelPreset};

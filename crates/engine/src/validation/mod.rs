@@ -13,10 +13,11 @@ mod reproduce;
 mod table;
 
 pub use band::*;
-pub use reproduce::{evaluate_bundle, explain_bundle, explain_point, point_bundle};
+pub use reproduce::{explain_point, point_bundle};
 pub use table::*;
 
 use crate::assumptions::Assumptions;
+use crate::bundle::evaluate_bundle;
 use crate::catalogue::Catalogue;
 use crate::disagg::DeploymentPoint;
 use crate::error::{EngineError, Result};

@@ -5,18 +5,14 @@
 
 use super::table::BenchmarkPoint;
 use crate::assumptions::Assumptions;
+use crate::bundle::explain_bundle;
 use crate::bundle::{Bundle, LinkSettings, ModelSource, SpeculationSettings, Weights};
 use crate::catalogue::{Catalogue, Chip};
-use crate::disagg::explain::{explain, Explained};
-use crate::disagg::open_loop::at_rate;
-use crate::disagg::open_loop_explain::explain_at_rate;
+use crate::disagg::explain::Explained;
 use crate::disagg::plan::{plan, PoolChoice};
-use crate::disagg::{
-    evaluate, Axis, Deployment, DeploymentPoint, PoolRole, Setup, DEFAULT_EAGLE_LAYERS,
-};
+use crate::disagg::{Axis, DeploymentPoint, PoolRole, DEFAULT_EAGLE_LAYERS};
 use crate::error::{EngineError, Result};
 use crate::parallel::Parallelism;
-use crate::units::RequestsPerSecond;
 
 /// Micro-batches the planner tries on the attention/expert axis, as `disagg predict`
 /// does by default.
@@ -43,8 +39,9 @@ pub fn point_bundle(
 }
 
 /// The point's bundle and the deployment point its plan evaluated (at the planned
-/// batch; an open loop's rate is applied by [`evaluate_bundle`]). A point read at an
-/// interactivity is planned at the batch it states, which its bisection fixes.
+/// batch; an open loop's rate is applied by [`crate::bundle::evaluate_bundle`]). A
+/// point read at an interactivity is planned at the batch it states, which its
+/// bisection fixes.
 pub(super) fn planned(
     catalogue: &Catalogue,
     point: &BenchmarkPoint,
@@ -89,13 +86,6 @@ pub(super) fn planned(
     Ok((b, evaluated))
 }
 
-/// What a bundle with a selected deployment predicts: the deployment evaluated, or at
-/// an open loop's rate the concurrency that rate holds. `disagg predict --bundle`
-/// takes the same path.
-pub fn evaluate_bundle(catalogue: &Catalogue, b: &Bundle) -> Result<DeploymentPoint> {
-    on_deployment(catalogue, b, evaluate, at_rate)
-}
-
 /// The prediction of `point` opened into formulas and operator tables: its bundle's
 /// deployment explained ([`explain_bundle`]).
 pub fn explain_point(
@@ -104,30 +94,6 @@ pub fn explain_point(
     base: &Assumptions,
 ) -> Result<Explained> {
     explain_bundle(catalogue, &point_bundle(catalogue, point, base)?)
-}
-
-/// A bundle's selected deployment opened into formulas and operator tables, as
-/// `disagg predict --bundle --explain` opens it (at an open loop's rate, the
-/// concurrency that rate holds).
-pub fn explain_bundle(catalogue: &Catalogue, b: &Bundle) -> Result<Explained> {
-    on_deployment(catalogue, b, explain, explain_at_rate)
-}
-
-/// Runs `closed` on the bundle's selected deployment, or `open` at its workload's
-/// request rate where it states one: the one place a bundle's loop is chosen.
-fn on_deployment<T>(
-    catalogue: &Catalogue,
-    b: &Bundle,
-    closed: impl FnOnce(&Setup, &Deployment) -> Result<T>,
-    open: impl FnOnce(&Setup, &Deployment, RequestsPerSecond) -> Result<T>,
-) -> Result<T> {
-    let inputs = b.inputs(catalogue)?;
-    let setup = inputs.setup();
-    let deployment = inputs.deployment()?;
-    match setup.workload.rate {
-        Some(r) => open(&setup, &deployment, RequestsPerSecond::new(r)),
-        None => closed(&setup, &deployment),
-    }
 }
 
 /// The point's speculation: its MTP layers or EAGLE head as stated, else the bundle's

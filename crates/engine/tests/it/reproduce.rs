@@ -3,8 +3,9 @@
 //! the row's prediction to the last bit.
 
 use super::common::*;
+use disagg_engine::bundle::evaluate_bundle;
 use disagg_engine::bundle::{Bundle, ModelSource};
-use disagg_engine::validation::{evaluate_bundle, point_bundle};
+use disagg_engine::validation::point_bundle;
 
 #[test]
 fn every_row_with_one_deployment_is_reproduced_by_its_bundle() {
