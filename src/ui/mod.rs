@@ -25,6 +25,7 @@ mod recommend;
 mod share;
 mod topology;
 mod validation;
+mod validation_point;
 
 pub use assumptions::AssumptionsPanel;
 pub use axes::AxesTable;

@@ -165,7 +165,7 @@ pub fn ValidationView() -> impl IntoView {
                         };
                         view! {
                             <tr data-id=r.id.clone()>
-                                <th scope="row">{r.id.clone()}</th>
+                                <th scope="row">{open_button(page, r.id.clone())}</th>
                                 <td>{r.model.clone()}</td>
                                 <td>{r.chips.clone()}</td>
                                 <td>{r.axis}</td>
@@ -235,6 +235,7 @@ pub fn ValidationView() -> impl IntoView {
                 ></canvas>
                 <figcaption id="validation-chart-summary">{described}</figcaption>
             </figure>
+            <super::validation_point::ValidationPoint/>
             <div class="table-scroll">
                 <table id="validation-table">
                     <caption>"Published measurements and the model's predictions; error is (predicted - measured) / measured"</caption>
@@ -245,5 +246,27 @@ pub fn ValidationView() -> impl IntoView {
                 </table>
             </div>
         </main>
+    }
+}
+
+/// A row's id as the button that opens it (`vv.point`), or closes it when open.
+fn open_button(page: Page, id: String) -> impl IntoView {
+    let target = id.clone();
+    let is_open = {
+        let id = id.clone();
+        move || page.view.with(|v| v.point.as_deref() == Some(id.as_str()))
+    };
+    view! {
+        <button
+            class="row-open"
+            title="Open this prediction: its formulas, inputs and sources"
+            aria-expanded=move || is_open().to_string()
+            aria-controls="validation-point"
+            on:click=move |_| page.view.update(|v| {
+                v.point = if v.point.as_deref() == Some(target.as_str()) { None } else { Some(target.clone()) };
+            })
+        >
+            {id}
+        </button>
     }
 }

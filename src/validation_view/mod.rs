@@ -5,6 +5,7 @@
 //! come from the page's one validation job; nothing here runs the engine.
 
 pub mod draw;
+pub mod opened;
 pub mod scatter;
 pub mod sort;
 
@@ -93,6 +94,8 @@ pub struct ViewState {
     pub sort: Option<sort::Sort>,
     /// The recommend view's demand and chips (its `rec.` keys).
     pub recommend: crate::recommend_view::RecommendInputs,
+    /// The validation row opened into its explanation (`vv.point`), by id.
+    pub point: Option<String>,
 }
 
 /// A metric's id as the table file and the link spell it (`output_tok_s_per_chip`).
@@ -101,36 +104,6 @@ pub fn metric_id(m: Metric) -> String {
         .ok()
         .and_then(|v| v.as_str().map(String::from))
         .unwrap_or_default()
-}
-
-/// A metric in words, with its unit.
-pub fn metric_label(m: Metric) -> &'static str {
-    match m {
-        Metric::OutputTokS => "output tok/s",
-        Metric::OutputTokSPerChip => "output tok/s per chip",
-        Metric::InputTokSPerChip => "input tok/s per chip",
-        Metric::TotalTokSPerChip => "input+output tok/s per chip",
-        Metric::TokSUser => "tok/s per user",
-        Metric::TpotMs => "TPOT, ms",
-        Metric::TtftMs => "TTFT, ms",
-        Metric::TtftP50Ms => "median TTFT, ms",
-        Metric::TpotP50Ms => "median TPOT, ms",
-        Metric::DecodeTokS => "decode tok/s, one sequence",
-        Metric::PrefillTokS => "prompt tok/s, one prefill",
-        Metric::PrefillPoolInputTokSPerChip => "input tok/s per prefill chip, pool at capacity",
-        Metric::DecodePoolOutputTokSPerChip => "output tok/s per decode chip, pool at capacity",
-        Metric::OutputTokSPerDecodeChip => "output tok/s per decode chip",
-        Metric::InputTokSPerPrefillChip => "input tok/s per prefill chip",
-        Metric::DecodeStepTokSPerChip => "decode-step tok/s per chip",
-        Metric::E2eMs => "request latency, ms",
-    }
-}
-
-pub fn role_id(r: Role) -> &'static str {
-    match r {
-        Role::Calibration => "calibration",
-        Role::Holdout => "holdout",
-    }
 }
 
 pub fn role_label(r: Role) -> &'static str {
@@ -159,7 +132,7 @@ impl Filters {
             FilterKey::Axis => self.axis.map(|a| a.id().to_string()),
             FilterKey::Metric => self.metric.map(metric_id),
             FilterKey::Framework => self.framework.map(|f| f.id().to_string()),
-            FilterKey::Role => self.role.map(|r| role_id(r).to_string()),
+            FilterKey::Role => self.role.map(|r| r.id().to_string()),
         }
     }
 
@@ -249,6 +222,13 @@ impl ViewState {
         if let Some(s) = self.sort {
             q.push(format!("{FILTER_PREFIX}{}={}", sort::SORT_KEY, s.to_link()));
         }
+        if let Some(id) = &self.point {
+            q.push(format!(
+                "{FILTER_PREFIX}{}={}",
+                opened::POINT_KEY,
+                encode(id)
+            ));
+        }
         q.join("&")
     }
 }
@@ -281,6 +261,11 @@ pub fn split_query(query: &str, catalogue: &Catalogue) -> (ViewState, String, Ve
         } else if crate::recommend_view::KEYS.contains(&key.as_str()) {
             if let Err(why) = state.recommend.set(&key, &value, catalogue) {
                 notices.push(format!("ignored {key}={shown:?}: {why}"));
+            }
+        } else if key == format!("{FILTER_PREFIX}{}", opened::POINT_KEY) {
+            match opened::parse_point(&value) {
+                Ok(id) => state.point = Some(id),
+                Err(why) => notices.push(format!("ignored {key}={shown:?}: {why}")),
             }
         } else if key == format!("{FILTER_PREFIX}{}", sort::SORT_KEY) {
             match sort::Sort::parse(&value) {
@@ -336,9 +321,9 @@ pub fn options(
                     (v.clone(), v)
                 }
                 FilterKey::Axis => (point_axis(p).id().into(), point_axis(p).name().into()),
-                FilterKey::Metric => (metric_id(p.metric), metric_label(p.metric).into()),
+                FilterKey::Metric => (metric_id(p.metric), p.metric.label().into()),
                 FilterKey::Framework => (p.framework.id().into(), p.framework.id().into()),
-                FilterKey::Role => (role_id(p.role).into(), role_label(p.role).into()),
+                FilterKey::Role => (p.role.id().into(), role_label(p.role).into()),
             }
         })
         .collect();
@@ -443,7 +428,7 @@ impl TableRow {
                 .map_or(p.model.clone(), |m| m.name.clone()),
             chips: chips_text(row, catalogue),
             axis: point_axis(p).name(),
-            metric: metric_label(p.metric),
+            metric: p.metric.label(),
             framework: p.framework.id(),
             measured: sig3(p.measured),
             predicted: row.predicted.map_or(MISSING.into(), sig3),

@@ -8,7 +8,7 @@
 
 use crate::chart::{AxisRange, Scale};
 use crate::format::{count, sig3};
-use crate::validation_view::{metric_label, role_label, signed_percent};
+use crate::validation_view::{role_label, signed_percent};
 use disagg_engine::validation::{Role, ValidationRow};
 
 /// Half-width of the band: predictions within ±20% of the measurement.
@@ -87,7 +87,7 @@ impl Scatter {
                     measured,
                     predicted,
                     role: r.point.role,
-                    metric: metric_label(r.point.metric),
+                    metric: r.point.metric.label(),
                 })
             })
             .collect();

@@ -71,7 +71,7 @@ fn each_filter_keeps_exactly_its_rows() {
                         FilterKey::Axis => p.axis.unwrap_or(Axis::Aggregated).id() == value,
                         FilterKey::Metric => metric_id(p.metric) == *value,
                         FilterKey::Framework => p.framework.id() == value,
-                        FilterKey::Role => role_id(p.role) == value,
+                        FilterKey::Role => p.role.id() == value,
                     }
                 })
                 .count();
@@ -447,5 +447,71 @@ fn a_heading_click_cycles_the_order_and_the_link_carries_it() {
     assert!(
         notices[0].contains("vv.sort") && notices[0].contains("measured, predicted, error"),
         "{notices:?}"
+    );
+}
+
+#[test]
+fn a_row_opens_by_its_link_key_and_a_wrong_id_is_named() {
+    let (state, rest, notices) =
+        split_query("view=validation&vv.point=IMXA06c&model=llama-3.1-8b", cat());
+    assert_eq!(state.point.as_deref(), Some("IMXA06c"));
+    assert_eq!(rest, "model=llama-3.1-8b");
+    assert!(notices.is_empty(), "{notices:?}");
+    // The link the page writes opens the same row.
+    let (back, _, _) = split_query(&state.to_query(), cat());
+    assert_eq!(back, state);
+    let (state, _, notices) = split_query("view=validation&vv.point=NOPE-1", cat());
+    assert_eq!(state.point, None);
+    assert!(
+        notices.len() == 1 && notices[0].contains("vv.point") && notices[0].contains("NOPE-1"),
+        "{notices:?}"
+    );
+}
+
+#[test]
+fn every_opened_row_explains_the_prediction_the_table_scores() {
+    use super::opened::{metric_chain, open};
+    let mut opened = 0;
+    for row in &report().rows {
+        let p = &row.point;
+        let o = open(&p.id, cat()).unwrap();
+        assert_eq!(o.point, *p);
+        match (&o.explained, row.predicted, p.at) {
+            // A row read at an interactivity has no one deployment to open.
+            (Err(why), _, Some(_)) => assert!(why.contains("interactivity"), "{}: {why}", p.id),
+            (Ok(e), Some(predicted), None) => {
+                let w = p.workload();
+                let value = p.metric.read(&e.point, w.isl as f64, w.osl as f64).unwrap();
+                assert_eq!(value.to_bits(), predicted.to_bits(), "{}", p.id);
+                // The chain the panel opens first exists for every metric.
+                let q = metric_chain(p.metric);
+                assert!(
+                    e.chains.iter().any(|c| c.quantity.starts_with(q)),
+                    "{}: no chain {q:?}",
+                    p.id
+                );
+                assert!(o.bundle.is_ok(), "{}", p.id);
+                opened += 1;
+            }
+            (Err(why), None, None) => assert!(row.problem.is_some(), "{}: {why}", p.id),
+            (got, predicted, at) => panic!(
+                "{}: opened {:?} against predicted {predicted:?}, at {at:?}",
+                p.id,
+                got.as_ref().err()
+            ),
+        }
+    }
+    assert!(opened > 400, "{opened}");
+    assert!(open("NOPE-1", cat()).is_none());
+}
+
+#[test]
+fn a_rows_bundle_file_and_command_name_it() {
+    use super::opened::{bundle_file, command};
+    assert_eq!(bundle_file("MLP41-01a"), "disagg-MLP41-01a.json");
+    assert_eq!(bundle_file("a/b c"), "disagg-a_b_c.json");
+    assert_eq!(
+        command("IMXA06c"),
+        "disagg validate --point IMXA06c --explain"
     );
 }

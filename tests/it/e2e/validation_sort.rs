@@ -21,13 +21,7 @@ pub(super) fn a_heading_sorts_the_table(driver: &Driver, base: &str) {
     let first = |sort: Option<Sort>| sorted(all.clone(), sort, cat)[0].0.point.id.clone();
     let page = driver.session();
     page.open(&format!("{base}/?view=validation"));
-    page.wait_for(
-        "the validation table",
-        &format!(
-            "return document.querySelectorAll('#validation-table tbody tr').length === {} ? true : null;",
-            table.point.len()
-        ),
-    );
+    super::validation_view::wait_rows(&page, table.point.len());
     let own = first_id(&page);
     assert_eq!(own, table.point[0].id);
     let aria =

@@ -14,7 +14,9 @@ fn rows(page: &Session) -> u64 {
         .unwrap_or(0)
 }
 
-fn wait_rows(page: &Session, n: usize) {
+/// Waits until the validation table shows `n` rows (the page's validation job answers
+/// after the page loads).
+pub(super) fn wait_rows(page: &Session, n: usize) {
     page.wait_for(
         &format!("{n} rows in the validation table"),
         &format!(

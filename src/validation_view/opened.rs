@@ -1,0 +1,100 @@
+//! One row of the validation table opened: the prediction the table scored, explained
+//! as the explorer explains a point (formulas, inputs, sources, operator tables), the
+//! chain behind the row's metric, and the bundle and command that reproduce it. The
+//! link carries the open row as `vv.point`. Plain logic; `crate::ui` draws it.
+
+use disagg_engine::bundle::{explain_bundle, Bundle};
+use disagg_engine::disagg::explain::Explained;
+use disagg_engine::validation::{point_bundle, BenchmarkPoint, BenchmarkTable, Metric};
+use disagg_engine::{Assumptions, Catalogue};
+use std::sync::OnceLock;
+
+/// The link key of the open row, after the view's prefix: `vv.point=IMXA06c`.
+pub const POINT_KEY: &str = "point";
+
+/// The published table, read once on the page's thread: what a link's `vv.point` must
+/// name and what a row opens.
+fn table() -> Option<&'static BenchmarkTable> {
+    static TABLE: OnceLock<Option<BenchmarkTable>> = OnceLock::new();
+    TABLE
+        .get_or_init(|| BenchmarkTable::builtin().ok())
+        .as_ref()
+}
+
+/// A link's `vv.point` checked against the table: the id, or why it is ignored.
+pub fn parse_point(value: &str) -> Result<String, String> {
+    let id = value.trim();
+    if table().is_some_and(|t| t.point.iter().any(|p| p.id == id)) {
+        Ok(id.to_string())
+    } else {
+        Err("no row of the validation table has that id".into())
+    }
+}
+
+/// The explain chain behind a row's metric, by the quantity the engine gives it (a
+/// prefix, as the detail panel matches): the figure itself where the engine opens it,
+/// else the one it is read from (a pool's or the whole deployment's rate from the
+/// per-chip rate, one sequence's speed from the speed per user).
+pub fn metric_chain(m: Metric) -> &'static str {
+    match m {
+        Metric::TtftMs | Metric::E2eMs => "TTFT",
+        Metric::TtftP50Ms => "p90 TTFT",
+        Metric::TpotMs | Metric::TpotP50Ms => "TPOT",
+        Metric::TokSUser | Metric::DecodeTokS => "tok/s per user",
+        Metric::OutputTokS
+        | Metric::OutputTokSPerChip
+        | Metric::TotalTokSPerChip
+        | Metric::OutputTokSPerDecodeChip
+        | Metric::DecodePoolOutputTokSPerChip
+        | Metric::DecodeStepTokSPerChip => "output tok/s per chip",
+        Metric::InputTokSPerChip
+        | Metric::InputTokSPerPrefillChip
+        | Metric::PrefillPoolInputTokSPerChip
+        | Metric::PrefillTokS => "input tok/s per chip",
+    }
+}
+
+/// The row `id` opened: its point, the prediction explained and the bundle that
+/// reproduces it. A row read at an interactivity has neither (no one deployment).
+#[derive(Debug, PartialEq)]
+pub struct Opened {
+    pub point: BenchmarkPoint,
+    pub explained: Result<Explained, String>,
+    pub bundle: Result<Bundle, String>,
+}
+
+/// Opens row `id` of the published table under the default assumptions, as the
+/// page's validation job ran it; `None` when the table has no such row.
+pub fn open(id: &str, catalogue: &Catalogue) -> Option<Opened> {
+    let point = table()?.point.iter().find(|p| p.id == id)?.clone();
+    let bundle = point_bundle(catalogue, &point, &Assumptions::default());
+    let explained = match &bundle {
+        Ok(b) => explain_bundle(catalogue, b),
+        Err(e) => Err(e.clone()),
+    };
+    Some(Opened {
+        explained: explained.map_err(|e| e.to_string()),
+        bundle: bundle.map_err(|e| e.to_string()),
+        point,
+    })
+}
+
+/// The command that prints the same explanation.
+pub fn command(id: &str) -> String {
+    format!("disagg validate --point {id} --explain")
+}
+
+/// The file the row's bundle downloads as.
+pub fn bundle_file(id: &str) -> String {
+    let safe: String = id
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!("disagg-{safe}.json")
+}

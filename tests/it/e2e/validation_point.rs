@@ -1,0 +1,71 @@
+//! A validation row opened: a click on its id shows the prediction the table scored,
+//! the chain behind its metric and the command that prints the same; another figure's
+//! chain opens on a click; the link carries the row (`vv.point`) and reopens it.
+
+use super::driver::{Driver, Session};
+use disagg_explorer::engine::validation::{run, BenchmarkTable};
+use disagg_explorer::engine::{Assumptions, Catalogue};
+use disagg_explorer::format::sig3;
+
+/// The row this test opens: TensorRT-LLM on four B200, its mean TTFT.
+const ROW: &str = "IMXA06c";
+
+fn wait_panel(page: &Session, predicted: &str) {
+    page.wait_for(
+        "the opened row's prediction",
+        &format!(
+            "const e = document.getElementById('vp-predicted'); return e && e.innerText === {predicted:?} ? true : null;"
+        ),
+    );
+}
+
+pub fn a_row_opens_its_prediction(driver: &Driver, base: &str) {
+    let table = BenchmarkTable::builtin().unwrap();
+    let report = run(Catalogue::builtin(), &table, &Assumptions::default());
+    let row = report.rows.iter().find(|r| r.point.id == ROW).unwrap();
+    let predicted = sig3(row.predicted.unwrap());
+    let page = driver.session();
+    page.open(&format!("{base}/?view=validation"));
+    super::validation_view::wait_rows(&page, table.point.len());
+    page.click(&format!(
+        "#validation-table tr[data-id=\"{ROW}\"] button.row-open"
+    ));
+    wait_panel(&page, &predicted);
+    // The measurement beside it, the chain behind a TTFT row open first, the command.
+    assert_eq!(page.text("#vp-measured"), sig3(row.point.measured));
+    let chain = page.text("#vp-chain");
+    assert!(chain.starts_with("How TTFT is computed"), "{chain}");
+    assert_eq!(
+        page.text("#vp-command"),
+        format!("disagg validate --point {ROW} --explain")
+    );
+    assert!(
+        page.href().contains(&format!("vv.point={ROW}")),
+        "{}",
+        page.href()
+    );
+    // Another figure's chain on a click.
+    page.js(
+        "for (const b of document.querySelectorAll('#validation-point .figure-button')) {
+           if (b.innerText === 'TPOT') b.click();
+         }",
+    );
+    page.wait_for(
+        "the TPOT chain",
+        "const e = document.getElementById('vp-chain'); return e && e.innerText.startsWith('How TPOT') ? true : null;",
+    );
+    // The link reopens the row in a fresh page; closing it drops the key.
+    let link = page.href();
+    let fresh = driver.session();
+    fresh.open(&link);
+    wait_panel(&fresh, &predicted);
+    fresh.click("#vp-close");
+    fresh.wait_for(
+        "the panel closed",
+        "return document.getElementById('validation-point') ? null : true;",
+    );
+    assert!(!fresh.href().contains("vv.point"), "{}", fresh.href());
+    fresh.close();
+    page.close();
+    eprintln!("validation point: {ROW} opened, its TTFT and TPOT chains, the link reopens it");
+}
