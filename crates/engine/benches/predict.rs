@@ -1,13 +1,16 @@
 //! Cost of one aggregated point: the colocated side and its combine (the unit a sweep
 //! repeats millions of times), the full evaluation with its report (what the CLI, the
 //! planner and validation call), and the explained point with its chains and operator
-//! tables (what the detail panel and `--explain` call). Reported per point; compare runs
-//! by ratio, not against a fixed time.
+//! tables (what the detail panel and `--explain` call); and the whole validation table
+//! (what `disagg validate`, every `predict`'s error bands and the page's validation job
+//! run). Reported per point or per table; compare runs by ratio, not against a fixed
+//! time.
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use disagg_engine::disagg::explain::explain;
 use disagg_engine::disagg::{aggregated, evaluate, Deployment, PoolConfig, Setup};
-use disagg_engine::{Catalogue, DType, Parallelism, WeightFormat, Workload};
+use disagg_engine::validation::{run, BenchmarkTable};
+use disagg_engine::{Assumptions, Catalogue, DType, Parallelism, WeightFormat, Workload};
 
 fn bench(c: &mut Criterion) {
     let cat = Catalogue::builtin();
@@ -66,6 +69,11 @@ fn bench(c: &mut Criterion) {
             |b| b.iter(|| explain(black_box(&setup), &deployment).unwrap()),
         );
     }
+    let table = BenchmarkTable::builtin().unwrap();
+    c.bench_function(
+        &format!("validation_table/{}_rows", table.point.len()),
+        |b| b.iter(|| run(cat, black_box(&table), &Assumptions::default())),
+    );
 }
 
 criterion_group!(benches, bench);
