@@ -368,6 +368,22 @@ pub fn import(
     Ok((s, b.deployment))
 }
 
+/// The notice for a selected deployment that the sweep of its scenario does not draw
+/// (its layout or batch is not among those the sweep tries): the scenario is loaded
+/// without it.
+pub fn not_drawn(spec: &DeploymentSpec) -> String {
+    let pools = spec
+        .pools
+        .iter()
+        .map(|p| format!("{} x {} ({})", p.parallelism.chips(), p.chip, p.parallelism))
+        .collect::<Vec<_>>()
+        .join(" + ");
+    format!(
+        "the bundle's deployment ({pools} at batch {}) is not among the points this sweep draws; its scenario is loaded, and `disagg predict --bundle` runs the deployment itself",
+        spec.batch
+    )
+}
+
 #[cfg(test)]
 #[path = "bundle_tests.rs"]
 mod tests;

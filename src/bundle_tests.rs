@@ -425,3 +425,34 @@ fn what_the_page_cannot_hold_is_refused_by_field() {
     let why = import("{}", &Scenario::default(), cat).unwrap_err();
     assert!(why.contains("format"), "{why}");
 }
+
+/// A validation row's bundle opened in the explorer: its scenario imports, and the
+/// sweep of that scenario draws the row's deployment (IMXA05b, TensorRT-LLM on four
+/// B200 at 4 users), so the page selects it; where a sweep does not draw the
+/// deployment (TRTB36's 375 sequences per replica), the notice names it.
+#[test]
+fn a_validation_rows_scenario_opens_with_its_point() {
+    use disagg_engine::validation::{point_bundle, BenchmarkTable};
+    let cat = Catalogue::builtin();
+    let table = BenchmarkTable::builtin().unwrap();
+    let bundle_of = |id: &str| {
+        let p = table.point.iter().find(|p| p.id == id).unwrap();
+        point_bundle(cat, p, &Assumptions::default()).unwrap()
+    };
+    let b = bundle_of("IMXA05b");
+    let (s, spec) = import(&b.to_json(), &Scenario::default(), cat).unwrap();
+    let spec = spec.unwrap();
+    assert_eq!(s.model, "deepseek-r1");
+    let page = explore(&s, cat).unwrap();
+    assert!(
+        page.cloud.iter().any(|p| p.spec == spec),
+        "the sweep does not draw {spec:?}"
+    );
+    let b = bundle_of("TRTB36");
+    let spec = b.deployment.clone().unwrap();
+    let note = not_drawn(&spec);
+    assert!(
+        note.contains("8 x rtx-pro-6000") && note.contains(&format!("batch {}", spec.batch)),
+        "{note}"
+    );
+}

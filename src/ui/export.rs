@@ -5,7 +5,6 @@
 use super::Page;
 use crate::export::{csv, file_name, json};
 use crate::web;
-use disagg_engine::disagg::DeploymentSpec;
 use disagg_engine::Catalogue;
 use leptos::prelude::*;
 
@@ -38,12 +37,7 @@ fn download_bundle(page: Page) -> String {
 
 /// Reads the chosen bundle into the scenario; its selected deployment is opened once
 /// the sweep that draws it arrives.
-fn import_bundle(
-    page: Page,
-    ev: leptos::ev::Event,
-    said: RwSignal<String>,
-    pending: StoredValue<Option<DeploymentSpec>>,
-) {
+fn import_bundle(page: Page, ev: leptos::ev::Event, said: RwSignal<String>) {
     let Some(file) = web::chosen_file(&ev) else {
         return;
     };
@@ -55,7 +49,7 @@ fn import_bundle(
         let current = page.scenario.get_untracked();
         match crate::bundle::import(&text, &current, Catalogue::builtin()) {
             Ok((scenario, point)) => {
-                pending.set_value(point);
+                page.pending_point.set_value(point);
                 page.field_errors.update(|e| e.clear());
                 page.edit(|s| *s = scenario);
                 said.set("Bundle imported.".into());
@@ -69,25 +63,30 @@ fn import_bundle(
 pub fn Export() -> impl IntoView {
     let page = expect_context::<Page>();
     let said = RwSignal::new(String::new());
-    let pending = StoredValue::new(None::<DeploymentSpec>);
-    // An imported bundle's point is selected in the first sweep of its scenario.
+    // An imported bundle's point (or an opened validation row's) is selected in the
+    // first sweep of its scenario; where that sweep does not draw it, a notice says so.
     Effect::new(move |_| {
         page.explored.with(|e| {
             let Some(e) = e else { return };
-            if pending.with_value(Option::is_none)
+            if page.pending_point.with_value(Option::is_none)
                 || page.scenario.with_untracked(|s| *s != e.scenario)
             {
                 return;
             }
-            let spec = pending.get_value();
-            pending.set_value(None);
+            let Some(spec) = page.pending_point.get_value() else {
+                return;
+            };
+            page.pending_point.set_value(None);
             let found = e
                 .result
                 .as_ref()
                 .ok()
-                .and_then(|r| r.cloud.iter().position(|p| Some(&p.spec) == spec.as_ref()));
-            if let Some(i) = found {
-                page.selected.set(Some(i));
+                .and_then(|r| r.cloud.iter().position(|p| p.spec == spec));
+            match found {
+                Some(i) => page.selected.set(Some(i)),
+                None => page
+                    .notices
+                    .update(|n| n.push(crate::bundle::not_drawn(&spec))),
             }
         });
     });
@@ -142,7 +141,7 @@ pub fn Export() -> impl IntoView {
                 type="file"
                 id="import-bundle"
                 accept=".json,application/json"
-                on:change=move |ev| import_bundle(page, ev, said, pending)
+                on:change=move |ev| import_bundle(page, ev, said)
             />
             <span id="export-status" role="status">{said}</span>
         </div>

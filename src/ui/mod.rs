@@ -55,6 +55,7 @@ use crate::storage::{self, Preferences, Start};
 use crate::validation_view::{View, ViewState};
 use crate::web::{self, BrowserStore};
 use crate::worker::Sweeper;
+use disagg_engine::disagg::DeploymentSpec;
 use disagg_engine::sweep::{SweepPoint, SweepResult};
 use disagg_engine::validation::ValidationReport;
 use disagg_engine::Catalogue;
@@ -100,6 +101,9 @@ pub struct Page {
     pub chart: Memo<Option<Arc<ChartModel>>>,
     /// Index into the sweep's cloud.
     pub selected: RwSignal<Option<usize>>,
+    /// A deployment to select once the sweep of the current scenario draws it: an
+    /// imported bundle's, or an opened validation row's.
+    pub pending_point: StoredValue<Option<DeploymentSpec>>,
     /// The id of the control that opened the selected point's details, where focus
     /// returns when they close.
     pub opener: StoredValue<Option<String>>,
@@ -135,6 +139,7 @@ impl Page {
             validation: RwSignal::new(None),
             chart: chart_view::chart_model(scenario, preferences, explored, pins, pin_sweeps),
             selected: RwSignal::new(start.point),
+            pending_point: StoredValue::new(None),
             opener: StoredValue::new(None),
             hovered: RwSignal::new(None),
             input_at: StoredValue::new(Some(web::now_ms())),

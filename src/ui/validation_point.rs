@@ -8,7 +8,7 @@ use super::Page;
 use crate::chains::chain_for;
 use crate::format::sig3;
 use crate::validation_view::opened::{bundle_file, command, metric_chain, open};
-use crate::validation_view::{role_label, signed_percent, source_url};
+use crate::validation_view::{role_label, signed_percent, source_url, View};
 use crate::web;
 use disagg_engine::explain::Chain;
 use disagg_engine::Catalogue;
@@ -118,6 +118,29 @@ pub fn ValidationPoint() -> impl IntoView {
                 })
             }
         };
+        // The row's scenario in the explorer, its deployment selected once the sweep
+        // draws it (`Page::pending_point`), where the page holds every setting it states.
+        let explore = {
+            let bundle = o.bundle.clone();
+            move |_| {
+                let Ok(b) = &bundle else { return };
+                let current = page.scenario.get_untracked();
+                match crate::bundle::import(&b.to_json(), &current, Catalogue::builtin()) {
+                    Ok((scenario, point)) => {
+                        page.pending_point.set_value(point);
+                        page.field_errors.update(|e| e.clear());
+                        page.edit(|s| *s = scenario);
+                        page.view.update(|v| {
+                            v.view = View::Explorer;
+                            v.point = None;
+                        });
+                    }
+                    Err(why) => said.set(format!(
+                        "The explorer cannot hold this row's scenario ({why}); its bundle runs with the CLI."
+                    )),
+                }
+            }
+        };
         let source = match source_url(&p.source) {
             Some(url) => view! { <a href=url rel="noopener noreferrer" target="_blank">{p.source.clone()}</a> }.into_any(),
             None => view! { <span>{p.source.clone()}</span> }.into_any(),
@@ -138,7 +161,8 @@ pub fn ValidationPoint() -> impl IntoView {
             {explained}
             <p class="reproduce">
                 "From the command line: "<code id="vp-command">{command(&p.id)}</code>" "
-                <button id="vp-bundle" on:click=download>"Download this point's bundle"</button>
+                <button id="vp-bundle" on:click=download>"Download this point's bundle"</button>" "
+                <button id="vp-explore" on:click=explore disabled=o.bundle.is_err()>"Explore its scenario"</button>
             </p>
             <p role="status">{move || said.get()}</p>
         })

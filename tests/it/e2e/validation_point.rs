@@ -69,3 +69,41 @@ pub fn a_row_opens_its_prediction(driver: &Driver, base: &str) {
     page.close();
     eprintln!("validation point: {ROW} opened, its TTFT and TPOT chains, the link reopens it");
 }
+
+/// "Explore its scenario": the row's bundle read into the explorer's scenario, and its
+/// deployment selected once the sweep draws it, with the row's prediction among the
+/// detail panel's figures (IMXA05b, TensorRT-LLM's TPOT on four B200 at 4 users).
+pub fn a_rows_scenario_opens_in_the_explorer(driver: &Driver, base: &str) {
+    const EXPLORED: &str = "IMXA05b";
+    let table = BenchmarkTable::builtin().unwrap();
+    let report = run(Catalogue::builtin(), &table, &Assumptions::default());
+    let row = report.rows.iter().find(|r| r.point.id == EXPLORED).unwrap();
+    let tpot = disagg_explorer::format::duration(disagg_explorer::engine::units::Seconds::from_ms(
+        row.predicted.unwrap(),
+    ));
+    let page = driver.session();
+    page.open(&format!("{base}/?view=validation&vv.point={EXPLORED}"));
+    wait_panel(&page, &sig3(row.predicted.unwrap()));
+    page.click("#vp-explore");
+    page.wait_for(
+        "the row's deployment selected in the explorer",
+        "return document.getElementById('detail') && document.querySelector('#detail .figure dt') ? true : null;",
+    );
+    let shown = page.js_text(
+        "const d = [...document.querySelectorAll('#detail .figure dt')].find(d => d.textContent === 'TPOT');
+         return d ? d.nextElementSibling.innerText : '';",
+    );
+    assert!(
+        shown.starts_with(&tpot),
+        "TPOT {shown} against the row's {tpot}"
+    );
+    let href = page.href();
+    assert!(
+        !href.contains("view=validation") && href.contains("model=deepseek-r1"),
+        "{href}"
+    );
+    page.close();
+    eprintln!(
+        "validation point: {EXPLORED}'s scenario opened in the explorer with its point selected"
+    );
+}
