@@ -54,6 +54,13 @@ pub fn a_row_opens_its_prediction(driver: &Driver, base: &str) {
         "the TPOT chain",
         "const e = document.getElementById('vp-chain'); return e && e.innerText.startsWith('How TPOT') ? true : null;",
     );
+    // axe-core on the panel with its mapping, sub-chains and operator tables open.
+    page.js(
+        "document.querySelectorAll('#validation-point details').forEach(d => d.open = true);
+         return true;",
+    );
+    let violations = page.accessibility_violations();
+    assert!(violations.is_empty(), "the opened row: {violations:#?}");
     // The link reopens the row in a fresh page; closing it drops the key.
     let link = page.href();
     let fresh = driver.session();
