@@ -155,9 +155,16 @@ pub fn json(model: &ChartModel, result: &SweepResult, scenario: &Scenario) -> St
 
 /// A file name for an export of scenario `s`: model, axis and kind.
 pub fn file_name(s: &Scenario, what: &str, extension: &str) -> String {
-    let safe: String = s
-        .model
-        .chars()
+    format!(
+        "disagg-{}-{}-{what}.{extension}",
+        file_part(&s.model),
+        s.axis.id()
+    )
+}
+
+/// `text` as part of a file name: letters, digits and dots kept, anything else a dash.
+pub fn file_part(text: &str) -> String {
+    text.chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || c == '.' {
                 c
@@ -165,8 +172,7 @@ pub fn file_name(s: &Scenario, what: &str, extension: &str) -> String {
                 '-'
             }
         })
-        .collect();
-    format!("disagg-{safe}-{}-{what}.{extension}", s.axis.id())
+        .collect()
 }
 
 #[cfg(test)]

@@ -86,15 +86,5 @@ pub fn command(id: &str) -> String {
 
 /// The file the row's bundle downloads as.
 pub fn bundle_file(id: &str) -> String {
-    let safe: String = id
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    format!("disagg-{safe}.json")
+    format!("disagg-{}.json", crate::export::file_part(id))
 }

@@ -509,7 +509,7 @@ fn every_opened_row_explains_the_prediction_the_table_scores() {
 fn a_rows_bundle_file_and_command_name_it() {
     use super::opened::{bundle_file, command};
     assert_eq!(bundle_file("MLP41-01a"), "disagg-MLP41-01a.json");
-    assert_eq!(bundle_file("a/b c"), "disagg-a_b_c.json");
+    assert_eq!(bundle_file("a/b c"), "disagg-a-b-c.json");
     assert_eq!(
         command("IMXA06c"),
         "disagg validate --point IMXA06c --explain"
