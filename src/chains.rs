@@ -55,6 +55,12 @@ pub fn chain_for<'a>(chains: &'a [Chain], figure: &str) -> Option<&'a Chain> {
         .chain(&SPREAD_FIGURE_CHAINS)
         .find(|(f, _)| *f == figure)?
         .1;
+    by_quantity(chains, quantity)
+}
+
+/// The first chain whose quantity starts with `quantity` (the engine words some
+/// quantities on, as "TPOT, the time per output token after the first: ...").
+pub fn by_quantity<'a>(chains: &'a [Chain], quantity: &str) -> Option<&'a Chain> {
     chains.iter().find(|c| c.quantity.starts_with(quantity))
 }
 

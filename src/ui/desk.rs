@@ -5,18 +5,12 @@
 use super::Page;
 use crate::desk::{self, Reading};
 use disagg_engine::catalogue::Links;
-use disagg_engine::validation::{BenchmarkPoint, BenchmarkTable};
+use disagg_engine::validation::BenchmarkPoint;
 use leptos::prelude::*;
-use std::sync::OnceLock;
 
 /// EXO's row of the table compiled into the engine, read once.
 fn exo_row() -> Option<&'static BenchmarkPoint> {
-    static TABLE: OnceLock<Option<BenchmarkTable>> = OnceLock::new();
-    desk::row(
-        TABLE
-            .get_or_init(|| BenchmarkTable::builtin().ok())
-            .as_ref()?,
-    )
+    desk::row(crate::validation_view::published_table()?)
 }
 
 /// The link chooser and the preset's button.

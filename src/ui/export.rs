@@ -49,9 +49,7 @@ fn import_bundle(page: Page, ev: leptos::ev::Event, said: RwSignal<String>) {
         let current = page.scenario.get_untracked();
         match crate::bundle::import(&text, &current, Catalogue::builtin()) {
             Ok((scenario, point)) => {
-                page.pending_point.set_value(point);
-                page.field_errors.update(|e| e.clear());
-                page.edit(|s| *s = scenario);
+                page.open_scenario(scenario, point);
                 said.set("Bundle imported.".into());
             }
             Err(why) => said.set(format!("Not imported: {why}")),
@@ -68,9 +66,7 @@ pub fn Export() -> impl IntoView {
     Effect::new(move |_| {
         page.explored.with(|e| {
             let Some(e) = e else { return };
-            if page.pending_point.with_value(Option::is_none)
-                || page.scenario.with_untracked(|s| *s != e.scenario)
-            {
+            if page.scenario.with_untracked(|s| *s != e.scenario) {
                 return;
             }
             let Some(spec) = page.pending_point.get_value() else {

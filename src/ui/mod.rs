@@ -166,6 +166,15 @@ impl Page {
         self.scenario.update(f);
     }
 
+    /// Replaces the scenario with one read from a bundle (an imported file, an opened
+    /// validation row's), its deployment `point` to be selected once that scenario's
+    /// sweep draws it (`pending_point`).
+    pub fn open_scenario(&self, scenario: Scenario, point: Option<DeploymentSpec>) {
+        self.pending_point.set_value(point);
+        self.field_errors.update(|e| e.clear());
+        self.edit(|s| *s = scenario);
+    }
+
     /// Changes a preference from an input: the redraw that follows answers it.
     pub fn edit_preferences(&self, f: impl FnOnce(&mut Preferences)) {
         self.input_at.set_value(Some(web::now_ms()));

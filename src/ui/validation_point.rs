@@ -5,12 +5,11 @@
 
 use super::chain::{chain_view, operator_tables};
 use super::Page;
-use crate::chains::chain_for;
+use crate::chains::by_quantity;
 use crate::format::sig3;
 use crate::validation_view::opened::{bundle_file, command, metric_chain, open};
 use crate::validation_view::{role_label, signed_percent, source_url, View};
 use crate::web;
-use disagg_engine::explain::Chain;
 use disagg_engine::Catalogue;
 use leptos::prelude::*;
 
@@ -24,11 +23,6 @@ const OTHER_CHAINS: [&str; 6] = [
     "input tok/s per chip",
     "p90 TTFT",
 ];
-
-/// The first chain whose quantity starts with `quantity`.
-fn find<'a>(chains: &'a [Chain], quantity: &str) -> Option<&'a Chain> {
-    chains.iter().find(|c| c.quantity.starts_with(quantity))
-}
 
 #[component]
 pub fn ValidationPoint() -> impl IntoView {
@@ -67,7 +61,7 @@ pub fn ValidationPoint() -> impl IntoView {
                 let chains = e.chains.clone();
                 let shown = move || {
                     let q = picked.get().unwrap_or(own);
-                    find(&chains, q).or_else(|| chain_for(&chains, q)).map(|c| {
+                    by_quantity(&chains, q).map(|c| {
                         view! {
                             <div class="chain-panel" id="vp-chain" tabindex="0" role="region" aria-label=format!("How {} is computed", c.quantity)>
                                 <h4>{format!("How {} is computed", c.quantity)}</h4>
@@ -78,7 +72,7 @@ pub fn ValidationPoint() -> impl IntoView {
                 };
                 let buttons = OTHER_CHAINS
                     .into_iter()
-                    .filter(|q| find(&e.chains, q).is_some())
+                    .filter(|q| by_quantity(&e.chains, q).is_some())
                     .map(|q| {
                         view! {
                             <button
@@ -127,9 +121,7 @@ pub fn ValidationPoint() -> impl IntoView {
                 let current = page.scenario.get_untracked();
                 match crate::bundle::import(&b.to_json(), &current, Catalogue::builtin()) {
                     Ok((scenario, point)) => {
-                        page.pending_point.set_value(point);
-                        page.field_errors.update(|e| e.clear());
-                        page.edit(|s| *s = scenario);
+                        page.open_scenario(scenario, point);
                         page.view.update(|v| {
                             v.view = View::Explorer;
                             v.point = None;

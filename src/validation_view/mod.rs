@@ -13,10 +13,11 @@ use crate::format::{sig3, MISSING};
 use crate::scenario::{decode, encode};
 use disagg_engine::disagg::{Axis, PoolRole};
 use disagg_engine::validation::{
-    mean_set, summarize, BenchmarkPoint, ErrorSummary, Framework, Metric, Role, ValidationReport,
-    ValidationRow,
+    mean_set, summarize, BenchmarkPoint, BenchmarkTable, ErrorSummary, Framework, Metric, Role,
+    ValidationReport, ValidationRow,
 };
 use disagg_engine::Catalogue;
+use std::sync::OnceLock;
 
 /// The link key of the view, and the value that opens this one.
 pub const VIEW_KEY: &str = "view";
@@ -96,6 +97,16 @@ pub struct ViewState {
     pub recommend: crate::recommend_view::RecommendInputs,
     /// The validation row opened into its explanation (`vv.point`), by id.
     pub point: Option<String>,
+}
+
+/// The published table compiled into the engine, read once on the page's thread: the
+/// rows a link's `vv.point` names and a row opens, and the desk preset's row (the
+/// worker predicts the rows; this thread reads their points only).
+pub fn published_table() -> Option<&'static BenchmarkTable> {
+    static TABLE: OnceLock<Option<BenchmarkTable>> = OnceLock::new();
+    TABLE
+        .get_or_init(|| BenchmarkTable::builtin().ok())
+        .as_ref()
 }
 
 /// A metric's id as the table file and the link spell it (`output_tok_s_per_chip`).

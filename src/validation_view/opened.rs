@@ -3,28 +3,19 @@
 //! chain behind the row's metric, and the bundle and command that reproduce it. The
 //! link carries the open row as `vv.point`. Plain logic; `crate::ui` draws it.
 
+use super::published_table;
 use disagg_engine::bundle::{explain_bundle, Bundle};
 use disagg_engine::disagg::explain::Explained;
-use disagg_engine::validation::{point_bundle, BenchmarkPoint, BenchmarkTable, Metric};
+use disagg_engine::validation::{point_bundle, BenchmarkPoint, Metric};
 use disagg_engine::{Assumptions, Catalogue};
-use std::sync::OnceLock;
 
 /// The link key of the open row, after the view's prefix: `vv.point=IMXA06c`.
 pub const POINT_KEY: &str = "point";
 
-/// The published table, read once on the page's thread: what a link's `vv.point` must
-/// name and what a row opens.
-fn table() -> Option<&'static BenchmarkTable> {
-    static TABLE: OnceLock<Option<BenchmarkTable>> = OnceLock::new();
-    TABLE
-        .get_or_init(|| BenchmarkTable::builtin().ok())
-        .as_ref()
-}
-
 /// A link's `vv.point` checked against the table: the id, or why it is ignored.
 pub fn parse_point(value: &str) -> Result<String, String> {
     let id = value.trim();
-    if table().is_some_and(|t| t.point.iter().any(|p| p.id == id)) {
+    if published_table().is_some_and(|t| t.point.iter().any(|p| p.id == id)) {
         Ok(id.to_string())
     } else {
         Err("no row of the validation table has that id".into())
@@ -66,7 +57,11 @@ pub struct Opened {
 /// Opens row `id` of the published table under the default assumptions, as the
 /// page's validation job ran it; `None` when the table has no such row.
 pub fn open(id: &str, catalogue: &Catalogue) -> Option<Opened> {
-    let point = table()?.point.iter().find(|p| p.id == id)?.clone();
+    let point = published_table()?
+        .point
+        .iter()
+        .find(|p| p.id == id)?
+        .clone();
     let bundle = point_bundle(catalogue, &point, &Assumptions::default());
     let explained = match &bundle {
         Ok(b) => explain_bundle(catalogue, b),

@@ -486,7 +486,7 @@ fn every_opened_row_explains_the_prediction_the_table_scores() {
                 // The chain the panel opens first exists for every metric.
                 let q = metric_chain(p.metric);
                 assert!(
-                    e.chains.iter().any(|c| c.quantity.starts_with(q)),
+                    crate::chains::by_quantity(&e.chains, q).is_some(),
                     "{}: no chain {q:?}",
                     p.id
                 );
