@@ -90,6 +90,7 @@ pub(super) fn finish(
         target_tok_s_user: target,
         callouts,
         notes,
+        shown: None,
     }
 }
 
@@ -101,7 +102,7 @@ fn class_of(d: &Deployment) -> Class {
     }
 }
 
-fn to_point(d: &Deployment<'_>, f: &Figures, meets_slo: bool) -> SweepPoint {
+pub(super) fn to_point(d: &Deployment<'_>, f: &Figures, meets_slo: bool) -> SweepPoint {
     SweepPoint {
         meets_slo,
         spec: d.spec(),

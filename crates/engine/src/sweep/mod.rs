@@ -33,6 +33,7 @@ pub mod callout;
 mod collect;
 mod frontiers;
 mod prefill_decode;
+mod shown;
 pub mod slo;
 pub mod space;
 mod speculative;
@@ -146,6 +147,10 @@ pub struct SweepResult {
     pub target_tok_s_user: TokensPerSecond,
     pub callouts: Vec<Callout>,
     pub notes: Vec<String>,
+    /// The cloud's point that was added after the sweep ([`SweepResult::show`]), not
+    /// kept by it: on no frontier and in no callout.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shown: Option<usize>,
 }
 
 impl SweepResult {

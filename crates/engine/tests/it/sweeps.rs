@@ -319,3 +319,60 @@ fn planning_two_large_pools_is_bounded_and_checks_its_inputs_first() {
         assert!(err.contains("bits per weight"), "{err}");
     }
 }
+
+/// A deployment the sweep did not keep (a batch it does not try) is drawn beside its
+/// points: evaluated as the sweep evaluates them, on no frontier, in no callout; one
+/// it kept is found where it is; a second added one replaces the first; one that does
+/// not fit is refused.
+#[test]
+fn a_deployment_the_sweep_did_not_keep_is_shown_beside_its_points() {
+    use disagg_engine::disagg::{Deployment, PoolConfig};
+    use disagg_engine::Parallelism;
+    let req = SweepRequest {
+        setup: setup("llama-3.1-8b", 1024, 256),
+        axis: Axis::Aggregated,
+        chips: vec![chip("h100-sxm")],
+        max_chips: 2,
+        target_tok_s_user: None,
+        slo: Default::default(),
+        batch: None,
+    };
+    let swept = sweep(&req).unwrap();
+    assert_eq!(swept.shown, None);
+    let pool = PoolConfig {
+        chip: chip("h100-sxm"),
+        parallelism: Parallelism {
+            tp: 1,
+            pp: 1,
+            dp: 1,
+            ep: 1,
+        },
+    };
+    let at = |batch| Deployment::Aggregated { pool, batch };
+    let mut r = swept.clone();
+    // 37 is no batch the sweep tries.
+    assert!(r.cloud.iter().all(|p| p.spec != at(37).spec()));
+    let i = r.show(&req, &at(37)).unwrap();
+    assert_eq!((i, r.shown), (swept.cloud.len(), Some(i)));
+    assert_eq!(
+        r.cloud[i].figures,
+        evaluate(&req.setup, &at(37)).unwrap().figures
+    );
+    assert_eq!(r.cloud[i].spec, at(37).spec());
+    assert_eq!(
+        (&r.throughput, &r.cost, &r.callouts),
+        (&swept.throughput, &swept.cost, &swept.callouts)
+    );
+    // A kept point is found where it is, and the added one stays.
+    let kept = swept.cloud[3].spec.resolve(cat()).unwrap();
+    assert_eq!(r.show(&req, &kept).unwrap(), 3);
+    assert_eq!(r.shown, Some(i));
+    // A second added point replaces the first.
+    let j = r.show(&req, &at(39)).unwrap();
+    assert_eq!((j, r.cloud.len()), (i, swept.cloud.len() + 1));
+    assert_eq!(r.cloud[j].spec, at(39).spec());
+    // More sequences than one H100 holds.
+    let why = r.show(&req, &at(5_000)).unwrap_err().to_string();
+    assert!(why.contains("does not fit: 2048 sequences"), "{why}");
+    assert_eq!(r.cloud.len(), swept.cloud.len() + 1);
+}
