@@ -2,7 +2,7 @@
 //! scenario describes, which is also what the page sweeps (see [`crate::explore`]),
 //! and a bundle read back into a scenario. Plain logic, tested natively.
 
-use crate::scenario::{Scenario, ASSUMPTION_PREFIX, CHIP_EDIT_PREFIX, USER_CHIP_FROM};
+use crate::scenario::{RunSettings, Scenario, ASSUMPTION_PREFIX, CHIP_EDIT_PREFIX, USER_CHIP_FROM};
 use disagg_engine::assumptions::KNOBS;
 use disagg_engine::bundle::chips::{edits_between, same_numbers};
 use disagg_engine::bundle::{Bundle, ModelSource, SpeculationSettings, SweepSettings};
@@ -88,6 +88,7 @@ pub fn bundle(
     }
     let mut b = Bundle::new(model, s.workload(), chips, s.axis);
     b.weights.dtype = s.weight_dtype;
+    b.weights.bits = s.run.bits_per_weight;
     b.weights.expert_dtype = s.expert_dtype;
     b.weights.attn_out_dtype = s.attn_out_dtype;
     b.weights.lm_head_dtype = s.lm_head_dtype;
@@ -163,13 +164,6 @@ fn settings(b: &Bundle, catalogue: &Catalogue) -> Result<Vec<(String, String, St
             "runk",
             run.longest_output.to_string(),
         );
-    }
-    // A count of prompts fixed across the swept batches has no control on the page.
-    if w.prompts.is_some() {
-        return Err(cli_only("workload.prompts"));
-    }
-    if b.weights.bits.is_some() {
-        return Err(cli_only("weights.bits"));
     }
     set(
         "weights.dtype",
@@ -271,14 +265,18 @@ fn settings(b: &Bundle, catalogue: &Catalogue) -> Result<Vec<(String, String, St
         (sp.speculative_decode as u8).to_string(),
     );
     let a = &b.assumptions;
-    if a.prefill_two_batch_overlap {
-        return Err(cli_only("assumptions.prefill_two_batch_overlap"));
-    }
-    if a.weight_offload > 0.0 {
-        return Err(cli_only("assumptions.weight_offload"));
-    }
-    if a.host_overlap.is_some() {
-        return Err(cli_only("assumptions.host_overlap"));
+    let run = RunSettings::of(b.weights.bits, &w, a);
+    for (field, key) in [
+        ("workload.prompts", "np"),
+        ("weights.bits", "bpw"),
+        ("assumptions.host_overlap", "hov"),
+        ("assumptions.scheduler_recv_interval", "rcv"),
+        ("assumptions.prefill_two_batch_overlap", "tbo"),
+        ("assumptions.weight_offload", "offload"),
+    ] {
+        if let Some(v) = run.value(key) {
+            set(field, key, v);
+        }
     }
     set(
         "assumptions.aligned_group_prefill",
@@ -311,7 +309,8 @@ fn settings(b: &Bundle, catalogue: &Catalogue) -> Result<Vec<(String, String, St
 }
 
 /// A bundle's text read into a scenario (its view settings, the y axis and colours,
-/// kept from `current`) and its selected deployment. Every value passes
+/// kept from `current`) and its selected deployment, which the scenario shows beside
+/// its sweep (`Scenario::show`). Every value passes
 /// [`Scenario::apply`], as a link's would; a refusal names the bundle field. The
 /// scenario is then checked to describe the same bundle, so the page's numbers are
 /// the bundle's.
@@ -365,22 +364,38 @@ pub fn import(
             "bundle field {field}: the page cannot hold this value exactly; run the bundle with `disagg sweep --bundle`"
         ));
     }
+    // The sweep draws the bundle's deployment whether or not it keeps it.
+    s.show = b.deployment.clone();
     Ok((s, b.deployment))
 }
 
-/// The notice for a selected deployment that the sweep of its scenario does not draw
-/// (its layout or batch is not among those the sweep tries): the scenario is loaded
-/// without it.
-pub fn not_drawn(spec: &DeploymentSpec) -> String {
+/// A selected deployment in words: "8 x rtx-pro-6000 (TP8) at batch 375".
+pub(crate) fn deployment_words(spec: &DeploymentSpec) -> String {
     let pools = spec
         .pools
         .iter()
         .map(|p| format!("{} x {} ({})", p.parallelism.chips(), p.chip, p.parallelism))
         .collect::<Vec<_>>()
         .join(" + ");
+    format!("{pools} at batch {}", spec.batch)
+}
+
+/// The notice for a selected deployment that the sweep of its scenario did not keep
+/// (its layout or batch is not among those the sweep tries, or it lies under its
+/// chips' frontier): it is drawn beside the sweep's points and selected.
+pub fn drawn_beside(spec: &DeploymentSpec) -> String {
     format!(
-        "the bundle's deployment ({pools} at batch {}) is not among the points this sweep draws; its scenario is loaded, and `disagg predict --bundle` runs the deployment itself",
-        spec.batch
+        "the bundle's deployment ({}) is not among the points this sweep keeps (its layout or batch is not one the sweep tries, or it lies under its chips' frontier): it is drawn beside them, selected, on no frontier",
+        deployment_words(spec)
+    )
+}
+
+/// The notice for a selected deployment its scenario's sweep could not draw (the
+/// sweep's notes say why): the scenario is loaded, and the CLI runs the bundle.
+pub fn not_drawn(spec: &DeploymentSpec) -> String {
+    format!(
+        "the bundle's deployment ({}) is not drawn (the sweep's notes say why); its scenario is loaded, and `disagg predict --bundle` runs the deployment itself",
+        deployment_words(spec)
     )
 }
 

@@ -67,12 +67,23 @@ fn request<'a>(s: &Scenario, inputs: &'a Inputs<'a>) -> Result<SweepRequest<'a>,
     Ok(request)
 }
 
-/// Sweeps the scenario (through its bundle); an error is a sentence the page shows as
-/// it is.
+/// Sweeps the scenario (through its bundle), with the deployment it asks to show drawn
+/// beside the sweep's own points (`SweepResult::show`; where it cannot be, a note says
+/// why); an error is a sentence the page shows as it is.
 pub fn explore(s: &Scenario, catalogue: &Catalogue) -> Result<SweepResult, String> {
     let b = bundle(s, catalogue, None)?;
     let i = inputs(&b, catalogue)?;
-    sweep(&request(s, &i)?).map_err(|e| e.to_string())
+    let req = request(s, &i)?;
+    let mut result = sweep(&req).map_err(|e| e.to_string())?;
+    if let Some(spec) = &s.show {
+        if let Err(why) = i.resolve(spec).and_then(|d| result.show(&req, &d)) {
+            result.notes.push(format!(
+                "the deployment to show ({}) is not drawn: {why}",
+                crate::bundle::deployment_words(spec)
+            ));
+        }
+    }
+    Ok(result)
 }
 
 /// Every axis swept at `target` (the scenario's sweep's target), best deployments each.

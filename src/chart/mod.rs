@@ -339,7 +339,8 @@ impl ChartModel {
             let Some(swept) = result.cloud.get(i) else {
                 continue;
             };
-            if !every_point && !on_frontier[i] {
+            // The deployment the scenario asks to show is drawn whatever the filter.
+            if !every_point && !on_frontier[i] && result.shown != Some(i) {
                 continue;
             }
             match y_value(y, &swept.figures) {

@@ -198,6 +198,7 @@ impl Scenario {
             }
             "draft" => self.set_draft(value, catalogue)?,
             "link" => self.set_link(value)?,
+            SHOW_KEY => self.set_show(value)?,
             "re" => {
                 self.redundant_experts = parse_in(
                     value,
@@ -247,6 +248,7 @@ impl Scenario {
             k if k.starts_with(CHIP_EDIT_PREFIX) => self.edit_chip(k, value, catalogue)?,
             k if k.starts_with(ASSUMPTION_PREFIX) => self.set_assumption(k, value)?,
             k if cost::COST_KEYS.contains(&k) => self.set_cost(k, value)?,
+            k if RUN_KEYS.contains(&k) => self.run.set(k, value)?,
             _ => return Err("unknown setting".into()),
         }
         Ok(Vec::new())

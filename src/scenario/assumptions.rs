@@ -9,17 +9,17 @@ use disagg_engine::{Assumptions, Catalogue, Chip};
 pub const ASSUMPTION_PREFIX: &str = "a.";
 
 impl Scenario {
-    /// The modelling constants in force: the defaults, the scenario's own values and
-    /// the expert-group prefill setting.
+    /// The modelling constants in force: the defaults, the scenario's own values, the
+    /// expert settings and the run's serving settings.
     pub fn assumptions(&self) -> Assumptions {
-        let mut a = Assumptions {
+        let mut a = self.run.onto_assumptions(Assumptions {
             aligned_group_prefill: self.aligned_prefill,
             framework: self.framework,
             redundant_experts: self.redundant_experts,
             scheduling: self.scheduling,
             cost: self.cost,
             ..Assumptions::default()
-        };
+        });
         for (name, v) in &self.assumptions {
             a = a.pin(name, *v);
         }

@@ -5,7 +5,7 @@
 //! clamped, so the page always has something to draw and can say what it changed.
 
 use disagg_engine::catalogue::{ChipField, USER_MODEL_ID};
-use disagg_engine::disagg::Axis;
+use disagg_engine::disagg::{Axis, DeploymentSpec};
 use disagg_engine::frontier::Objective;
 use disagg_engine::limits::{
     MAX_BATCH, MAX_DRAFT_TOKENS, MAX_LENGTH, MAX_OUTPUT_CV, MAX_PROMPTS, MAX_REDUNDANT_EXPERTS,
@@ -142,6 +142,13 @@ pub struct Scenario {
     /// A catalogued link between pools (link key `link`; `None`: the chips' own).
     pub link: Option<String>,
     pub cost: disagg_engine::cost::CostSettings, // link keys and bounds: `cost.rs`
+    /// One deployment drawn beside the sweep's own points, found where the sweep keeps
+    /// it (link key `show`, the deployment as JSON): an imported bundle's, an opened
+    /// validation row's (`SweepResult::show`).
+    pub show: Option<DeploymentSpec>,
+    /// Settings a published run states beyond the main controls (link keys
+    /// `run_settings::RUN_KEYS`).
+    pub run: RunSettings,
 }
 
 impl Default for Scenario {
@@ -188,6 +195,8 @@ impl Default for Scenario {
             assumptions: BTreeMap::new(),
             link: None,
             cost: Default::default(),
+            show: None,
+            run: RunSettings::default(),
         }
     }
 }
@@ -264,14 +273,14 @@ impl Scenario {
 
     /// The lengths, their spread and the prefix-cache hit share as the engine's workload.
     pub fn workload(&self) -> Workload {
-        Workload {
+        self.run.onto_workload(Workload {
             rate: self.rate,
             prompts_per_user: self.prompts_per_user,
             finite_run: self.finite_run(),
             ..Workload::new(self.isl, self.osl)
                 .with_cached_share(self.prefix_hit_pct / 100.0)
                 .with_output_cv(self.output_cv)
-        }
+        })
     }
 
     /// The query string (without `?`) that reproduces this scenario.
@@ -373,6 +382,10 @@ impl Scenario {
             q.push(format!("{ASSUMPTION_PREFIX}{name}={v}"));
         }
         q.extend(self.cost_query());
+        q.extend(self.run_query());
+        if let Some(spec) = &self.show {
+            q.push(format!("{SHOW_KEY}={}", encode(&show_value(spec))));
+        }
         // Last, being the longest: the user's config, when it is the model.
         if let (true, Some(cfg)) = (self.model == USER_MODEL_ID, &self.custom_config) {
             q.push(format!("cfg={}", encode(cfg)));
@@ -511,9 +524,14 @@ pub(crate) mod cost;
 mod draft;
 mod encoding;
 mod link;
+mod run_settings;
+mod show;
 mod user_chips;
 pub use assumptions::ASSUMPTION_PREFIX;
 pub(crate) use encoding::{decode, encode};
+pub use run_settings::{RunSettings, RUN_KEYS};
+use show::show_value;
+pub use show::SHOW_KEY;
 pub use user_chips::{CHIP_EDIT_PREFIX, USER_CHIP_FROM};
 
 #[cfg(test)]

@@ -1,7 +1,8 @@
 use super::*;
+use disagg_engine::disagg::{PoolRole, PoolSpec};
 use disagg_engine::limits::MAX_USER_CHIPS;
 use disagg_engine::serving::{Framework, FrameworkChoice};
-use disagg_engine::Assumptions;
+use disagg_engine::{Assumptions, Parallelism};
 
 /// The catalogue every scenario test reads its links against.
 pub(crate) fn cat() -> &'static Catalogue {
@@ -76,6 +77,41 @@ fn query_round_trips() {
             idle_share: 0.2,
             basis: disagg_engine::cost::CostBasis::Ownership,
         },
+        show: Some(DeploymentSpec {
+            axis: Axis::AttentionExpert,
+            pools: vec![
+                PoolSpec {
+                    role: PoolRole::Attention,
+                    chip: "gb200".into(),
+                    parallelism: Parallelism {
+                        tp: 1,
+                        pp: 1,
+                        dp: 8,
+                        ep: 1,
+                    },
+                },
+                PoolSpec {
+                    role: PoolRole::Experts,
+                    chip: "my-h100".into(),
+                    parallelism: Parallelism {
+                        tp: 1,
+                        pp: 1,
+                        dp: 1,
+                        ep: 16,
+                    },
+                },
+            ],
+            batch: 256,
+            micro_batches: 2,
+        }),
+        run: RunSettings {
+            prompts: Some(480),
+            bits_per_weight: Some(4.85),
+            host_overlap: Some(false),
+            scheduler_recv_interval: 30,
+            prefill_two_batch_overlap: true,
+            weight_offload: 0.25,
+        },
     };
     let (back, notices) = Scenario::from_query(&s.to_query(), cat());
     assert_eq!(back, s);
@@ -105,6 +141,60 @@ fn the_colour_and_the_selected_point_travel_in_the_link() {
     for bad in ["point=-1", "point=NaN", "point=99999999999999", "point="] {
         let why = selected_point(bad).unwrap_err();
         assert!(why.contains("point="), "{why}");
+    }
+}
+
+/// A deployment to show that is not one is refused by its key, naming the JSON field;
+/// an empty value clears it; one of the wrong axis or with a chip the scenario does not
+/// sweep is read, and the sweep's notes say why it is not drawn.
+#[test]
+fn a_deployment_to_show_is_read_checked_and_explained() {
+    let mut s = Scenario::default();
+    for (bad, says) in [
+        ("{", "not a deployment"),
+        (r#"{"axis":"agg","pools":[],"batch":1}"#, "micro_batches"),
+        (
+            r#"{"axis":"sideways","pools":[],"batch":1,"micro_batches":1}"#,
+            "sideways",
+        ),
+    ] {
+        let why = s.apply(SHOW_KEY, bad, cat()).unwrap_err();
+        assert!(why.contains(says), "{bad}: {why}");
+        assert_eq!(s.show, None);
+    }
+    let long = format!("{{{}}}", " ".repeat(5000));
+    assert!(s
+        .apply(SHOW_KEY, &long, cat())
+        .unwrap_err()
+        .contains("4096"));
+    let on = |chip: &str, axis: &str| {
+        let role = if axis == "spec" {
+            "target"
+        } else {
+            "colocated"
+        };
+        format!(
+            r#"{{"axis":"{axis}","pools":[{{"role":"{role}","chip":"{chip}","parallelism":{{"tp":8,"pp":1,"dp":1,"ep":1}}}}],"batch":37,"micro_batches":1}}"#
+        )
+    };
+    s.apply(SHOW_KEY, &on("h200", "agg"), cat()).unwrap();
+    let r = crate::explore::explore(&s, cat()).unwrap();
+    let at = r.shown.expect("batch 37 is not swept, so it is added");
+    assert_eq!(r.cloud[at].spec, s.show.clone().unwrap());
+    s.apply(SHOW_KEY, "", cat()).unwrap();
+    assert_eq!(s.show, None);
+    for (chip, axis, says) in [
+        ("gb300", "agg", "gb300"),
+        ("h200", "spec", "the sweep's axis is prefill/decode"),
+    ] {
+        s.apply(SHOW_KEY, &on(chip, axis), cat()).unwrap();
+        let r = crate::explore::explore(&s, cat()).unwrap();
+        assert_eq!(r.shown, None);
+        let note = r.notes.iter().find(|n| n.contains("to show")).unwrap();
+        assert!(
+            note.contains("is not drawn") && note.contains(says),
+            "{note}"
+        );
     }
 }
 

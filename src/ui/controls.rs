@@ -57,7 +57,7 @@ fn DtypeSelect(
 /// A number input bound to one query key: committed on change (Enter or leaving the
 /// field), refused values explained under it.
 #[component]
-fn NumberField(
+pub(super) fn NumberField(
     key: &'static str,
     label: &'static str,
     value: Signal<String>,
@@ -126,7 +126,7 @@ fn radio_group<const N: usize>(
 
 /// An on/off setting bound to one query key (`1` or `0`).
 #[component]
-fn CheckField(
+pub(super) fn CheckField(
     key: &'static str,
     id: &'static str,
     label: &'static str,

@@ -7,12 +7,16 @@ use crate::chains::chain_for;
 use crate::explore::{detail, detail_without_speculation, speculation_gain, speculation_summary};
 use crate::format::{self, sig3};
 use crate::reality::{figure_bands, measured_error};
+use crate::scenario::SHOW_KEY;
 use disagg_engine::disagg::explain::Explained;
 use disagg_engine::disagg::DeploymentPoint;
 use disagg_engine::units::Bytes;
 use disagg_engine::Catalogue;
 use leptos::prelude::*;
 use std::collections::BTreeMap;
+
+/// What the detail panel says of a deployment drawn beside the sweep.
+const SHOWN_BESIDE: &str = "Drawn beside the sweep: the deployment of the bundle or validation row you opened, which the sweep itself does not keep (its layout or batch is not one the sweep tries, or it lies under its chips' frontier). It is on no frontier and in no verdict.";
 
 fn pools(d: &DeploymentPoint) -> impl IntoView {
     d.pools
@@ -198,6 +202,11 @@ pub fn Detail() -> impl IntoView {
             ))
         })
     };
+    // The selected point is the scenario's deployment to show, drawn beside the sweep.
+    let shown_beside = move || {
+        let cloud = page.selected.get()?;
+        page.with_result(|r| (r.shown == Some(cloud)).then_some(()))
+    };
     // The figure whose chain is open; a new point opens none.
     let open = RwSignal::new(None::<&'static str>);
     Effect::new(move |_| {
@@ -228,6 +237,16 @@ pub fn Detail() -> impl IntoView {
                     .unwrap_or_default();
                 view! {
                 <h2 id="detail-title">{label}</h2>
+                {move || shown_beside().map(|_| view! {
+                    <p class="shown-beside" id="shown-beside">
+                        {SHOWN_BESIDE}
+                        " "
+                        <button id="stop-showing" on:click=move |_| {
+                            page.close_detail();
+                            page.set_field(SHOW_KEY, "");
+                        }>"Stop drawing it"</button>
+                    </p>
+                })}
                 {speculation.map(|text| view! { <p class="speculation">{text}</p> })}
                 {gain.map(|text| view! { <p class="speculation" id="speculation-gain">{text}</p> })}
                 {rate.map(|r| view! { <p class="open-loop" id="open-loop-answer">{crate::open_loop::answer(&e, r)}</p> })}

@@ -62,7 +62,8 @@ pub fn Export() -> impl IntoView {
     let page = expect_context::<Page>();
     let said = RwSignal::new(String::new());
     // An imported bundle's point (or an opened validation row's) is selected in the
-    // first sweep of its scenario; where that sweep does not draw it, a notice says so.
+    // first sweep of its scenario, which draws it beside its own points where it does
+    // not keep it (the scenario's `show`); a notice says which.
     Effect::new(move |_| {
         page.explored.with(|e| {
             let Some(e) = e else { return };
@@ -79,7 +80,13 @@ pub fn Export() -> impl IntoView {
                 .ok()
                 .and_then(|r| r.cloud.iter().position(|p| p.spec == spec));
             match found {
-                Some(i) => page.selected.set(Some(i)),
+                Some(i) => {
+                    if e.result.as_ref().is_ok_and(|r| r.shown == Some(i)) {
+                        page.notices
+                            .update(|n| n.push(crate::bundle::drawn_beside(&spec)));
+                    }
+                    page.selected.set(Some(i));
+                }
                 None => page
                     .notices
                     .update(|n| n.push(crate::bundle::not_drawn(&spec))),

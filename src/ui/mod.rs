@@ -22,6 +22,7 @@ mod pins;
 mod points_table;
 mod rate;
 mod recommend;
+mod run_settings;
 mod share;
 mod topology;
 mod validation;
@@ -387,6 +388,7 @@ pub fn App() -> impl IntoView {
                 <ChipPicker/>
                 <OwnChips/>
                 <ChipEdits/>
+                <run_settings::RunSettingsPanel/>
                 <AssumptionsPanel/>
             </aside>
             <section class="results" id="results" tabindex="-1" aria-label="Results" aria-busy=move || page.sweeping.get().to_string()>

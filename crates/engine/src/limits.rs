@@ -57,8 +57,9 @@ pub const MAX_MICRO_BATCHES: u32 = 8;
 /// and all ordered pairs of 12 kinds keep the page interactive.
 pub const MAX_SWEEP_CHIP_KINDS: usize = 12;
 /// Highest prefix-cache hit share the page takes, in percent: some of every prompt is
-/// always computed (the engine leaves at least one token to prefill).
-pub const MAX_PREFIX_HIT_PCT: f64 = 99.0;
+/// always computed (the engine leaves at least one token to prefill). Benchmarks of a
+/// shared prefix reach past 99% (2,032 of 2,048 tokens, 99.2%, in rows VUL02 to 05).
+pub const MAX_PREFIX_HIT_PCT: f64 = 99.99;
 /// Largest chip budget a sweep accepts.
 pub const MAX_SWEEP_CHIPS: u32 = 4096;
 /// The chip budget a sweep uses when none is given.

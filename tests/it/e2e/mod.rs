@@ -411,6 +411,7 @@ fn the_release_page_works_end_to_end() {
     validation_sort::a_heading_sorts_the_table(&driver, &base);
     validation_point::a_row_opens_its_prediction(&driver, &base);
     validation_point::a_rows_scenario_opens_in_the_explorer(&driver, &base);
+    validation_point::a_deployment_the_sweep_does_not_keep_is_drawn_beside_it(&driver, &base);
     bundle::a_bundle_reproduces_the_page_in_the_cli(&driver, &base);
     own::own_chips_and_effects(&driver, &base);
     precision::experts_in_their_own_format(&driver, &base);

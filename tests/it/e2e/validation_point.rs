@@ -114,3 +114,40 @@ pub fn a_rows_scenario_opens_in_the_explorer(driver: &Driver, base: &str) {
         "validation point: {EXPLORED}'s scenario opened in the explorer with its point selected"
     );
 }
+
+/// A row whose deployment the sweep does not keep (MLPerf v4.1's Llama-2-70B Offline on
+/// eight H100 at 3,584 sequences, a batch the sweep does not try, with host work in
+/// series): "Explore its scenario" draws it beside the sweep, selected, says so in its
+/// detail panel, carries its run setting in the "Run settings" panel and both in the
+/// link, and "Stop drawing it" takes it away.
+pub fn a_deployment_the_sweep_does_not_keep_is_drawn_beside_it(driver: &Driver, base: &str) {
+    const BESIDE: &str = "MLP41-01";
+    let table = BenchmarkTable::builtin().unwrap();
+    let report = run(Catalogue::builtin(), &table, &Assumptions::default());
+    let row = report.rows.iter().find(|r| r.point.id == BESIDE).unwrap();
+    let page = driver.session();
+    page.open(&format!("{base}/?view=validation&vv.point={BESIDE}"));
+    wait_panel(&page, &sig3(row.predicted.unwrap()));
+    page.click("#vp-explore");
+    page.wait_for(
+        "the row's deployment drawn beside the sweep and selected",
+        "return document.getElementById('shown-beside') ? true : null;",
+    );
+    let title = page.text("#detail-title");
+    assert!(title.ends_with("batch 3584"), "{title}");
+    let summary = page.text("#run-settings summary");
+    assert_eq!(summary, "Run settings (1 set)");
+    assert_eq!(
+        page.js_text("return document.getElementById('in-hov').value;"),
+        "off"
+    );
+    let href = page.href();
+    assert!(href.contains("show=") && href.contains("hov=off"), "{href}");
+    page.click("#stop-showing");
+    page.wait_for(
+        "the deployment no longer drawn",
+        "return !document.getElementById('detail') && !location.href.includes('show=') ? true : null;",
+    );
+    page.close();
+    eprintln!("validation point: {BESIDE}'s deployment drawn beside the sweep, then taken away");
+}
