@@ -270,7 +270,7 @@ pub(super) fn parse_in<T: FromStr + PartialOrd>(
 }
 
 /// [`parse_in`] for a setting that may be left out: empty is `None`.
-fn parse_optional_in<T: FromStr + PartialOrd>(
+pub(super) fn parse_optional_in<T: FromStr + PartialOrd>(
     value: &str,
     range: RangeInclusive<T>,
     message: impl Into<String>,
@@ -282,7 +282,7 @@ fn parse_optional_in<T: FromStr + PartialOrd>(
 }
 
 /// An on/off setting as a link spells it.
-fn switch(value: &str) -> Option<bool> {
+pub(super) fn switch(value: &str) -> Option<bool> {
     match value {
         "1" | "true" | "on" => Some(true),
         "0" | "false" | "off" | "" => Some(false),

@@ -5,7 +5,7 @@
 //! purpose). Each is a field of the engine's bundle; with them the page holds every
 //! bundle a validation row writes. Link keys: [`RUN_KEYS`].
 
-use super::apply::parse_in;
+use super::apply::{parse_optional_in, switch};
 use super::Scenario;
 use disagg_engine::limits::{BITS_PER_WEIGHT, MAX_PROMPTS, MAX_RECV_INTERVAL};
 use disagg_engine::{Assumptions, Workload};
@@ -97,33 +97,24 @@ impl RunSettings {
     /// its default. A refusal names the setting and its range.
     pub fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
         let d = RunSettings::default();
-        let empty = value.is_empty();
         match key {
             "np" => {
-                self.prompts = (!empty)
-                    .then(|| {
-                        parse_in(
-                            value,
-                            1..=MAX_PROMPTS,
-                            format!("prompts are a whole number from 1 to {MAX_PROMPTS} (or empty: as prompts per user say)"),
-                        )
-                    })
-                    .transpose()?
+                self.prompts = parse_optional_in(
+                    value,
+                    1..=MAX_PROMPTS,
+                    format!("prompts are a whole number from 1 to {MAX_PROMPTS} (or empty: as prompts per user say)"),
+                )?
             }
             "bpw" => {
-                self.bits_per_weight = (!empty)
-                    .then(|| {
-                        parse_in(
-                            value,
-                            BITS_PER_WEIGHT,
-                            format!(
-                                "bits per weight are a number from {} to {} (or empty: each weight's dtype's)",
-                                BITS_PER_WEIGHT.start(),
-                                BITS_PER_WEIGHT.end()
-                            ),
-                        )
-                    })
-                    .transpose()?
+                self.bits_per_weight = parse_optional_in(
+                    value,
+                    BITS_PER_WEIGHT,
+                    format!(
+                        "bits per weight are a number from {} to {} (or empty: each weight's dtype's)",
+                        BITS_PER_WEIGHT.start(),
+                        BITS_PER_WEIGHT.end()
+                    ),
+                )?
             }
             "hov" => {
                 self.host_overlap = match value {
@@ -134,33 +125,24 @@ impl RunSettings {
                 }
             }
             "rcv" => {
-                self.scheduler_recv_interval = if empty {
-                    d.scheduler_recv_interval
-                } else {
-                    parse_in(
-                        value,
-                        1..=MAX_RECV_INTERVAL,
-                        format!("the scheduler polls every 1 to {MAX_RECV_INTERVAL} decode steps"),
-                    )?
-                }
+                self.scheduler_recv_interval = parse_optional_in(
+                    value,
+                    1..=MAX_RECV_INTERVAL,
+                    format!("the scheduler polls every 1 to {MAX_RECV_INTERVAL} decode steps"),
+                )?
+                .unwrap_or(d.scheduler_recv_interval)
             }
             "tbo" => {
-                self.prefill_two_batch_overlap = match value {
-                    "1" | "on" => true,
-                    "0" | "off" | "" => false,
-                    _ => return Err("tbo is 1 (two overlapped prefill micro-batches) or 0".into()),
-                }
+                self.prefill_two_batch_overlap = switch(value)
+                    .ok_or("tbo is 1 (two overlapped prefill micro-batches) or 0")?
             }
             "offload" => {
-                self.weight_offload = if empty {
-                    d.weight_offload
-                } else {
-                    parse_in(
-                        value,
-                        0.0..=0.999,
-                        "the share of weights offloaded is a number from 0 to 0.999",
-                    )?
-                }
+                self.weight_offload = parse_optional_in(
+                    value,
+                    0.0..=0.999,
+                    "the share of weights offloaded is a number from 0 to 0.999",
+                )?
+                .unwrap_or(d.weight_offload)
             }
             _ => return Err("unknown setting".into()),
         }

@@ -755,3 +755,58 @@ fn the_electricity_price_moves_the_detail_panels_ownership_figures_only() {
         assert!(c.recompute().is_some(), "{figure}");
     }
 }
+
+/// The run settings: each refuses a value out of its range with a sentence naming the
+/// setting, leaving the scenario as it was; empty returns it to the engine's default,
+/// which the link does not write; set, each reaches the engine's bundle.
+#[test]
+fn run_settings_are_checked_written_only_when_set_and_reach_the_bundle() {
+    let mut s = Scenario::default();
+    for (key, bad, says) in [
+        ("np", "0", "prompts are a whole number"),
+        ("bpw", "0.5", "bits per weight"),
+        ("hov", "sometimes", "hov is on, off or auto"),
+        ("rcv", "0", "the scheduler polls"),
+        ("tbo", "2", "tbo is 1"),
+        ("offload", "1", "weights offloaded"),
+    ] {
+        let why = s.apply(key, bad, cat()).unwrap_err();
+        assert!(why.contains(says), "{key}={bad}: {why}");
+        assert_eq!(s, Scenario::default(), "{key}");
+    }
+    for (key, value) in [
+        ("np", "640"),
+        ("bpw", "4.5"),
+        ("hov", "on"),
+        ("rcv", "30"),
+        ("tbo", "1"),
+        ("offload", "0.5"),
+    ] {
+        s.apply(key, value, cat()).unwrap();
+        assert!(s.to_query().contains(&format!("{key}={value}")), "{key}");
+    }
+    let b = crate::bundle::bundle(&s, cat(), None).unwrap();
+    assert_eq!(
+        (
+            b.workload.prompts,
+            b.weights.bits,
+            b.assumptions.host_overlap
+        ),
+        (Some(640), Some(4.5), Some(true))
+    );
+    assert_eq!(
+        (
+            b.assumptions.scheduler_recv_interval,
+            b.assumptions.prefill_two_batch_overlap,
+            b.assumptions.weight_offload
+        ),
+        (30, true, 0.5)
+    );
+    for key in RUN_KEYS {
+        s.apply(key, "", cat()).unwrap();
+    }
+    assert_eq!(s, Scenario::default());
+    assert!(RUN_KEYS
+        .iter()
+        .all(|k| !s.to_query().contains(&format!("&{k}="))));
+}
