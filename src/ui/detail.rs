@@ -8,6 +8,7 @@ use crate::explore::{detail, detail_without_speculation, speculation_gain, specu
 use crate::format::{self, sig3};
 use crate::reality::{figure_bands, measured_error};
 use crate::scenario::SHOW_KEY;
+use crate::validation_view::opened::measurements;
 use disagg_engine::disagg::explain::Explained;
 use disagg_engine::disagg::DeploymentPoint;
 use disagg_engine::units::Bytes;
@@ -207,6 +208,21 @@ pub fn Detail() -> impl IntoView {
         let cloud = page.selected.get()?;
         page.with_result(|r| (r.shown == Some(cloud)).then_some(()))
     };
+    // Beside the deployment of an explored validation row, its run's measurements.
+    let row_measurements = move || {
+        let cloud = page.selected.get()?;
+        let id = page.explored_row.get()?;
+        let report = page.validation.get()?;
+        page.explored.with(|e| {
+            let e = e.as_ref()?;
+            let p = e.point(cloud)?;
+            if e.scenario.show.as_ref() != Some(&p.spec) {
+                return None;
+            }
+            let lines = measurements(&id, &e.scenario, &report, Catalogue::builtin());
+            (!lines.is_empty()).then_some(lines)
+        })
+    };
     // The figure whose chain is open; a new point opens none.
     let open = RwSignal::new(None::<&'static str>);
     Effect::new(move |_| {
@@ -246,6 +262,12 @@ pub fn Detail() -> impl IntoView {
                             page.set_field(SHOW_KEY, "");
                         }>"Stop drawing it"</button>
                     </p>
+                })}
+                {move || row_measurements().map(|lines| view! {
+                    <div class="row-measurements" id="row-measurements">
+                        <p>"Published measurements of this deployment:"</p>
+                        <ul>{lines.into_iter().map(|l| view! { <li>{l}</li> }).collect_view()}</ul>
+                    </div>
                 })}
                 {speculation.map(|text| view! { <p class="speculation">{text}</p> })}
                 {gain.map(|text| view! { <p class="speculation" id="speculation-gain">{text}</p> })}

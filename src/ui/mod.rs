@@ -105,6 +105,10 @@ pub struct Page {
     /// A deployment to select once the sweep of the current scenario draws it: an
     /// imported bundle's, or an opened validation row's.
     pub pending_point: StoredValue<Option<DeploymentSpec>>,
+    /// The validation row whose scenario "Explore its scenario" opened: the detail panel
+    /// names its run's measurements beside the row's deployment while the scenario is
+    /// the row's (`validation_view::opened::measurements`).
+    pub explored_row: RwSignal<Option<String>>,
     /// The id of the control that opened the selected point's details, where focus
     /// returns when they close.
     pub opener: StoredValue<Option<String>>,
@@ -141,6 +145,7 @@ impl Page {
             chart: chart_view::chart_model(scenario, preferences, explored, pins, pin_sweeps),
             selected: RwSignal::new(start.point),
             pending_point: StoredValue::new(None),
+            explored_row: RwSignal::new(None),
             opener: StoredValue::new(None),
             hovered: RwSignal::new(None),
             input_at: StoredValue::new(Some(web::now_ms())),

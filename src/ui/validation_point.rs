@@ -112,16 +112,18 @@ pub fn ValidationPoint() -> impl IntoView {
                 })
             }
         };
-        // The row's scenario in the explorer, its deployment selected once the sweep
-        // draws it (`Page::pending_point`), where the page holds every setting it states.
+        // The row's scenario in the explorer, its deployment drawn and selected once the
+        // sweep runs (`Page::pending_point`), its run's measurements named beside it.
         let explore = {
             let bundle = o.bundle.clone();
+            let id = p.id.clone();
             move |_| {
                 let Ok(b) = &bundle else { return };
                 let current = page.scenario.get_untracked();
                 match crate::bundle::import(&b.to_json(), &current, Catalogue::builtin()) {
                     Ok((scenario, point)) => {
                         page.open_scenario(scenario, point);
+                        page.explored_row.set(Some(id.clone()));
                         page.view.update(|v| {
                             v.view = View::Explorer;
                             v.point = None;

@@ -83,3 +83,51 @@ pub fn command(id: &str) -> String {
 pub fn bundle_file(id: &str) -> String {
     format!("disagg-{}.json", crate::export::file_part(id))
 }
+
+/// The run a row's id names: the id without its trailing letters, so that IMXA05a,
+/// IMXA05b, IMXA05c and the medians IMXA05bp and IMXA05cp share `IMXA05` (MLP41-01, one
+/// row of its run, is its own).
+fn run_of(id: &str) -> &str {
+    let stem = id.trim_end_matches(|c: char| c.is_ascii_lowercase());
+    if stem.is_empty() {
+        id
+    } else {
+        stem
+    }
+}
+
+/// The published measurements the explorer's scenario `s` reproduces, opened from row
+/// `id`: that row and the other rows of its run whose bundles read into the same
+/// scenario (the same deployment under the same settings), each as "TPOT, ms: measured
+/// 7.95, predicted 7.9 (-0.6%), row IMXA05b (calibration)" from `report`, the page's
+/// validation run. Empty once the scenario is edited away from the row's.
+pub fn measurements(
+    id: &str,
+    s: &crate::scenario::Scenario,
+    report: &disagg_engine::validation::ValidationReport,
+    catalogue: &Catalogue,
+) -> Vec<String> {
+    let run = run_of(id);
+    report
+        .rows
+        .iter()
+        .filter(|r| run_of(&r.point.id) == run)
+        .filter(|r| {
+            point_bundle(catalogue, &r.point, &Assumptions::default())
+                .ok()
+                .and_then(|b| crate::bundle::import(&b.to_json(), s, catalogue).ok())
+                .is_some_and(|(opened, _)| opened == *s)
+        })
+        .map(|r| {
+            format!(
+                "{}: measured {}, predicted {} ({}), row {} ({})",
+                r.point.metric.label(),
+                crate::format::sig3(r.point.measured),
+                r.predicted.map_or("none".into(), crate::format::sig3),
+                super::signed_percent(r.error),
+                r.point.id,
+                super::role_label(r.point.role)
+            )
+        })
+        .collect()
+}

@@ -515,3 +515,48 @@ fn a_rows_bundle_file_and_command_name_it() {
         "disagg validate --point IMXA06c --explain"
     );
 }
+
+/// A row explored in the explorer names its run's measurements beside the point: the
+/// rows of its run whose bundles open to the same scenario, with measured, predicted
+/// and error as the table scores them; none once the scenario is edited.
+#[test]
+fn an_explored_row_names_its_runs_measurements() {
+    use super::opened::{measurements, open};
+    let cat = Catalogue::builtin();
+    let report = report();
+    let scenario_of = |id: &str| {
+        let b = open(id, cat).unwrap().bundle.unwrap();
+        crate::bundle::import(&b.to_json(), &crate::scenario::Scenario::default(), cat)
+            .unwrap()
+            .0
+    };
+    let s = scenario_of("IMXA05b");
+    let lines = measurements("IMXA05b", &s, report, cat);
+    let row = report
+        .rows
+        .iter()
+        .find(|r| r.point.id == "IMXA05b")
+        .unwrap();
+    let tpot = format!(
+        "TPOT, ms: measured {}, predicted {} ({}), row IMXA05b (calibration)",
+        crate::format::sig3(row.point.measured),
+        crate::format::sig3(row.predicted.unwrap()),
+        super::signed_percent(row.error)
+    );
+    assert!(lines.contains(&tpot), "{lines:?}");
+    // The run's throughput and TTFT rows share the deployment and settings.
+    for id in ["IMXA05a", "IMXA05c"] {
+        assert!(
+            lines.iter().any(|l| l.contains(&format!("row {id} "))),
+            "{id}: {lines:?}"
+        );
+    }
+    assert!(lines.iter().all(|l| l.contains("row IMXA05")), "{lines:?}");
+    // One row of its run.
+    let s = scenario_of("MLP41-01");
+    assert_eq!(measurements("MLP41-01", &s, report, cat).len(), 1);
+    // Edited away from the row's scenario.
+    let mut edited = s.clone();
+    edited.apply("isl", "4096", cat).unwrap();
+    assert!(measurements("MLP41-01", &edited, report, cat).is_empty());
+}

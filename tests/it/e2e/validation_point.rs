@@ -118,8 +118,8 @@ pub fn a_rows_scenario_opens_in_the_explorer(driver: &Driver, base: &str) {
 /// A row whose deployment the sweep does not keep (MLPerf v4.1's Llama-2-70B Offline on
 /// eight H100 at 3,584 sequences, a batch the sweep does not try, with host work in
 /// series): "Explore its scenario" draws it beside the sweep, selected, says so in its
-/// detail panel, carries its run setting in the "Run settings" panel and both in the
-/// link, and "Stop drawing it" takes it away.
+/// detail panel with the row's measurement, carries its run setting in the "Run
+/// settings" panel and both in the link, and "Stop drawing it" takes it away.
 pub fn a_deployment_the_sweep_does_not_keep_is_drawn_beside_it(driver: &Driver, base: &str) {
     const BESIDE: &str = "MLP41-01";
     let table = BenchmarkTable::builtin().unwrap();
@@ -135,6 +135,20 @@ pub fn a_deployment_the_sweep_does_not_keep_is_drawn_beside_it(driver: &Driver, 
     );
     let title = page.text("#detail-title");
     assert!(title.ends_with("batch 3584"), "{title}");
+    // The run's measurement beside it, as the table scores it.
+    page.wait_for(
+        "the row's measurement beside its deployment",
+        "return document.getElementById('row-measurements') ? true : null;",
+    );
+    let measured = page.text("#row-measurements");
+    assert!(
+        measured.contains(&format!(
+            "measured {}, predicted {}",
+            sig3(row.point.measured),
+            sig3(row.predicted.unwrap())
+        )) && measured.contains("row MLP41-01 (calibration)"),
+        "{measured}"
+    );
     let summary = page.text("#run-settings summary");
     assert_eq!(summary, "Run settings (1 set)");
     assert_eq!(
