@@ -28,6 +28,7 @@ mod lengths;
 mod pipeline;
 mod recommend;
 mod sweep;
+mod validate_by;
 mod validate_point;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
@@ -93,6 +94,12 @@ enum Command {
         /// predict --bundle FILE` runs it and the page opens it.
         #[arg(long, value_name = "FILE")]
         save_bundle: Option<std::path::PathBuf>,
+        /// The errors broken down by what the rows state, in place of the table: any of
+        /// framework, chip, metric, axis, model, block (the table's id prefix),
+        /// comma-separated (`--by framework,chip`); each group's calibration and hold-out
+        /// median and p90 |error|, its hold-out bias and rows within the 12% target.
+        #[arg(long, value_name = "KEYS")]
+        by: Option<String>,
         #[command(flatten)]
         assumptions: Box<AssumptionArgs>,
     },
@@ -472,14 +479,18 @@ fn main() -> ExitCode {
             point,
             explain,
             save_bundle,
+            by,
             assumptions,
         } => match point {
+            Some(_) if by.is_some() => {
+                Err("--by breaks the whole table down; --point opens one row: use one".into())
+            }
             Some(id) => validation_assumptions(&assumptions)
                 .and_then(|a| validate_point::run(&id, json, explain, &save_bundle, &a)),
             None if explain || save_bundle.is_some() => {
                 Err("--explain and --save-bundle open one row: name it with --point ID".into())
             }
-            None => run_validate(json, &assumptions),
+            None => run_validate(json, by.as_deref(), &assumptions),
         },
     };
     match result {
@@ -616,11 +627,23 @@ fn validation_assumptions(assumptions: &AssumptionArgs) -> Result<Assumptions, S
     Ok(resolved)
 }
 
-fn run_validate(as_json: bool, assumptions: &AssumptionArgs) -> Result<(), String> {
+fn run_validate(
+    as_json: bool,
+    by: Option<&str>,
+    assumptions: &AssumptionArgs,
+) -> Result<(), String> {
     let resolved = validation_assumptions(assumptions)?;
+    // The keys are checked before the table runs.
+    let keys = by
+        .map(validation::GroupBy::parse_list)
+        .transpose()
+        .map_err(|e| e.to_string())?;
     let cat = Catalogue::builtin();
     let table = BenchmarkTable::builtin().map_err(|e| e.to_string())?;
     let report = validation::run(cat, &table, &resolved);
+    if let Some(keys) = keys {
+        return validate_by::print(&report, &keys, as_json);
+    }
     if as_json {
         out!(
             "{}",

@@ -19,6 +19,7 @@ mod recommend;
 mod scheduling;
 mod snapshots;
 mod sweep_flags;
+mod validate_by;
 mod validate_point;
 
 use std::process::{Command, Output};

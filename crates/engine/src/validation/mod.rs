@@ -9,10 +9,12 @@
 //! The table's rows and their mapping are in [`table`]; this file runs them.
 
 mod band;
+mod breakdown;
 mod reproduce;
 mod table;
 
 pub use band::*;
+pub use breakdown::{breakdown, Group, GroupBy, HOLDOUT_TARGET};
 pub use reproduce::{explain_point, point_bundle};
 pub use table::*;
 
@@ -295,13 +297,22 @@ pub fn summarize(errors: impl Iterator<Item = f64>) -> Option<ErrorSummary> {
     let rank = |q: f64| abs[((q * abs.len() as f64).ceil() as usize).clamp(1, abs.len()) - 1];
     Some(ErrorSummary {
         points: abs.len(),
-        median_ape: if abs.len() % 2 == 1 {
-            abs[abs.len() / 2]
-        } else {
-            (abs[abs.len() / 2 - 1] + abs[abs.len() / 2]) / 2.0
-        },
+        median_ape: median(&abs)?,
         p90_ape: rank(0.9),
     })
+}
+
+/// The median of `values` (the mean of the middle two for an even count); `None` for
+/// none.
+pub(crate) fn median(values: &[f64]) -> Option<f64> {
+    let mut v = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    match n {
+        0 => None,
+        _ if n % 2 == 1 => Some(v[n / 2]),
+        _ => Some((v[n / 2 - 1] + v[n / 2]) / 2.0),
+    }
 }
 
 #[cfg(test)]

@@ -424,3 +424,50 @@ fn the_median_rows_are_their_mean_siblings_with_the_published_median() {
         );
     }
 }
+
+/// The breakdown partitions the headline sets: each key's groups hold every calibration
+/// and hold-out mean row once, each group's summary is the headline summary of its own
+/// rows, and the groups with the most hold-out rows come first.
+#[test]
+fn a_breakdown_partitions_the_headline_sets() {
+    use validation::{breakdown, mean_set, GroupBy, HOLDOUT_TARGET};
+    let table = BenchmarkTable::builtin().unwrap();
+    let report = validation::run(cat(), &table, &Assumptions::default());
+    let points = |s: Option<validation::ErrorSummary>| s.map_or(0, |s| s.points);
+    for keys in [
+        vec![GroupBy::Framework],
+        vec![GroupBy::Chip, GroupBy::Metric],
+        vec![GroupBy::Block],
+        vec![GroupBy::Axis, GroupBy::Model],
+    ] {
+        let groups = breakdown(&report, &keys);
+        let held: usize = groups.iter().map(|g| points(g.holdout)).sum();
+        let calibrated: usize = groups.iter().map(|g| points(g.calibration)).sum();
+        assert_eq!(held, points(report.holdout));
+        assert_eq!(calibrated, points(report.calibration));
+        for w in groups.windows(2) {
+            assert!(points(w[0].holdout) >= points(w[1].holdout));
+        }
+        let within: usize = groups.iter().map(|g| g.holdout_within_target).sum();
+        let all_within = validation::mean_rows(&report.rows, Role::Holdout)
+            .filter_map(|r| r.error)
+            .filter(|e| e.abs() <= HOLDOUT_TARGET)
+            .count();
+        assert_eq!(within, all_within);
+        for g in &groups {
+            let mine = |p: &validation::BenchmarkPoint| {
+                keys.iter().map(|k| k.of(p)).collect::<Vec<_>>() == g.key
+            };
+            assert_eq!(g.holdout, mean_set(&report.rows, Role::Holdout, mine));
+            assert_eq!(
+                g.calibration,
+                mean_set(&report.rows, Role::Calibration, mine)
+            );
+        }
+    }
+    // One group of a framework, with its bias's sign: llama.cpp's hold-out rows.
+    let by_framework = breakdown(&report, &[GroupBy::Framework]);
+    let llama = by_framework.iter().find(|g| g.key == ["llamacpp"]).unwrap();
+    assert!(llama.holdout.unwrap().points >= 40);
+    assert!(llama.holdout_bias.unwrap().is_finite());
+}

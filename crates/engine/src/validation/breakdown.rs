@@ -1,0 +1,188 @@
+//! The report's errors broken down by what a row states (its serving framework, chip,
+//! metric, axis, model or block of the table): where the model is close and where it is
+//! not, each group's calibration and hold-out rows summarised as the headline sets are
+//! (each run's mean rows, median and p90 of |error| at nearest rank), with the hold-out
+//! bias (the median signed error) and how many hold-out rows lie within the headline's
+//! 12% target. `disagg validate --by` prints it.
+
+use super::{mean_rows, median, summarize, BenchmarkPoint, ErrorSummary, Role, ValidationReport};
+use crate::error::{EngineError, Result};
+use serde::{Deserialize, Serialize};
+
+/// The hold-out median |error| issue 22 sets as the headline target: a group's rows
+/// within it are counted.
+pub const HOLDOUT_TARGET: f64 = 0.12;
+
+/// What a breakdown groups the rows by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum GroupBy {
+    Framework,
+    Chip,
+    Metric,
+    Axis,
+    Model,
+    /// The table's block: the id before its `-` (MLP41-01: MLP41), else its leading
+    /// capitals (IMXA05b: IMXA).
+    Block,
+}
+
+impl GroupBy {
+    pub const ALL: [GroupBy; 6] = [
+        GroupBy::Framework,
+        GroupBy::Chip,
+        GroupBy::Metric,
+        GroupBy::Axis,
+        GroupBy::Model,
+        GroupBy::Block,
+    ];
+
+    pub fn id(self) -> &'static str {
+        match self {
+            GroupBy::Framework => "framework",
+            GroupBy::Chip => "chip",
+            GroupBy::Metric => "metric",
+            GroupBy::Axis => "axis",
+            GroupBy::Model => "model",
+            GroupBy::Block => "block",
+        }
+    }
+
+    /// Reads a comma-separated list (`framework,chip`), each key once; an unknown or
+    /// repeated key is an error naming the keys.
+    pub fn parse_list(text: &str) -> Result<Vec<GroupBy>> {
+        let mut keys = Vec::new();
+        for word in text.split(',').map(str::trim) {
+            let key = GroupBy::ALL
+                .into_iter()
+                .find(|k| k.id() == word)
+                .ok_or_else(|| {
+                    EngineError::InvalidInput(format!(
+                        "--by takes {}, comma-separated; not {word:?}",
+                        GroupBy::ALL.map(GroupBy::id).join(", ")
+                    ))
+                })?;
+            if keys.contains(&key) {
+                return Err(EngineError::InvalidInput(format!(
+                    "--by names {word} twice"
+                )));
+            }
+            keys.push(key);
+        }
+        Ok(keys)
+    }
+
+    /// What row `p` states for this key.
+    pub fn of(self, p: &BenchmarkPoint) -> String {
+        match self {
+            GroupBy::Framework => p.framework.id().to_string(),
+            GroupBy::Chip => p.chip.clone(),
+            GroupBy::Metric => p.metric.label().to_string(),
+            GroupBy::Axis => p.axis.map_or("agg", |a| a.id()).to_string(),
+            GroupBy::Model => p.model.clone(),
+            GroupBy::Block => block(&p.id).to_string(),
+        }
+    }
+}
+
+/// The block of the table a row id belongs to.
+fn block(id: &str) -> &str {
+    match id.split_once('-') {
+        Some((head, _)) => head,
+        None => {
+            let end = id
+                .find(|c: char| !c.is_ascii_uppercase())
+                .unwrap_or(id.len());
+            if end == 0 {
+                id
+            } else {
+                &id[..end]
+            }
+        }
+    }
+}
+
+/// One group of a breakdown.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Group {
+    /// The group's value of each key, in the keys' order.
+    pub key: Vec<String>,
+    pub calibration: Option<ErrorSummary>,
+    pub holdout: Option<ErrorSummary>,
+    /// The hold-out rows' median signed error: above 0, the model predicts high.
+    pub holdout_bias: Option<f64>,
+    /// Hold-out rows within [`HOLDOUT_TARGET`].
+    pub holdout_within_target: usize,
+}
+
+/// The report's rows with an error, grouped by `keys`, the groups with the most
+/// hold-out rows first (ties by key).
+pub fn breakdown(report: &ValidationReport, keys: &[GroupBy]) -> Vec<Group> {
+    let key_of = |p: &BenchmarkPoint| keys.iter().map(|k| k.of(p)).collect::<Vec<_>>();
+    let mut names: Vec<Vec<String>> = report.rows.iter().map(|r| key_of(&r.point)).collect();
+    names.sort();
+    names.dedup();
+    let mut groups: Vec<Group> = names
+        .into_iter()
+        .map(|key| {
+            let errors = |role| {
+                mean_rows(&report.rows, role)
+                    .filter(|r| key_of(&r.point) == key)
+                    .filter_map(|r| r.error)
+                    .collect::<Vec<f64>>()
+            };
+            let held = errors(Role::Holdout);
+            Group {
+                calibration: summarize(errors(Role::Calibration).into_iter()),
+                holdout: summarize(held.iter().copied()),
+                holdout_bias: median(&held),
+                holdout_within_target: held.iter().filter(|e| e.abs() <= HOLDOUT_TARGET).count(),
+                key,
+            }
+        })
+        .filter(|g| g.calibration.is_some() || g.holdout.is_some())
+        .collect();
+    groups.sort_by(|a, b| {
+        let n = |g: &Group| g.holdout.map_or(0, |s| s.points);
+        n(b).cmp(&n(a)).then_with(|| a.key.cmp(&b.key))
+    });
+    groups
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blocks_read_from_ids() {
+        for (id, b) in [
+            ("MLP41-01", "MLP41"),
+            ("CON-01", "CON"),
+            ("IMXA05bp", "IMXA"),
+            ("TRTB36", "TRTB"),
+            ("x1", "x1"),
+        ] {
+            assert_eq!(block(id), b, "{id}");
+        }
+    }
+
+    #[test]
+    fn medians_of_known_values() {
+        assert_eq!(median(&[]), None);
+        assert_eq!(median(&[0.3, -0.1, 0.2]), Some(0.2));
+        assert_eq!(median(&[0.4, -0.2, 0.1, 0.0]), Some(0.05));
+    }
+
+    #[test]
+    fn keys_parse_and_refuse_by_name() {
+        assert_eq!(
+            GroupBy::parse_list("framework, chip").unwrap(),
+            vec![GroupBy::Framework, GroupBy::Chip]
+        );
+        let why = GroupBy::parse_list("vendor").unwrap_err().to_string();
+        assert!(why.contains("\"vendor\"") && why.contains("block"), "{why}");
+        let why = GroupBy::parse_list("chip,chip").unwrap_err().to_string();
+        assert!(why.contains("twice"), "{why}");
+        assert!(GroupBy::parse_list("").is_err());
+    }
+}
