@@ -3,6 +3,7 @@
 //! validation job (`Page::validation`). Markup only; `crate::validation_view` decides.
 
 use super::Page;
+use crate::validation_view::breakdown;
 use crate::validation_view::draw::{css_height, draw};
 use crate::validation_view::scatter::Scatter;
 use crate::validation_view::sort::{sorted, Column, Sort};
@@ -208,6 +209,44 @@ pub fn ValidationView() -> impl IntoView {
         .into_iter()
         .map(|key| view! { <FilterSelect filter=key/> })
         .collect_view();
+    // The kept rows grouped by what the control names (`vv.by`).
+    let grouped = Memo::new(move |_| {
+        let by = page.view.with(|v| v.by)?;
+        let report = page.validation.get()?;
+        let filters = page.view.with(|v| v.filters.clone());
+        Some(breakdown::rows(
+            kept(&report, &filters, Catalogue::builtin()),
+            by,
+        ))
+    });
+    let group_rows = move || {
+        grouped.get().map(|rows| {
+            rows.into_iter()
+                .map(|r| {
+                    view! {
+                        <tr>
+                            <th scope="row">{r.name}</th>
+                            {r.cells.into_iter().map(|c| view! { <td class="num">{c}</td> }).collect_view()}
+                        </tr>
+                    }
+                })
+                .collect_view()
+        })
+    };
+    let by_choices = breakdown::choices()
+        .into_iter()
+        .map(|(key, label)| {
+            view! {
+                <option value=key.id() prop:selected=move || page.view.with(|v| v.by == Some(key))>
+                    {label}
+                </option>
+            }
+        })
+        .collect_view();
+    let on_by = move |ev: leptos::ev::Event| {
+        let value = event_target_value(&ev);
+        page.view.update(|v| v.by = breakdown::parse(&value).ok());
+    };
     view! {
         <main class="validation-view" id="validation" tabindex="-1" aria-labelledby="validation-title">
             <h2 id="validation-title">"How far off the model is on published measurements"</h2>
@@ -225,6 +264,36 @@ pub fn ValidationView() -> impl IntoView {
                 {filters}
             </fieldset>
             <p id="validation-count" role="status">{count}</p>
+            <section class="validation-breakdown" aria-labelledby="vv-by-title">
+                <h3 id="vv-by-title">"Where the model is close and where it is not"</h3>
+                <label class="field">
+                    <span>"Group the rows by"</span>
+                    <select id="vv-by" on:change=on_by>
+                        <option value="" prop:selected=move || page.view.with(|v| v.by.is_none())>"no grouping"</option>
+                        {by_choices}
+                    </select>
+                </label>
+                <Show when=move || grouped.with(Option::is_some)>
+                    <div class="table-scroll">
+                        <table id="validation-breakdown">
+                            <caption>"The rows the filters keep, by group: each run's mean rows as the headline counts them; median and p90 of |error|; bias, the hold-out rows' median signed error (above 0: predicted high); within 12%, the hold-out rows inside the headline target. The same from the command line: disagg validate --by KEY."</caption>
+                            <thead>
+                                <tr>
+                                    <th scope="col">"group"</th>
+                                    <th scope="col">"calibration rows"</th>
+                                    <th scope="col">"median"</th>
+                                    <th scope="col">"hold-out rows"</th>
+                                    <th scope="col">"median"</th>
+                                    <th scope="col">"p90"</th>
+                                    <th scope="col">"bias"</th>
+                                    <th scope="col">"within 12%"</th>
+                                </tr>
+                            </thead>
+                            <tbody>{group_rows}</tbody>
+                        </table>
+                    </div>
+                </Show>
+            </section>
             <figure class="chart validation-chart">
                 <canvas
                     id="validation-chart"

@@ -4,6 +4,7 @@
 //! cell reads, and the summary lines (the very ones `disagg validate` prints). The rows
 //! come from the page's one validation job; nothing here runs the engine.
 
+pub mod breakdown;
 pub mod draw;
 pub mod opened;
 pub mod scatter;
@@ -97,6 +98,8 @@ pub struct ViewState {
     pub recommend: crate::recommend_view::RecommendInputs,
     /// The validation row opened into its explanation (`vv.point`), by id.
     pub point: Option<String>,
+    /// What the breakdown groups the kept rows by (`vv.by`); `None`: no breakdown.
+    pub by: Option<disagg_engine::validation::GroupBy>,
 }
 
 /// The published table compiled into the engine, read once on the page's thread: the
@@ -240,6 +243,9 @@ impl ViewState {
                 encode(id)
             ));
         }
+        if let Some(by) = self.by {
+            q.push(format!("{FILTER_PREFIX}{}={}", breakdown::BY_KEY, by.id()));
+        }
         q.join("&")
     }
 }
@@ -276,6 +282,11 @@ pub fn split_query(query: &str, catalogue: &Catalogue) -> (ViewState, String, Ve
         } else if key == format!("{FILTER_PREFIX}{}", opened::POINT_KEY) {
             match opened::parse_point(&value) {
                 Ok(id) => state.point = Some(id),
+                Err(why) => notices.push(format!("ignored {key}={shown:?}: {why}")),
+            }
+        } else if key == format!("{FILTER_PREFIX}{}", breakdown::BY_KEY) {
+            match breakdown::parse(&value) {
+                Ok(by) => state.by = Some(by),
                 Err(why) => notices.push(format!("ignored {key}={shown:?}: {why}")),
             }
         } else if key == format!("{FILTER_PREFIX}{}", sort::SORT_KEY) {

@@ -560,3 +560,38 @@ fn an_explored_row_names_its_runs_measurements() {
     edited.apply("isl", "4096", cat).unwrap();
     assert!(measurements("MLP41-01", &edited, report, cat).is_empty());
 }
+
+/// The breakdown groups the rows the filters keep by what the control names, with the
+/// engine's figures; `vv.by` travels in the link, and a bad one is ignored with a notice.
+#[test]
+fn the_breakdown_groups_the_kept_rows_and_travels_in_the_link() {
+    use super::breakdown::{parse, rows};
+    use disagg_engine::validation::{breakdown, GroupBy};
+    let report = report();
+    let cat = Catalogue::builtin();
+    let all = rows(&report.rows, GroupBy::Framework);
+    let engine = breakdown(&report.rows, &[GroupBy::Framework]);
+    assert_eq!(all.len(), engine.len());
+    for (r, g) in all.iter().zip(&engine) {
+        assert_eq!(r.name, g.key[0]);
+        assert_eq!(r.cells[2], g.holdout.map_or(0, |s| s.points).to_string());
+        assert_eq!(r.cells[6], g.holdout_within_target.to_string());
+    }
+    // Filtered to AMD's chips, grouped by chip: AMD's chips only.
+    let (state, _, notices) = split_query("view=validation&vv.vendor=AMD&vv.by=chip", cat);
+    assert!(notices.is_empty(), "{notices:?}");
+    assert_eq!(state.by, Some(GroupBy::Chip));
+    let amd = rows(kept(report, &state.filters, cat), GroupBy::Chip);
+    assert!(
+        !amd.is_empty() && amd.iter().all(|r| r.name.starts_with("mi")),
+        "{amd:?}"
+    );
+    assert!(state.to_query().contains("vv.by=chip"));
+    let (state, _, notices) = split_query("view=validation&vv.by=vendor", cat);
+    assert_eq!(state.by, None);
+    assert!(
+        notices[0].contains("vv.by is one of framework"),
+        "{notices:?}"
+    );
+    assert!(parse("block").is_ok());
+}

@@ -16,7 +16,7 @@ fn pct(v: Option<f64>, signed: bool) -> String {
 
 /// Prints the breakdown of `report` by `keys`.
 pub fn print(report: &ValidationReport, keys: &[GroupBy], as_json: bool) -> Result<(), String> {
-    let groups = breakdown(report, keys);
+    let groups = breakdown(&report.rows, keys);
     if as_json {
         let by: Vec<&str> = keys.iter().map(|k| k.id()).collect();
         out!(

@@ -4,7 +4,7 @@
 //! axe-core finds nothing serious.
 
 use super::driver::{Driver, Session};
-use disagg_explorer::engine::validation::{run, BenchmarkTable, Role};
+use disagg_explorer::engine::validation::{breakdown, run, BenchmarkTable, GroupBy, Role};
 use disagg_explorer::engine::{Assumptions, Catalogue};
 use serde_json::json;
 
@@ -90,6 +90,29 @@ pub fn published_measurements(driver: &Driver, base: &str) {
     assert!(
         link.contains("view=validation") && link.contains("vv.role=holdout"),
         "{link}"
+    );
+
+    // The breakdown: the hold-out rows grouped by framework, as `validate --by` gives
+    // them; the first group is the one with the most hold-out rows.
+    page.set_value("vv-by", "framework");
+    page.wait_for(
+        "the breakdown table",
+        "return document.querySelector('#validation-breakdown tbody tr') ? true : null;",
+    );
+    let groups = breakdown(
+        report.rows.iter().filter(|r| r.point.role == Role::Holdout),
+        &[GroupBy::Framework],
+    );
+    let first = page.text("#validation-breakdown tbody tr");
+    let top = &groups[0];
+    assert!(
+        first.starts_with(&top.key[0])
+            && first.contains(&format!("{:.1}%", top.holdout.unwrap().median_ape * 100.0)),
+        "{first} against {top:?}"
+    );
+    assert_eq!(
+        page.js("return document.querySelectorAll('#validation-breakdown tbody tr').length;"),
+        json!(groups.len())
     );
 
     // The link opens the same view, filter and all, in a fresh browser.

@@ -9,7 +9,7 @@ use disagg_engine::{Assumptions, Catalogue};
 fn the_breakdown_prints_the_engines_groups() {
     let table = BenchmarkTable::builtin().unwrap();
     let report = run(Catalogue::builtin(), &table, &Assumptions::default());
-    let groups = breakdown(&report, &[GroupBy::Framework, GroupBy::Chip]);
+    let groups = breakdown(&report.rows, &[GroupBy::Framework, GroupBy::Chip]);
     let o = disagg(&["validate", "--by", "framework,chip"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);

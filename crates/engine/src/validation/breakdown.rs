@@ -5,7 +5,7 @@
 //! bias (the median signed error) and how many hold-out rows lie within the headline's
 //! 12% target. `disagg validate --by` prints it.
 
-use super::{mean_rows, median, summarize, BenchmarkPoint, ErrorSummary, Role, ValidationReport};
+use super::{mean_rows, median, summarize, BenchmarkPoint, ErrorSummary, Role, ValidationRow};
 use crate::error::{EngineError, Result};
 use serde::{Deserialize, Serialize};
 
@@ -115,18 +115,22 @@ pub struct Group {
     pub holdout_within_target: usize,
 }
 
-/// The report's rows with an error, grouped by `keys`, the groups with the most
-/// hold-out rows first (ties by key).
-pub fn breakdown(report: &ValidationReport, keys: &[GroupBy]) -> Vec<Group> {
+/// A report's rows (all of them, or those a filter keeps) grouped by `keys`, the groups
+/// with the most hold-out rows first (ties by key); groups without an error are left out.
+pub fn breakdown<'a>(
+    rows: impl IntoIterator<Item = &'a ValidationRow>,
+    keys: &[GroupBy],
+) -> Vec<Group> {
+    let rows: Vec<&ValidationRow> = rows.into_iter().collect();
     let key_of = |p: &BenchmarkPoint| keys.iter().map(|k| k.of(p)).collect::<Vec<_>>();
-    let mut names: Vec<Vec<String>> = report.rows.iter().map(|r| key_of(&r.point)).collect();
+    let mut names: Vec<Vec<String>> = rows.iter().map(|r| key_of(&r.point)).collect();
     names.sort();
     names.dedup();
     let mut groups: Vec<Group> = names
         .into_iter()
         .map(|key| {
             let errors = |role| {
-                mean_rows(&report.rows, role)
+                mean_rows(rows.iter().copied(), role)
                     .filter(|r| key_of(&r.point) == key)
                     .filter_map(|r| r.error)
                     .collect::<Vec<f64>>()

@@ -440,7 +440,7 @@ fn a_breakdown_partitions_the_headline_sets() {
         vec![GroupBy::Block],
         vec![GroupBy::Axis, GroupBy::Model],
     ] {
-        let groups = breakdown(&report, &keys);
+        let groups = breakdown(&report.rows, &keys);
         let held: usize = groups.iter().map(|g| points(g.holdout)).sum();
         let calibrated: usize = groups.iter().map(|g| points(g.calibration)).sum();
         assert_eq!(held, points(report.holdout));
@@ -466,7 +466,7 @@ fn a_breakdown_partitions_the_headline_sets() {
         }
     }
     // One group of a framework, with its bias's sign: llama.cpp's hold-out rows.
-    let by_framework = breakdown(&report, &[GroupBy::Framework]);
+    let by_framework = breakdown(&report.rows, &[GroupBy::Framework]);
     let llama = by_framework.iter().find(|g| g.key == ["llamacpp"]).unwrap();
     assert!(llama.holdout.unwrap().points >= 40);
     assert!(llama.holdout_bias.unwrap().is_finite());
