@@ -430,6 +430,53 @@ fn shared_notes(b: &mut Builder, setup: &Setup, model: &LaunchModel, plans: &[Po
     if setup.weights.bits_override.is_some() {
         b.note("a bits-per-weight override (a GGUF-like format) has no launch flag in these frameworks".into());
     }
+    serving_setting_notes(b, setup);
+}
+
+/// The serving settings the model runs with that the launch's framework has no flag
+/// for (each framework's file writes the ones it has): the scheduler's poll interval
+/// and the prefill's two-batch overlap (SGLang's alone), weights offloaded on purpose
+/// (SGLang's layer groups, where a group of at most 64 layers gives the share).
+fn serving_setting_notes(b: &mut Builder, setup: &Setup) {
+    let a = &setup.assumptions;
+    let name = b.launch.framework.name();
+    let sglang = b.launch.framework == LaunchFramework::Sglang;
+    if a.scheduler_recv_interval > 1 && !sglang {
+        b.note(format!(
+            "the scheduler is modelled polling for new requests every {} decode steps (SGLang's --scheduler-recv-interval); {name} has no such flag and polls every step",
+            a.scheduler_recv_interval
+        ));
+    }
+    if a.prefill_two_batch_overlap && !sglang {
+        b.note(format!(
+            "the prefill is modelled as two overlapped micro-batches (SGLang's --enable-two-batch-overlap); {name} has no such flag"
+        ));
+    }
+    if a.weight_offload > 0.0 && (!sglang || offload_groups(a.weight_offload).is_none()) {
+        b.note(format!(
+            "{:.3} of the weights are modelled offloaded on purpose; {}",
+            a.weight_offload,
+            if sglang {
+                "no SGLang layer group of at most 64 layers gives that share (--offload-group-size, --offload-num-in-group)".to_string()
+            } else {
+                format!("{name} has no flag for layer-group offload as modelled")
+            }
+        ));
+    }
+}
+
+/// A share of the layers offloaded on purpose as SGLang's layer groups: `n` of every
+/// `g` layers (`--offload-group-size g --offload-num-in-group n`), the smallest group of
+/// at most 64 layers that gives the share exactly; `None` for no share or one no such
+/// group gives.
+pub(crate) fn offload_groups(share: f64) -> Option<(u32, u32)> {
+    if !(share > 0.0 && share < 1.0) {
+        return None;
+    }
+    (1..=64u32).find_map(|g| {
+        let n = (share * g as f64).round();
+        ((share * g as f64 - n).abs() < 1e-9 && n >= 1.0).then_some((g, n as u32))
+    })
 }
 
 /// Whether the weights need an online FP8 quantisation flag: FP8 weights from a
@@ -507,5 +554,27 @@ pub(crate) fn times(n: u32, what: &str) -> String {
         format!("1 {what}")
     } else {
         format!("{n} {what}s, each the same")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::offload_groups;
+
+    #[test]
+    fn offload_shares_become_the_smallest_layer_group() {
+        for (share, groups) in [
+            (0.25, Some((4, 1))),
+            (0.6, Some((5, 3))),
+            (1.0 / 3.0, Some((3, 1))),
+            (0.5, Some((2, 1))),
+            (1.0 / 64.0, Some((64, 1))),
+            (0.123_456, None),
+            (0.0, None),
+            (1.0, None),
+            (f64::NAN, None),
+        ] {
+            assert_eq!(offload_groups(share), groups, "{share}");
+        }
     }
 }

@@ -4,8 +4,8 @@
 
 use super::command::{Command, Tool};
 use super::{
-    head_var, online_fp8, pool_title, times, Builder, LaunchModel, PoolPlan, Side, SpecDraft,
-    SpecPlan, EAGLE_PLACEHOLDER,
+    head_var, offload_groups, online_fp8, pool_title, times, Builder, LaunchModel, PoolPlan, Side,
+    SpecDraft, SpecPlan, EAGLE_PLACEHOLDER,
 };
 use crate::disagg::{PoolRole, Setup};
 use crate::dtype::DType;
@@ -94,6 +94,7 @@ fn server(b: &mut Builder, setup: &Setup, model: &LaunchModel, plan: &PoolPlan) 
     if online_fp8(setup, model) {
         c.arg("--quantization", "fp8");
     }
+    serving_settings(&mut c, setup, plan);
     if let Some(s) = plan.speculation {
         speculation(&mut c, &s);
     }
@@ -150,6 +151,27 @@ fn server(b: &mut Builder, setup: &Setup, model: &LaunchModel, plan: &PoolPlan) 
     }
     b.pool(plan, servers, chips, servers.saturating_mul(nodes));
     b.command(c);
+}
+
+/// The serving settings the model runs the pool with, as SGLang's flags: the
+/// scheduler's poll interval, host work in series (the overlap scheduler off), the
+/// prefill's two overlapped micro-batches on a pool that prefills with experts spread
+/// over chips, and weights offloaded by layer groups.
+fn serving_settings(c: &mut Command, setup: &Setup, plan: &PoolPlan) {
+    let a = &setup.assumptions;
+    if a.scheduler_recv_interval > 1 {
+        c.arg("--scheduler-recv-interval", a.scheduler_recv_interval);
+    }
+    if a.host_overlap == Some(false) {
+        c.switch("--disable-overlap-schedule");
+    }
+    if a.prefill_two_batch_overlap && plan.par.ep > 1 && plan.side != Some(Side::Decode) {
+        c.switch("--enable-two-batch-overlap");
+    }
+    if let Some((group, offloaded)) = offload_groups(a.weight_offload) {
+        c.arg("--offload-group-size", group)
+            .arg("--offload-num-in-group", offloaded);
+    }
 }
 
 /// SGLang's speculative flags: NEXTN (the model's MTP layers), EAGLE3 with a head, or

@@ -165,11 +165,12 @@ fn options(b: &mut Builder, setup: &Setup, plan: &PoolPlan, attention_dp: bool) 
     if let Some(s) = plan.speculation {
         t.push_str(&speculative_config(&s));
     }
-    if let Some(side) = plan.side {
-        if side == Side::Prefill {
-            // TensorRT-LLM's example turns the overlap scheduler off on context servers.
-            t.push_str("disable_overlap_scheduler: true\n");
-        }
+    // TensorRT-LLM's example turns the overlap scheduler off on context servers; a
+    // stated host work in series turns it off everywhere.
+    if plan.side == Some(Side::Prefill) || setup.assumptions.host_overlap == Some(false) {
+        t.push_str("disable_overlap_scheduler: true\n");
+    }
+    if plan.side.is_some() {
         t.push_str("cache_transceiver_config:\n  backend: DEFAULT\n");
     }
     t

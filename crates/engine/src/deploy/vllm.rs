@@ -83,6 +83,10 @@ pub(super) fn engine_args(
     if online_fp8(setup, model) {
         c.arg("--quantization", "fp8");
     }
+    // Host work beside the device's, where stated: vLLM's asynchronous scheduling.
+    if setup.assumptions.host_overlap == Some(true) {
+        c.switch("--async-scheduling");
+    }
     if let Some(s) = plan.speculation {
         c.arg("--speculative-config", speculative_config(&s));
     }

@@ -485,3 +485,84 @@ fn chips_per_node_are_bounded_and_decide_the_nodes() {
     }
     assert_eq!(l.nodes, 2);
 }
+
+/// The serving settings the model runs with reach the launch where the framework has a
+/// flag for them, each checked against its program's list: SGLang's poll interval,
+/// overlap scheduler off, two-batch prefill overlap (on the wide-EP prefill pool, not
+/// the decode one) and layer-group offload; vLLM's asynchronous scheduling; TensorRT-
+/// LLM's overlap scheduler off on every server. What a framework lacks is a note.
+#[test]
+fn serving_settings_become_flags_or_notes() {
+    let with = |mut point: (
+        Setup<'static>,
+        Deployment<'static>,
+        DeploymentPoint,
+        LaunchModel,
+    ),
+                host_overlap: Option<bool>| {
+        let a = &mut point.0.assumptions;
+        a.scheduler_recv_interval = 30;
+        a.prefill_two_batch_overlap = true;
+        a.weight_offload = 0.25;
+        a.host_overlap = host_overlap;
+        point
+    };
+    let point = with(wide_ep(), Some(false));
+    let l = run(LaunchFramework::Sglang, &point);
+    let s = servers(&l);
+    let (prefill, decode) = (s[0], s[1]);
+    for c in [prefill, decode] {
+        assert_eq!(num(c, "--scheduler-recv-interval"), 30);
+        assert!(c.has("--disable-overlap-schedule"));
+        assert_eq!(
+            (
+                num(c, "--offload-group-size"),
+                num(c, "--offload-num-in-group")
+            ),
+            (4, 1)
+        );
+    }
+    assert!(prefill.has("--enable-two-batch-overlap") && !decode.has("--enable-two-batch-overlap"));
+    assert!(
+        l.notes
+            .iter()
+            .all(|n| !n.contains("--scheduler-recv-interval")),
+        "{:?}",
+        l.notes
+    );
+
+    let l = run(LaunchFramework::Vllm, &with(aggregated(), Some(true)));
+    assert!(servers(&l).iter().all(|c| c.has("--async-scheduling")));
+    for says in [
+        "every 30 decode steps",
+        "two overlapped micro-batches",
+        "0.250 of the weights",
+    ] {
+        assert!(
+            l.notes.iter().any(|n| n.contains(says)),
+            "{says}: {:?}",
+            l.notes
+        );
+    }
+
+    let l = run(LaunchFramework::Trtllm, &with(aggregated(), Some(false)));
+    let options: Vec<&String> = l.files.iter().map(|f| &f.text).collect();
+    assert!(
+        !options.is_empty()
+            && options
+                .iter()
+                .all(|t| t.contains("disable_overlap_scheduler: true")),
+        "{options:?}"
+    );
+
+    // A share no group of at most 64 layers gives is said, not rounded.
+    let mut odd = with(aggregated(), None);
+    odd.0.assumptions.weight_offload = 0.123_456;
+    let l = run(LaunchFramework::Sglang, &odd);
+    assert!(servers(&l).iter().all(|c| !c.has("--offload-group-size")));
+    assert!(
+        l.notes.iter().any(|n| n.contains("no SGLang layer group")),
+        "{:?}",
+        l.notes
+    );
+}
