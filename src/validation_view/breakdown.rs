@@ -3,7 +3,7 @@
 //! table under the summary shows them, the very figures `disagg validate --by` prints.
 
 use super::FILTER_PREFIX;
-use disagg_engine::validation::{breakdown, ErrorSummary, GroupBy, ValidationRow};
+use disagg_engine::validation::{breakdown, GroupBy, ValidationRow};
 
 /// The link key, after the view's prefix: `vv.by=framework`.
 pub const BY_KEY: &str = "by";
@@ -34,39 +34,21 @@ pub fn parse(value: &str) -> Result<GroupBy, String> {
         })
 }
 
-/// One group's cells: its name, calibration count and median, hold-out count, median,
-/// p90, bias and rows within the target.
+/// One group's name and cells (`Group::cells`: calibration count and median, hold-out
+/// count, median, p90, bias and rows within the target).
 #[derive(Clone, Debug, PartialEq)]
 pub struct GroupRow {
     pub name: String,
     pub cells: [String; 7],
 }
 
-/// A share in percent, one decimal (`-` for none), signed where asked.
-fn pct(v: Option<f64>, signed: bool) -> String {
-    match v {
-        Some(v) if signed => format!("{:+.1}%", v * 100.0),
-        Some(v) => format!("{:.1}%", v * 100.0),
-        None => crate::format::MISSING.to_string(),
-    }
-}
-
 /// The rows `kept` grouped by `by`, as the table shows them.
 pub fn rows<'a>(kept: impl IntoIterator<Item = &'a ValidationRow>, by: GroupBy) -> Vec<GroupRow> {
-    let n = |s: Option<ErrorSummary>| s.map_or(0, |s| s.points).to_string();
     breakdown(kept, &[by])
         .into_iter()
         .map(|g| GroupRow {
-            name: g.key.join(" / "),
-            cells: [
-                n(g.calibration),
-                pct(g.calibration.map(|s| s.median_ape), false),
-                n(g.holdout),
-                pct(g.holdout.map(|s| s.median_ape), false),
-                pct(g.holdout.map(|s| s.p90_ape), false),
-                pct(g.holdout_bias, true),
-                g.holdout_within_target.to_string(),
-            ],
+            name: g.name(),
+            cells: g.cells(),
         })
         .collect()
 }

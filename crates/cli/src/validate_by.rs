@@ -1,18 +1,7 @@
 //! `disagg validate --by KEYS`: the report's errors broken down by what the rows state
 //! (`validation::breakdown`), as a table or, with `--json`, one JSON object.
 
-use disagg_engine::validation::{
-    breakdown, ErrorSummary, GroupBy, ValidationReport, HOLDOUT_TARGET,
-};
-
-/// A percentage with one decimal, `-` for none.
-fn pct(v: Option<f64>, signed: bool) -> String {
-    match (v, signed) {
-        (Some(v), true) => format!("{:+.1}%", v * 100.0),
-        (Some(v), false) => format!("{:.1}%", v * 100.0),
-        (None, _) => "-".into(),
-    }
-}
+use disagg_engine::validation::{breakdown, GroupBy, ValidationReport, HOLDOUT_TARGET};
 
 /// Prints the breakdown of `report` by `keys`.
 pub fn print(report: &ValidationReport, keys: &[GroupBy], as_json: bool) -> Result<(), String> {
@@ -49,18 +38,18 @@ pub fn print(report: &ValidationReport, keys: &[GroupBy], as_json: bool) -> Resu
         "bias",
         format!("<={:.0}%", HOLDOUT_TARGET * 100.0),
     );
-    let n = |s: Option<ErrorSummary>| s.map_or(0, |s| s.points);
     for g in &groups {
+        let [cn, cm, hn, hm, hp, bias, within] = g.cells();
         out!(
             "{:width$}  {:>5} {:>8}  {:>5} {:>8} {:>8} {:>8} {:>9}",
-            name(g),
-            n(g.calibration),
-            pct(g.calibration.map(|s| s.median_ape), false),
-            n(g.holdout),
-            pct(g.holdout.map(|s| s.median_ape), false),
-            pct(g.holdout.map(|s| s.p90_ape), false),
-            pct(g.holdout_bias, true),
-            g.holdout_within_target,
+            g.name(),
+            cn,
+            cm,
+            hn,
+            hm,
+            hp,
+            bias,
+            within,
         );
     }
     out!();

@@ -115,6 +115,32 @@ pub struct Group {
     pub holdout_within_target: usize,
 }
 
+impl Group {
+    /// The group's name: its keys' values joined by " / ".
+    pub fn name(&self) -> String {
+        self.key.join(" / ")
+    }
+
+    /// The group as a table row writes it, after its name: calibration rows and median,
+    /// hold-out rows, median, p90 and bias, and hold-out rows within the target;
+    /// percentages with one decimal, `-` where a set is empty. `disagg validate --by`
+    /// and the page's breakdown print these same cells.
+    pub fn cells(&self) -> [String; 7] {
+        let n = |s: Option<ErrorSummary>| s.map_or(0, |s| s.points).to_string();
+        let pct = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{:.1}%", v * 100.0));
+        [
+            n(self.calibration),
+            pct(self.calibration.map(|s| s.median_ape)),
+            n(self.holdout),
+            pct(self.holdout.map(|s| s.median_ape)),
+            pct(self.holdout.map(|s| s.p90_ape)),
+            self.holdout_bias
+                .map_or("-".to_string(), |v| format!("{:+.1}%", v * 100.0)),
+            self.holdout_within_target.to_string(),
+        ]
+    }
+}
+
 /// A report's rows (all of them, or those a filter keeps) grouped by `keys`, the groups
 /// with the most hold-out rows first (ties by key); groups without an error are left out.
 pub fn breakdown<'a>(
