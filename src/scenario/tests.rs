@@ -810,3 +810,54 @@ fn run_settings_are_checked_written_only_when_set_and_reach_the_bundle() {
         .iter()
         .all(|k| !s.to_query().contains(&format!("&{k}="))));
 }
+
+/// A deployment to show made of extreme numbers never breaks the sweep: each is read
+/// (it is JSON of the right shape) and the sweep's notes say why it is not drawn.
+#[test]
+fn an_extreme_deployment_to_show_is_refused_by_the_sweep_not_a_panic() {
+    let pool = |role: &str, tp: u64, dp: u64| {
+        format!(
+            r#"{{"role":"{role}","chip":"h200","parallelism":{{"tp":{tp},"pp":1,"dp":{dp},"ep":1}}}}"#
+        )
+    };
+    let spec = |axis: &str, pools: &[String], batch: u64, micro: u64| {
+        format!(
+            r#"{{"axis":"{axis}","pools":[{}],"batch":{batch},"micro_batches":{micro}}}"#,
+            pools.join(",")
+        )
+    };
+    let max = u32::MAX as u64;
+    for value in [
+        spec("agg", &[pool("colocated", max, max)], max, 1),
+        spec("agg", &[pool("colocated", 0, 1)], 8, 1),
+        spec("agg", &[pool("colocated", 8, 1)], 0, 1),
+        spec("agg", &[], 8, 1),
+        spec("pd", &[pool("prefill", 8, 1)], 8, 1),
+        spec("pd", &[pool("prefill", 8, 1), pool("prefill", 8, 1)], 8, 1),
+        spec(
+            "af",
+            &[pool("attention", 8, 1), pool("experts", 8, 1)],
+            8,
+            max,
+        ),
+        spec("agg", &[pool("decode", 8, 1)], 8, 1),
+    ] {
+        let mut s = Scenario::default();
+        s.apply(SHOW_KEY, &value, cat()).unwrap();
+        s.axis = s.show.as_ref().unwrap().axis;
+        let r = crate::explore::explore(&s, cat());
+        let notes = match &r {
+            Ok(r) => {
+                assert_eq!(r.shown, None, "{value}");
+                r.notes.clone()
+            }
+            Err(why) => vec![why.clone()],
+        };
+        assert!(
+            notes
+                .iter()
+                .any(|n| n.contains("is not drawn") || n.contains("mixture")),
+            "{value}: {notes:?}"
+        );
+    }
+}
