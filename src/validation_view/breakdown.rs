@@ -9,13 +9,14 @@ use disagg_engine::validation::{breakdown, GroupBy, ValidationRow};
 pub const BY_KEY: &str = "by";
 
 /// What the breakdown's control offers, in its order, with each key's label.
-pub fn choices() -> [(GroupBy, &'static str); 6] {
+pub fn choices() -> [(GroupBy, &'static str); 7] {
     [
         (GroupBy::Framework, "serving framework"),
         (GroupBy::Chip, "chip"),
         (GroupBy::Metric, "metric"),
         (GroupBy::Axis, "axis"),
         (GroupBy::Model, "model"),
+        (GroupBy::Role, "role (calibration or hold-out)"),
         (GroupBy::Block, "block of the table (id prefix)"),
     ]
 }

@@ -112,14 +112,6 @@ pub fn published_table() -> Option<&'static BenchmarkTable> {
         .as_ref()
 }
 
-/// A metric's id as the table file and the link spell it (`output_tok_s_per_chip`).
-pub fn metric_id(m: Metric) -> String {
-    serde_json::to_value(m)
-        .ok()
-        .and_then(|v| v.as_str().map(String::from))
-        .unwrap_or_default()
-}
-
 pub fn role_label(r: Role) -> &'static str {
     match r {
         Role::Calibration => "calibration",
@@ -144,7 +136,7 @@ impl Filters {
         match key {
             FilterKey::Vendor => self.vendor.clone(),
             FilterKey::Axis => self.axis.map(|a| a.id().to_string()),
-            FilterKey::Metric => self.metric.map(metric_id),
+            FilterKey::Metric => self.metric.map(Metric::id),
             FilterKey::Framework => self.framework.map(|f| f.id().to_string()),
             FilterKey::Role => self.role.map(|r| r.id().to_string()),
         }
@@ -343,7 +335,7 @@ pub fn options(
                     (v.clone(), v)
                 }
                 FilterKey::Axis => (point_axis(p).id().into(), point_axis(p).name().into()),
-                FilterKey::Metric => (metric_id(p.metric), p.metric.label().into()),
+                FilterKey::Metric => (p.metric.id(), p.metric.label().into()),
                 FilterKey::Framework => (p.framework.id().into(), p.framework.id().into()),
                 FilterKey::Role => (p.role.id().into(), role_label(p.role).into()),
             }

@@ -69,7 +69,7 @@ fn each_filter_keeps_exactly_its_rows() {
                     match key {
                         FilterKey::Vendor => vendor_of(p, cat()) == *value,
                         FilterKey::Axis => p.axis.unwrap_or(Axis::Aggregated).id() == value,
-                        FilterKey::Metric => metric_id(p.metric) == *value,
+                        FilterKey::Metric => p.metric.id() == *value,
                         FilterKey::Framework => p.framework.id() == value,
                         FilterKey::Role => p.role.id() == value,
                     }

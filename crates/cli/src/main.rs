@@ -100,6 +100,11 @@ enum Command {
         /// median and p90 |error|, its hold-out bias and rows within the 12% target.
         #[arg(long, value_name = "KEYS")]
         by: Option<String>,
+        /// Only the rows whose keys read these values, comma-separated pairs
+        /// (`--only framework=sglang,role=holdout`; keys as --by's, and role): the table,
+        /// its summaries and --by's groups count these rows alone.
+        #[arg(long, value_name = "KEY=VALUE,...")]
+        only: Option<String>,
         #[command(flatten)]
         assumptions: Box<AssumptionArgs>,
     },
@@ -480,17 +485,18 @@ fn main() -> ExitCode {
             explain,
             save_bundle,
             by,
+            only,
             assumptions,
         } => match point {
-            Some(_) if by.is_some() => {
-                Err("--by breaks the whole table down; --point opens one row: use one".into())
+            Some(_) if by.is_some() || only.is_some() => {
+                Err("--by and --only read the table's rows; --point opens one row: use one".into())
             }
             Some(id) => validation_assumptions(&assumptions)
                 .and_then(|a| validate_point::run(&id, json, explain, &save_bundle, &a)),
             None if explain || save_bundle.is_some() => {
                 Err("--explain and --save-bundle open one row: name it with --point ID".into())
             }
-            None => run_validate(json, by.as_deref(), &assumptions),
+            None => run_validate(json, by.as_deref(), only.as_deref(), &assumptions),
         },
     };
     match result {
@@ -630,17 +636,26 @@ fn validation_assumptions(assumptions: &AssumptionArgs) -> Result<Assumptions, S
 fn run_validate(
     as_json: bool,
     by: Option<&str>,
+    only: Option<&str>,
     assumptions: &AssumptionArgs,
 ) -> Result<(), String> {
     let resolved = validation_assumptions(assumptions)?;
-    // The keys are checked before the table runs.
+    let cat = Catalogue::builtin();
+    let table = BenchmarkTable::builtin().map_err(|e| e.to_string())?;
+    // The keys and filters are checked before the table runs.
     let keys = by
         .map(validation::GroupBy::parse_list)
         .transpose()
-        .map_err(|e| e.to_string())?;
-    let cat = Catalogue::builtin();
-    let table = BenchmarkTable::builtin().map_err(|e| e.to_string())?;
+        .map_err(|e| format!("--by: {e}"))?;
+    let filters = only
+        .map(|text| validation::Only::parse_list(text, &table.point))
+        .transpose()
+        .map_err(|e| format!("--only: {e}"))?;
     let report = validation::run(cat, &table, &resolved);
+    let report = match &filters {
+        Some(f) => report.only(f),
+        None => report,
+    };
     if let Some(keys) = keys {
         return validate_by::print(&report, &keys, as_json);
     }
@@ -705,10 +720,18 @@ fn run_validate(
     ] {
         out!("{}", summary_line(name, summary));
     }
-    out!(
-        "unmapped rows of the published table: {}",
-        table.unmapped.len()
-    );
+    if filters.is_some() {
+        out!(
+            "rows kept by --only: {} of {}",
+            report.rows.len(),
+            table.point.len()
+        );
+    } else {
+        out!(
+            "unmapped rows of the published table: {}",
+            table.unmapped.len()
+        );
+    }
     Ok(())
 }
 

@@ -22,18 +22,21 @@ pub enum GroupBy {
     Metric,
     Axis,
     Model,
+    /// Calibration or hold-out.
+    Role,
     /// The table's block: the id before its `-` (MLP41-01: MLP41), else its leading
     /// capitals (IMXA05b: IMXA).
     Block,
 }
 
 impl GroupBy {
-    pub const ALL: [GroupBy; 6] = [
+    pub const ALL: [GroupBy; 7] = [
         GroupBy::Framework,
         GroupBy::Chip,
         GroupBy::Metric,
         GroupBy::Axis,
         GroupBy::Model,
+        GroupBy::Role,
         GroupBy::Block,
     ];
 
@@ -44,6 +47,7 @@ impl GroupBy {
             GroupBy::Metric => "metric",
             GroupBy::Axis => "axis",
             GroupBy::Model => "model",
+            GroupBy::Role => "role",
             GroupBy::Block => "block",
         }
     }
@@ -58,14 +62,12 @@ impl GroupBy {
                 .find(|k| k.id() == word)
                 .ok_or_else(|| {
                     EngineError::InvalidInput(format!(
-                        "--by takes {}, comma-separated; not {word:?}",
+                        "the keys are {}; not {word:?}",
                         GroupBy::ALL.map(GroupBy::id).join(", ")
                     ))
                 })?;
             if keys.contains(&key) {
-                return Err(EngineError::InvalidInput(format!(
-                    "--by names {word} twice"
-                )));
+                return Err(EngineError::InvalidInput(format!("{word} is named twice")));
             }
             keys.push(key);
         }
@@ -77,11 +79,63 @@ impl GroupBy {
         match self {
             GroupBy::Framework => p.framework.id().to_string(),
             GroupBy::Chip => p.chip.clone(),
-            GroupBy::Metric => p.metric.label().to_string(),
+            GroupBy::Metric => p.metric.id(),
             GroupBy::Axis => p.axis.map_or("agg", |a| a.id()).to_string(),
             GroupBy::Model => p.model.clone(),
+            GroupBy::Role => p.role.id().to_string(),
             GroupBy::Block => block(&p.id).to_string(),
         }
+    }
+}
+
+/// A filter of the table's rows: those whose `key` reads `value` (`framework=sglang`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Only {
+    pub key: GroupBy,
+    pub value: String,
+}
+
+impl Only {
+    /// Whether row `p` passes.
+    pub fn keeps(&self, p: &BenchmarkPoint) -> bool {
+        self.key.of(p) == self.value
+    }
+
+    /// Reads a comma-separated list (`framework=sglang,chip=b200`) against the rows
+    /// `points`: an unknown key, a pair without `=`, a key given twice, or a value no
+    /// row has is an error naming it (and, for a value, the ones the rows have).
+    pub fn parse_list<'a>(
+        text: &str,
+        points: impl IntoIterator<Item = &'a BenchmarkPoint> + Clone,
+    ) -> Result<Vec<Only>> {
+        let mut out: Vec<Only> = Vec::new();
+        for pair in text.split(',').map(str::trim) {
+            let (name, value) = pair.split_once('=').ok_or_else(|| {
+                EngineError::InvalidInput(format!(
+                    "--only takes key=value pairs, comma-separated; not {pair:?}"
+                ))
+            })?;
+            let key = GroupBy::parse_list(name.trim())?[0];
+            if out.iter().any(|o| o.key == key) {
+                return Err(EngineError::InvalidInput(format!(
+                    "--only names {} twice",
+                    key.id()
+                )));
+            }
+            let value = value.trim().to_string();
+            let mut known: Vec<String> = points.clone().into_iter().map(|p| key.of(p)).collect();
+            known.sort();
+            known.dedup();
+            if !known.contains(&value) {
+                return Err(EngineError::InvalidInput(format!(
+                    "no row has {}={value:?}; the rows have {}",
+                    key.id(),
+                    known.join(", ")
+                )));
+            }
+            out.push(Only { key, value });
+        }
+        Ok(out)
     }
 }
 

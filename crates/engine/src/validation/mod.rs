@@ -14,7 +14,7 @@ mod reproduce;
 mod table;
 
 pub use band::*;
-pub use breakdown::{breakdown, Group, GroupBy, HOLDOUT_TARGET};
+pub use breakdown::{breakdown, Group, GroupBy, Only, HOLDOUT_TARGET};
 pub use reproduce::{explain_point, point_bundle};
 pub use table::*;
 
@@ -96,19 +96,37 @@ pub fn run(
             },
         })
         .collect();
-    // The median TTFT rows are a set of their own, outside the mean rows' sets.
-    let holdout_median_ttft = summarize(
-        rows.iter()
-            .filter(|r| r.point.role == Role::Holdout && r.point.metric == Metric::TtftP50Ms)
-            .filter_map(|r| r.error),
-    );
-    ValidationReport {
-        calibration: mean_set(&rows, Role::Calibration, |_| true),
-        holdout: mean_set(&rows, Role::Holdout, |_| true),
-        holdout_ttft: mean_set(&rows, Role::Holdout, |p| p.metric.is_ttft()),
-        holdout_disaggregated: mean_set(&rows, Role::Holdout, BenchmarkPoint::disaggregated),
-        holdout_median_ttft,
-        rows,
+    ValidationReport::of_rows(rows)
+}
+
+impl ValidationReport {
+    /// The report of `rows`: the headline sets summarised over them (the one place the
+    /// sets are counted, for the whole table and for any part of it).
+    pub fn of_rows(rows: Vec<ValidationRow>) -> ValidationReport {
+        // The median TTFT rows are a set of their own, outside the mean rows' sets.
+        let holdout_median_ttft = summarize(
+            rows.iter()
+                .filter(|r| r.point.role == Role::Holdout && r.point.metric == Metric::TtftP50Ms)
+                .filter_map(|r| r.error),
+        );
+        ValidationReport {
+            calibration: mean_set(&rows, Role::Calibration, |_| true),
+            holdout: mean_set(&rows, Role::Holdout, |_| true),
+            holdout_ttft: mean_set(&rows, Role::Holdout, |p| p.metric.is_ttft()),
+            holdout_disaggregated: mean_set(&rows, Role::Holdout, BenchmarkPoint::disaggregated),
+            holdout_median_ttft,
+            rows,
+        }
+    }
+
+    /// The report of the rows that every filter keeps (`GroupBy::only`).
+    pub fn only(self, filters: &[Only]) -> ValidationReport {
+        ValidationReport::of_rows(
+            self.rows
+                .into_iter()
+                .filter(|r| filters.iter().all(|f| f.keeps(&r.point)))
+                .collect(),
+        )
     }
 }
 

@@ -149,6 +149,15 @@ pub enum Metric {
 }
 
 impl Metric {
+    /// The metric's id as the table file, the JSON and the links spell it
+    /// (`output_tok_s_per_chip`).
+    pub fn id(self) -> String {
+        serde_json::to_value(self)
+            .ok()
+            .and_then(|v| v.as_str().map(String::from))
+            .unwrap_or_default()
+    }
+
     /// The metric in words, with its unit: how the page's table and `disagg validate
     /// --point` name it.
     pub fn label(self) -> &'static str {

@@ -465,6 +465,31 @@ fn a_breakdown_partitions_the_headline_sets() {
             );
         }
     }
+    // A filter keeps its rows and counts the sets over them alone.
+    let only = |text: &str| validation::Only::parse_list(text, &table.point).unwrap();
+    let held = report.clone().only(&only("role=holdout"));
+    assert_eq!((held.holdout, held.calibration), (report.holdout, None));
+    let sglang = report.clone().only(&only("framework=sglang,role=holdout"));
+    assert!(sglang
+        .rows
+        .iter()
+        .all(|r| r.point.framework.id() == "sglang"));
+    assert_eq!(
+        sglang.holdout,
+        mean_set(&report.rows, Role::Holdout, |p| p.framework.id()
+            == "sglang")
+    );
+    for (bad, says) in [
+        ("vendor=amd", "\"vendor\""),
+        ("chip", "key=value"),
+        ("chip=b200,chip=h200", "twice"),
+        ("framework=foo", "the rows have dynamo-sglang"),
+    ] {
+        let why = validation::Only::parse_list(bad, &table.point)
+            .unwrap_err()
+            .to_string();
+        assert!(why.contains(says), "{bad}: {why}");
+    }
     // One group of a framework, with its bias's sign: llama.cpp's hold-out rows.
     let by_framework = breakdown(&report.rows, &[GroupBy::Framework]);
     let llama = by_framework.iter().find(|g| g.key == ["llamacpp"]).unwrap();
