@@ -7,7 +7,7 @@ use super::chain::{chain_view, operator_tables};
 use super::Page;
 use crate::chains::by_quantity;
 use crate::format::sig3;
-use crate::validation_view::opened::{bundle_file, command, metric_chain, open};
+use crate::validation_view::opened::{bundle_file, command, metric_chain, open, siblings};
 use crate::validation_view::{role_label, signed_percent, source_url, View};
 use crate::web;
 use disagg_engine::Catalogue;
@@ -140,6 +140,21 @@ pub fn ValidationPoint() -> impl IntoView {
             None => view! { <span>{p.source.clone()}</span> }.into_any(),
         };
         let role = role_label(p.role);
+        // The same run's other rows beside this one, once the page's validation job has
+        // scored them.
+        let run_rows = {
+            let o = o.clone();
+            move || {
+                let report = page.validation.get()?;
+                let lines = siblings(&o, &report, Catalogue::builtin());
+                (!lines.is_empty()).then(|| view! {
+                    <div class="siblings" id="vp-siblings">
+                        <p>"The same run's other published figures:"</p>
+                        <ul>{lines.into_iter().map(|l| view! { <li>{l}</li> }).collect_view()}</ul>
+                    </div>
+                })
+            }
+        };
         Some(view! {
             <h3 id="vp-title">{format!("{}: {}", p.id, p.metric.label())}</h3>
             <dl class="figures" id="vp-figures">
@@ -148,6 +163,7 @@ pub fn ValidationPoint() -> impl IntoView {
                 <div class="figure"><dt>"error"</dt><dd id="vp-error">{error}</dd></div>
                 <div class="figure"><dt>"role"</dt><dd>{role}</dd></div>
             </dl>
+            {run_rows}
             <p class="source">"Source: "{source}</p>
             {p.note.clone().map(|n| view! {
                 <details class="mapping"><summary>"How the table maps this measurement"</summary><p>{n}</p></details>

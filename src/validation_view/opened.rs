@@ -96,17 +96,14 @@ fn run_of(id: &str) -> &str {
     }
 }
 
-/// The published measurements the explorer's scenario `s` reproduces, opened from row
-/// `id`: that row and the other rows of its run whose bundles read into the same
-/// scenario (the same deployment under the same settings), each as "TPOT, ms: measured
-/// 7.95, predicted 7.9 (-0.6%), row IMXA05b (calibration)" from `report`, the page's
-/// validation run. Empty once the scenario is edited away from the row's.
-pub fn measurements(
+/// The rows of row `id`'s run whose bundles read into scenario `s` (the same deployment
+/// under the same settings), as `report`, the page's validation run, scored them.
+fn run_rows<'a>(
     id: &str,
     s: &crate::scenario::Scenario,
-    report: &disagg_engine::validation::ValidationReport,
+    report: &'a disagg_engine::validation::ValidationReport,
     catalogue: &Catalogue,
-) -> Vec<String> {
+) -> Vec<&'a disagg_engine::validation::ValidationRow> {
     let run = run_of(id);
     report
         .rows
@@ -118,16 +115,59 @@ pub fn measurements(
                 .and_then(|b| crate::bundle::import(&b.to_json(), s, catalogue).ok())
                 .is_some_and(|(opened, _)| opened == *s)
         })
-        .map(|r| {
-            format!(
-                "{}: measured {}, predicted {} ({}), row {} ({})",
-                r.point.metric.label(),
-                crate::format::sig3(r.point.measured),
-                r.predicted.map_or("none".into(), crate::format::sig3),
-                super::signed_percent(r.error),
-                r.point.id,
-                super::role_label(r.point.role)
-            )
-        })
+        .collect()
+}
+
+/// A scored row in one line: "TPOT, ms: measured 7.95, predicted 7.9 (-0.6%), row IMXA05b
+/// (calibration)".
+fn measurement_line(r: &disagg_engine::validation::ValidationRow) -> String {
+    format!(
+        "{}: measured {}, predicted {} ({}), row {} ({})",
+        r.point.metric.label(),
+        crate::format::sig3(r.point.measured),
+        r.predicted.map_or("none".into(), crate::format::sig3),
+        super::signed_percent(r.error),
+        r.point.id,
+        super::role_label(r.point.role)
+    )
+}
+
+/// The published measurements the explorer's scenario `s` reproduces, opened from row
+/// `id`: that row and the other rows of its run whose bundles read into the same
+/// scenario, each as [`measurement_line`] writes it from `report`. Empty once the
+/// scenario is edited away from the row's.
+pub fn measurements(
+    id: &str,
+    s: &crate::scenario::Scenario,
+    report: &disagg_engine::validation::ValidationReport,
+    catalogue: &Catalogue,
+) -> Vec<String> {
+    run_rows(id, s, report, catalogue)
+        .into_iter()
+        .map(measurement_line)
+        .collect()
+}
+
+/// The other rows of an opened row's run with the same deployment and settings (a
+/// run's throughput, TPOT and TTFT rows, its medians), for the row's panel.
+pub fn siblings(
+    o: &Opened,
+    report: &disagg_engine::validation::ValidationReport,
+    catalogue: &Catalogue,
+) -> Vec<String> {
+    let Ok(b) = &o.bundle else {
+        return Vec::new();
+    };
+    let Ok((s, _)) = crate::bundle::import(
+        &b.to_json(),
+        &crate::scenario::Scenario::default(),
+        catalogue,
+    ) else {
+        return Vec::new();
+    };
+    run_rows(&o.point.id, &s, report, catalogue)
+        .into_iter()
+        .filter(|r| r.point.id != o.point.id)
+        .map(measurement_line)
         .collect()
 }

@@ -595,3 +595,31 @@ fn the_breakdown_groups_the_kept_rows_and_travels_in_the_link() {
     );
     assert!(parse("block").is_ok());
 }
+
+/// An opened row names the other rows of its run that share its deployment and
+/// settings (IMXA06c, a TTFT row: its run's throughput and TPOT rows and medians), and
+/// none of another run.
+#[test]
+fn an_opened_row_names_its_runs_other_rows() {
+    use super::opened::{open, siblings};
+    let cat = Catalogue::builtin();
+    let o = open("IMXA06c", cat).unwrap();
+    let lines = siblings(&o, report(), cat);
+    assert!(!lines.is_empty());
+    assert!(
+        lines.iter().any(|l| l.contains("row IMXA06a ")),
+        "{lines:?}"
+    );
+    assert!(
+        lines.iter().any(|l| l.contains("row IMXA06b ")),
+        "{lines:?}"
+    );
+    assert!(
+        lines
+            .iter()
+            .all(|l| l.contains("row IMXA06") && !l.contains("row IMXA06c ")),
+        "{lines:?}"
+    );
+    // A run of one row has none.
+    assert!(siblings(&open("MLP41-01", cat).unwrap(), report(), cat).is_empty());
+}

@@ -44,6 +44,25 @@ pub fn a_row_opens_its_prediction(driver: &Driver, base: &str) {
         "{}",
         page.href()
     );
+    // The same run's throughput and TPOT rows beside it, as the table scores them.
+    let sibling = report
+        .rows
+        .iter()
+        .find(|r| r.point.id == "IMXA06b")
+        .unwrap();
+    page.wait_for(
+        "the run's other rows",
+        "return document.getElementById('vp-siblings') ? true : null;",
+    );
+    let siblings = page.text("#vp-siblings");
+    assert!(
+        siblings.contains(&format!(
+            "measured {}, predicted {}",
+            sig3(sibling.point.measured),
+            sig3(sibling.predicted.unwrap())
+        )) && siblings.contains("row IMXA06b (hold-out)"),
+        "{siblings}"
+    );
     // Another figure's chain on a click.
     page.js(
         "for (const b of document.querySelectorAll('#validation-point .figure-button')) {
