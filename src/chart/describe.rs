@@ -52,6 +52,14 @@ pub fn describe(model: &ChartModel, result: &SweepResult) -> String {
             names.join("; ")
         ));
     }
+    if let Some(m) = &model.measured {
+        parts.push(format!(
+            "A cross marks the published measurement of the deployment shown (rows {}): {} tok/s per user and {} output tok/s per chip.",
+            m.rows,
+            crate::format::sig3(m.x),
+            crate::format::sig3(m.y)
+        ));
+    }
     parts.extend(result.callouts.iter().map(|c| c.headline.clone()));
     parts.join(" ")
 }

@@ -274,6 +274,50 @@ pub struct ChartModel {
     /// The pinned scenarios' frontiers, dashed over the sweep (`ChartModel::with_pins`,
     /// in `crate::pins::overlay`).
     pub pins: Vec<PinLine>,
+    /// A published measurement of the deployment the scenario shows, marked with a
+    /// cross (`ChartModel::with_measured`).
+    pub measured: Option<MeasuredMark>,
+}
+
+/// A published run's measured interactivity and output per chip, on the chart.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MeasuredMark {
+    /// tok/s per user: 1 / the measured TPOT, or the published speed per user.
+    pub x: f64,
+    /// Output tok/s per chip.
+    pub y: f64,
+    /// The rows it comes from ("IMXA05a, IMXA05b").
+    pub rows: String,
+}
+
+impl ChartModel {
+    /// This chart with `mark` drawn where the y axis is output per chip (a measured
+    /// output has no dollars of its own), the axes widened to hold it.
+    pub fn with_measured(mut self, mark: Option<MeasuredMark>, y: YAxis) -> ChartModel {
+        let Some(mark) = mark.filter(|m| {
+            y == YAxis::TokSPerChip && m.x.is_finite() && m.x > 0.0 && m.y.is_finite() && m.y > 0.0
+        }) else {
+            return self;
+        };
+        let target = self.target;
+        self.x = AxisRange::covering(
+            self.points
+                .iter()
+                .map(|p| p.x)
+                .chain(self.pins.iter().flat_map(|l| l.points.iter().map(|p| p.0)))
+                .chain(target.is_finite().then_some(target))
+                .chain([mark.x]),
+        );
+        self.y = AxisRange::covering(
+            self.points
+                .iter()
+                .map(|p| p.y)
+                .chain(self.pins.iter().flat_map(|l| l.points.iter().map(|p| p.1)))
+                .chain([mark.y]),
+        );
+        self.measured = Some(mark);
+        self
+    }
 }
 
 /// What the scenario's grey points fall short of: its TTFT or TPOT limit, the request
@@ -392,6 +436,7 @@ impl ChartModel {
             unplotted,
             misses: misses_label(s),
             pins: Vec::new(),
+            measured: None,
         }
     }
 }

@@ -5,15 +5,17 @@ use super::{Explored, Page};
 use crate::chart::canvas::Backend;
 use crate::chart::describe::describe;
 use crate::chart::draw::{first_part, hover_ring, next_part, Look, Parts};
-use crate::chart::{legend, nearest, ChartModel, Cloud};
+use crate::chart::{legend, nearest, ChartModel, Cloud, MeasuredMark};
 use crate::format;
 use crate::perf::Redraw;
 use crate::pins::overlay::pin_lines;
 use crate::pins::{Pin, Sweeps};
 use crate::scenario::Scenario;
 use crate::storage::Preferences;
+use crate::validation_view::opened::measured_mark;
 use crate::web;
 use disagg_engine::units::Seconds;
+use disagg_engine::validation::ValidationReport;
 use disagg_engine::Catalogue;
 use leptos::html::Canvas;
 use leptos::prelude::*;
@@ -42,8 +44,8 @@ pub(super) fn chart_model(
     scenario: RwSignal<Scenario>,
     preferences: RwSignal<Preferences>,
     explored: RwSignal<Option<Arc<Explored>>>,
-    pins: RwSignal<Vec<Pin>>,
-    pin_sweeps: RwSignal<Sweeps>,
+    (pins, pin_sweeps): (RwSignal<Vec<Pin>>, RwSignal<Sweeps>),
+    measured: Memo<Option<MeasuredMark>>,
 ) -> Memo<Option<Arc<ChartModel>>> {
     /// Each value computed is new (compared by address, not by contents).
     fn changed<T>(old: Option<&Option<Arc<T>>>, new: Option<&Option<Arc<T>>>) -> bool {
@@ -88,12 +90,33 @@ pub(super) fn chart_model(
                 // The pinned scenarios' frontiers, on the same y axis.
                 let lines = pins.with(|p| pin_sweeps.with(|w| pin_lines(p, w, y_axis)));
                 Some(Arc::new(
-                    ChartModel::of(&cloud, r, &shown, every).with_pins(lines),
+                    ChartModel::of(&cloud, r, &shown, every)
+                        .with_pins(lines)
+                        .with_measured(measured.get(), y_axis),
                 ))
             })
         },
         changed,
     )
+}
+
+/// The published measurement of an explored validation row's run, once per sweep of
+/// its scenario (`validation_view::opened::measured_mark`): marked on the chart while
+/// the scenario shown is the row's.
+pub(super) fn measured(
+    explored: RwSignal<Option<Arc<Explored>>>,
+    explored_row: RwSignal<Option<String>>,
+    validation: RwSignal<Option<Arc<ValidationReport>>>,
+) -> Memo<Option<MeasuredMark>> {
+    Memo::new(move |_| {
+        let id = explored_row.get()?;
+        let report = validation.get()?;
+        explored.with(|e| {
+            let e = e.as_ref()?;
+            e.scenario.show.as_ref()?;
+            measured_mark(&id, &e.scenario, &report, Catalogue::builtin())
+        })
+    })
 }
 
 #[component]

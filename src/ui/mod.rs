@@ -134,6 +134,9 @@ impl Page {
         let explored = RwSignal::new(None);
         let pins = RwSignal::new(Vec::new());
         let pin_sweeps = RwSignal::new(crate::pins::Sweeps::new());
+        let validation = RwSignal::new(None);
+        let explored_row = RwSignal::new(None);
+        let measured = chart_view::measured(explored, explored_row, validation);
         Page {
             scenario,
             preferences,
@@ -141,11 +144,17 @@ impl Page {
             field_errors: RwSignal::new(BTreeMap::new()),
             explored,
             sweeping: RwSignal::new(false),
-            validation: RwSignal::new(None),
-            chart: chart_view::chart_model(scenario, preferences, explored, pins, pin_sweeps),
+            validation,
+            chart: chart_view::chart_model(
+                scenario,
+                preferences,
+                explored,
+                (pins, pin_sweeps),
+                measured,
+            ),
             selected: RwSignal::new(start.point),
             pending_point: StoredValue::new(None),
-            explored_row: RwSignal::new(None),
+            explored_row,
             opener: StoredValue::new(None),
             hovered: RwSignal::new(None),
             input_at: StoredValue::new(Some(web::now_ms())),

@@ -171,3 +171,34 @@ pub fn siblings(
         .map(measurement_line)
         .collect()
 }
+
+/// The published point of row `id`'s run that the chart can mark beside the
+/// deployment scenario `s` shows: its measured speed per user (from a TPOT row, 1 / TPOT,
+/// or a tok/s-per-user row) and output per chip (from a per-chip row, or a whole
+/// deployment's output over its chips), where the run's rows that read into `s` give
+/// both; `None` otherwise.
+pub fn measured_mark(
+    id: &str,
+    s: &crate::scenario::Scenario,
+    report: &disagg_engine::validation::ValidationReport,
+    catalogue: &Catalogue,
+) -> Option<crate::chart::MeasuredMark> {
+    let rows = run_rows(id, s, report, catalogue);
+    let speed = rows.iter().find_map(|r| match r.point.metric {
+        Metric::TpotMs if r.point.measured > 0.0 => Some((1000.0 / r.point.measured, r)),
+        Metric::TokSUser => Some((r.point.measured, r)),
+        _ => None,
+    })?;
+    let output = rows.iter().find_map(|r| match r.point.metric {
+        Metric::OutputTokSPerChip => Some((r.point.measured, r)),
+        Metric::OutputTokS if r.point.chips > 0 => {
+            Some((r.point.measured / r.point.chips as f64, r))
+        }
+        _ => None,
+    })?;
+    Some(crate::chart::MeasuredMark {
+        x: speed.0,
+        y: output.0,
+        rows: format!("{}, {}", output.1.point.id, speed.1.point.id),
+    })
+}

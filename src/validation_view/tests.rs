@@ -623,3 +623,37 @@ fn an_opened_row_names_its_runs_other_rows() {
     // A run of one row has none.
     assert!(siblings(&open("MLP41-01", cat).unwrap(), report(), cat).is_empty());
 }
+
+/// The chart's cross for an explored row: its run's measured speed per user (1 / TPOT)
+/// and output per chip, where the run gives both (IMXA05: a per-chip row and a TPOT
+/// row); none for a run of one throughput row (MLP41-01), nor once edited away.
+#[test]
+fn an_explored_rows_run_gives_the_charts_measured_cross() {
+    use super::opened::{measured_mark, open};
+    let cat = Catalogue::builtin();
+    let scenario_of = |id: &str| {
+        let b = open(id, cat).unwrap().bundle.unwrap();
+        crate::bundle::import(&b.to_json(), &Scenario::default(), cat)
+            .unwrap()
+            .0
+    };
+    let measured = |id: &str| {
+        report()
+            .rows
+            .iter()
+            .find(|r| r.point.id == id)
+            .unwrap()
+            .point
+            .measured
+    };
+    let s = scenario_of("IMXA05b");
+    let mark = measured_mark("IMXA05b", &s, report(), cat).unwrap();
+    assert_eq!(mark.x, 1000.0 / measured("IMXA05b"));
+    assert_eq!(mark.y, measured("IMXA05a"));
+    assert_eq!(mark.rows, "IMXA05a, IMXA05b");
+    let s = scenario_of("MLP41-01");
+    assert_eq!(measured_mark("MLP41-01", &s, report(), cat), None);
+    let mut edited = scenario_of("IMXA05b");
+    edited.apply("osl", "2048", cat).unwrap();
+    assert_eq!(measured_mark("IMXA05b", &edited, report(), cat), None);
+}

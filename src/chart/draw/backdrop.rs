@@ -136,6 +136,26 @@ pub(super) fn frame_on<DB: DrawingBackend>(
         ))?;
     }
 
+    // A published measurement: a cross and its word, over the lines.
+    if let Some(m) = &model.measured {
+        let (cx, cy) = at(model.x.to_plot(m.x), model.y.to_plot(m.y));
+        let r = px(6.0);
+        let ink = ShapeStyle::from(&BLACK).stroke_width(px(2.0).max(1) as u32);
+        root.draw(&PathElement::new(
+            vec![(cx - r, cy - r), (cx + r, cy + r)],
+            ink,
+        ))?;
+        root.draw(&PathElement::new(
+            vec![(cx - r, cy + r), (cx + r, cy - r)],
+            ink,
+        ))?;
+        root.draw(&Text::new(
+            "measured",
+            (cx + r + px(3.0), cy),
+            font(11.0, BLACK).pos(Pos::new(HPos::Left, VPos::Center)),
+        ))?;
+    }
+
     // Every point's place.
     Ok(model
         .points

@@ -330,6 +330,47 @@ mod tests {
         assert_eq!(rec.log.len(), calls);
     }
 
+    /// A published measurement is a cross and its word on the chart, the axes widened
+    /// to hold it; on the per-dollar axis it is left out (a measurement has no price), and
+    /// the description says where it is.
+    #[test]
+    fn a_measured_point_is_a_cross_inside_the_axes() {
+        use crate::chart::MeasuredMark;
+        let (m, plain, _) = record(&Scenario::default(), YAxis::TokSPerChip);
+        let far = MeasuredMark {
+            x: m.x.hi * 3.0,
+            y: m.y.hi * 2.0,
+            rows: "X01a, X01b".into(),
+        };
+        let marked = m
+            .clone()
+            .with_measured(Some(far.clone()), YAxis::TokSPerChip);
+        assert!(marked.x.contains(far.x) && marked.y.contains(far.y));
+        let mut rec = Recorder::of_size(1600, 900);
+        let look = Look {
+            scale: 2.0,
+            ..Look::default()
+        };
+        draw(&mut rec, &marked, &look).unwrap();
+        assert!(rec.texts.iter().any(|t| t == "measured"));
+        assert!(!plain.texts.iter().any(|t| t == "measured"));
+        // The same axes without the mark: two strokes fewer.
+        let mut unmarked = Recorder::of_size(1600, 900);
+        let same_axes = ChartModel {
+            measured: None,
+            ..marked.clone()
+        };
+        draw(&mut unmarked, &same_axes, &look).unwrap();
+        assert_eq!(rec.paths, unmarked.paths + 2);
+        let r = explore(&Scenario::default(), Catalogue::builtin()).unwrap();
+        let text = crate::chart::describe::describe(&marked, &r);
+        assert!(
+            text.contains("A cross marks the published measurement") && text.contains("X01a, X01b"),
+            "{text}"
+        );
+        assert_eq!(m.clone().with_measured(Some(far), YAxis::TokSPerUsdHour), m);
+    }
+
     #[test]
     fn the_drawing_follows_the_scenario() {
         let (_, a, _) = record(&Scenario::default(), YAxis::TokSPerChip);

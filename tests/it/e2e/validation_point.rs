@@ -128,9 +128,18 @@ pub fn a_rows_scenario_opens_in_the_explorer(driver: &Driver, base: &str) {
         !href.contains("view=validation") && href.contains("model=deepseek-r1"),
         "{href}"
     );
+    // The run's measurement marked on the chart and named beside the point.
+    page.wait_for(
+        "the chart's measured cross",
+        "const e = document.getElementById('chart-summary'); return e && e.textContent.includes('A cross marks the published measurement') ? true : null;",
+    );
+    let summary = page.js_text("return document.getElementById('chart-summary').textContent;");
+    assert!(summary.contains("IMXA05a, IMXA05b"), "{summary}");
+    let measured = page.text("#row-measurements");
+    assert!(measured.contains("row IMXA05b (calibration)"), "{measured}");
     page.close();
     eprintln!(
-        "validation point: {EXPLORED}'s scenario opened in the explorer with its point selected"
+        "validation point: {EXPLORED}'s scenario opened in the explorer with its point selected and its run's measurement marked"
     );
 }
 
