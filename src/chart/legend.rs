@@ -28,6 +28,8 @@ pub enum Mark {
     Line(Line),
     /// A pinned scenario's dashed frontier: its colour and dash pattern.
     Dashed(Rgb, (f64, f64)),
+    /// A published measurement's cross.
+    Cross,
     Swatch(Rgb),
     /// A mixed point's two halves.
     Split(Rgb, Rgb),
@@ -107,6 +109,12 @@ pub fn entries(model: &ChartModel) -> Vec<Entry> {
         out.push(Entry::new(
             Mark::Dashed(pin.colour(), pin.dash()),
             pin.legend(),
+        ));
+    }
+    if let Some(m) = &model.measured {
+        out.push(Entry::new(
+            Mark::Cross,
+            format!("measured (rows {})", m.rows),
         ));
     }
     let compliant = || model.points.iter().filter(|p| p.meets_slo);

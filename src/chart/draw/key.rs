@@ -48,6 +48,19 @@ pub(super) fn draw_key<DB: DrawingBackend>(
                     ShapeStyle::from(&rgb(c)).stroke_width(r(2.0).max(1) as u32),
                 ))
                 .map(|_| ())?,
+            Mark::Cross => {
+                let ink = ShapeStyle::from(&BLACK).stroke_width(r(2.0).max(1) as u32);
+                let d = r(5.0);
+                for (from, to) in [((-d, -d), (d, d)), ((-d, d), (d, -d))] {
+                    area.draw(&PathElement::new(
+                        vec![
+                            (centre.0 + from.0, centre.1 + from.1),
+                            (centre.0 + to.0, centre.1 + to.1),
+                        ],
+                        ink,
+                    ))?;
+                }
+            }
             Mark::Swatch(c) => swatch(area, centre, s, [c, c], outline)?,
             Mark::Split(a, b) => marker(
                 area,

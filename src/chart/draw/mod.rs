@@ -330,9 +330,9 @@ mod tests {
         assert_eq!(rec.log.len(), calls);
     }
 
-    /// A published measurement is a cross and its word on the chart, the axes widened
-    /// to hold it; on the per-dollar axis it is left out (a measurement has no price), and
-    /// the description says where it is.
+    /// A published measurement is a cross and its word on the chart and in its key, the
+    /// axes widened to hold it; on the per-dollar axis it is left out (a measurement has no
+    /// price), and the description says where it is.
     #[test]
     fn a_measured_point_is_a_cross_inside_the_axes() {
         use crate::chart::MeasuredMark;
@@ -354,14 +354,16 @@ mod tests {
         draw(&mut rec, &marked, &look).unwrap();
         assert!(rec.texts.iter().any(|t| t == "measured"));
         assert!(!plain.texts.iter().any(|t| t == "measured"));
-        // The same axes without the mark: two strokes fewer.
+        // The key names it with a cross of its own.
+        assert!(rec.texts.iter().any(|t| t == "measured (rows X01a, X01b)"));
+        // The same axes without the mark: two strokes fewer on the plot, two in the key.
         let mut unmarked = Recorder::of_size(1600, 900);
         let same_axes = ChartModel {
             measured: None,
             ..marked.clone()
         };
         draw(&mut unmarked, &same_axes, &look).unwrap();
-        assert_eq!(rec.paths, unmarked.paths + 2);
+        assert_eq!(rec.paths, unmarked.paths + 4);
         let r = explore(&Scenario::default(), Catalogue::builtin()).unwrap();
         let text = crate::chart::describe::describe(&marked, &r);
         assert!(
