@@ -5,14 +5,14 @@ use super::{Explored, Page};
 use crate::chart::canvas::Backend;
 use crate::chart::describe::describe;
 use crate::chart::draw::{first_part, hover_ring, next_part, Look, Parts};
-use crate::chart::{legend, nearest, ChartModel, Cloud, MeasuredMark};
+use crate::chart::{legend, nearest, ChartModel, Cloud};
 use crate::format;
 use crate::perf::Redraw;
 use crate::pins::overlay::pin_lines;
 use crate::pins::{Pin, Sweeps};
 use crate::scenario::Scenario;
 use crate::storage::Preferences;
-use crate::validation_view::opened::measured_mark;
+use crate::validation_view::opened::ExploredRun;
 use crate::web;
 use disagg_engine::units::Seconds;
 use disagg_engine::validation::ValidationReport;
@@ -45,7 +45,7 @@ pub(super) fn chart_model(
     preferences: RwSignal<Preferences>,
     explored: RwSignal<Option<Arc<Explored>>>,
     (pins, pin_sweeps): (RwSignal<Vec<Pin>>, RwSignal<Sweeps>),
-    measured: Memo<Option<MeasuredMark>>,
+    run: Memo<Option<Arc<ExploredRun>>>,
 ) -> Memo<Option<Arc<ChartModel>>> {
     /// Each value computed is new (compared by address, not by contents).
     fn changed<T>(old: Option<&Option<Arc<T>>>, new: Option<&Option<Arc<T>>>) -> bool {
@@ -92,7 +92,7 @@ pub(super) fn chart_model(
                 Some(Arc::new(
                     ChartModel::of(&cloud, r, &shown, every)
                         .with_pins(lines)
-                        .with_measured(measured.get(), y_axis),
+                        .with_measured(run.with(|r| r.as_ref()?.mark()), y_axis),
                 ))
             })
         },
@@ -100,21 +100,26 @@ pub(super) fn chart_model(
     )
 }
 
-/// The published measurement of an explored validation row's run, once per sweep of
-/// its scenario (`validation_view::opened::measured_mark`): marked on the chart while
-/// the scenario shown is the row's.
-pub(super) fn measured(
+/// The published measurements of an explored validation row's run, found once per
+/// sweep of a scenario that shows a deployment (`ExploredRun::of`): the chart marks
+/// them and the detail panel lists them, while the scenario is the row's.
+pub(super) fn explored_run(
     explored: RwSignal<Option<Arc<Explored>>>,
     explored_row: RwSignal<Option<String>>,
     validation: RwSignal<Option<Arc<ValidationReport>>>,
-) -> Memo<Option<MeasuredMark>> {
+) -> Memo<Option<Arc<ExploredRun>>> {
     Memo::new(move |_| {
         let id = explored_row.get()?;
         let report = validation.get()?;
         explored.with(|e| {
             let e = e.as_ref()?;
             e.scenario.show.as_ref()?;
-            measured_mark(&id, &e.scenario, &report, Catalogue::builtin())
+            Some(Arc::new(ExploredRun::of(
+                &id,
+                &e.scenario,
+                &report,
+                Catalogue::builtin(),
+            )))
         })
     })
 }

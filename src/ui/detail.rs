@@ -8,7 +8,6 @@ use crate::explore::{detail, detail_without_speculation, speculation_gain, specu
 use crate::format::{self, sig3};
 use crate::reality::{figure_bands, measured_error};
 use crate::scenario::SHOW_KEY;
-use crate::validation_view::opened::measurements;
 use disagg_engine::disagg::explain::Explained;
 use disagg_engine::disagg::DeploymentPoint;
 use disagg_engine::units::Bytes;
@@ -211,15 +210,14 @@ pub fn Detail() -> impl IntoView {
     // Beside the deployment of an explored validation row, its run's measurements.
     let row_measurements = move || {
         let cloud = page.selected.get()?;
-        let id = page.explored_row.get()?;
-        let report = page.validation.get()?;
+        let run = page.explored_run.get()?;
         page.explored.with(|e| {
             let e = e.as_ref()?;
             let p = e.point(cloud)?;
             if e.scenario.show.as_ref() != Some(&p.spec) {
                 return None;
             }
-            let lines = measurements(&id, &e.scenario, &report, Catalogue::builtin());
+            let lines = run.lines();
             (!lines.is_empty()).then_some(lines)
         })
     };

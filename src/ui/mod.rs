@@ -53,6 +53,7 @@ use crate::jobs::{Answer, Job};
 use crate::perf::{Arrival, Latencies, Redraw};
 use crate::scenario::Scenario;
 use crate::storage::{self, Preferences, Start};
+use crate::validation_view::opened::ExploredRun;
 use crate::validation_view::{View, ViewState};
 use crate::web::{self, BrowserStore};
 use crate::worker::Sweeper;
@@ -105,10 +106,11 @@ pub struct Page {
     /// A deployment to select once the sweep of the current scenario draws it: an
     /// imported bundle's, or an opened validation row's.
     pub pending_point: StoredValue<Option<DeploymentSpec>>,
-    /// The validation row whose scenario "Explore its scenario" opened: the detail panel
-    /// names its run's measurements beside the row's deployment while the scenario is
-    /// the row's (`validation_view::opened::measurements`).
+    /// The validation row whose scenario "Explore its scenario" opened, and its run's
+    /// measurements that the current sweep's scenario reproduces (the chart's cross, the
+    /// detail panel's list; `validation_view::opened::ExploredRun`).
     pub explored_row: RwSignal<Option<String>>,
+    pub explored_run: Memo<Option<Arc<ExploredRun>>>,
     /// The id of the control that opened the selected point's details, where focus
     /// returns when they close.
     pub opener: StoredValue<Option<String>>,
@@ -136,7 +138,7 @@ impl Page {
         let pin_sweeps = RwSignal::new(crate::pins::Sweeps::new());
         let validation = RwSignal::new(None);
         let explored_row = RwSignal::new(None);
-        let measured = chart_view::measured(explored, explored_row, validation);
+        let explored_run = chart_view::explored_run(explored, explored_row, validation);
         Page {
             scenario,
             preferences,
@@ -150,11 +152,12 @@ impl Page {
                 preferences,
                 explored,
                 (pins, pin_sweeps),
-                measured,
+                explored_run,
             ),
             selected: RwSignal::new(start.point),
             pending_point: StoredValue::new(None),
             explored_row,
+            explored_run,
             opener: StoredValue::new(None),
             hovered: RwSignal::new(None),
             input_at: StoredValue::new(Some(web::now_ms())),

@@ -132,20 +132,57 @@ fn measurement_line(r: &disagg_engine::validation::ValidationRow) -> String {
     )
 }
 
-/// The published measurements the explorer's scenario `s` reproduces, opened from row
-/// `id`: that row and the other rows of its run whose bundles read into the same
-/// scenario, each as [`measurement_line`] writes it from `report`. Empty once the
-/// scenario is edited away from the row's.
-pub fn measurements(
-    id: &str,
-    s: &crate::scenario::Scenario,
-    report: &disagg_engine::validation::ValidationReport,
-    catalogue: &Catalogue,
-) -> Vec<String> {
-    run_rows(id, s, report, catalogue)
-        .into_iter()
-        .map(measurement_line)
-        .collect()
+/// The published measurements the explorer's scenario reproduces, opened from a
+/// validation row: that row and the other rows of its run whose bundles read into the
+/// same scenario, as the page's validation run scored them. Found once per sweep of the
+/// scenario (`Page::explored_run`); the detail panel lists them and the chart marks them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExploredRun(Vec<disagg_engine::validation::ValidationRow>);
+
+impl ExploredRun {
+    /// The run of row `id` as scenario `s` reproduces it (empty once the scenario is
+    /// edited away from the row's).
+    pub fn of(
+        id: &str,
+        s: &crate::scenario::Scenario,
+        report: &disagg_engine::validation::ValidationReport,
+        catalogue: &Catalogue,
+    ) -> ExploredRun {
+        ExploredRun(
+            run_rows(id, s, report, catalogue)
+                .into_iter()
+                .cloned()
+                .collect(),
+        )
+    }
+
+    /// Each row as [`measurement_line`] writes it.
+    pub fn lines(&self) -> Vec<String> {
+        self.0.iter().map(measurement_line).collect()
+    }
+
+    /// The point the chart can mark: the run's measured speed per user (from a TPOT
+    /// row, 1 / TPOT, or a tok/s-per-user row) and output per chip (from a per-chip row,
+    /// or a whole deployment's output over its chips), where the run gives both.
+    pub fn mark(&self) -> Option<crate::chart::MeasuredMark> {
+        let speed = self.0.iter().find_map(|r| match r.point.metric {
+            Metric::TpotMs if r.point.measured > 0.0 => Some((1000.0 / r.point.measured, r)),
+            Metric::TokSUser => Some((r.point.measured, r)),
+            _ => None,
+        })?;
+        let output = self.0.iter().find_map(|r| match r.point.metric {
+            Metric::OutputTokSPerChip => Some((r.point.measured, r)),
+            Metric::OutputTokS if r.point.chips > 0 => {
+                Some((r.point.measured / r.point.chips as f64, r))
+            }
+            _ => None,
+        })?;
+        Some(crate::chart::MeasuredMark {
+            x: speed.0,
+            y: output.0,
+            rows: format!("{}, {}", output.1.point.id, speed.1.point.id),
+        })
+    }
 }
 
 /// The other rows of an opened row's run with the same deployment and settings (a
@@ -170,35 +207,4 @@ pub fn siblings(
         .filter(|r| r.point.id != o.point.id)
         .map(measurement_line)
         .collect()
-}
-
-/// The published point of row `id`'s run that the chart can mark beside the
-/// deployment scenario `s` shows: its measured speed per user (from a TPOT row, 1 / TPOT,
-/// or a tok/s-per-user row) and output per chip (from a per-chip row, or a whole
-/// deployment's output over its chips), where the run's rows that read into `s` give
-/// both; `None` otherwise.
-pub fn measured_mark(
-    id: &str,
-    s: &crate::scenario::Scenario,
-    report: &disagg_engine::validation::ValidationReport,
-    catalogue: &Catalogue,
-) -> Option<crate::chart::MeasuredMark> {
-    let rows = run_rows(id, s, report, catalogue);
-    let speed = rows.iter().find_map(|r| match r.point.metric {
-        Metric::TpotMs if r.point.measured > 0.0 => Some((1000.0 / r.point.measured, r)),
-        Metric::TokSUser => Some((r.point.measured, r)),
-        _ => None,
-    })?;
-    let output = rows.iter().find_map(|r| match r.point.metric {
-        Metric::OutputTokSPerChip => Some((r.point.measured, r)),
-        Metric::OutputTokS if r.point.chips > 0 => {
-            Some((r.point.measured / r.point.chips as f64, r))
-        }
-        _ => None,
-    })?;
-    Some(crate::chart::MeasuredMark {
-        x: speed.0,
-        y: output.0,
-        rows: format!("{}, {}", output.1.point.id, speed.1.point.id),
-    })
 }

@@ -521,7 +521,10 @@ fn a_rows_bundle_file_and_command_name_it() {
 /// and error as the table scores them; none once the scenario is edited.
 #[test]
 fn an_explored_row_names_its_runs_measurements() {
-    use super::opened::{measurements, open};
+    use super::opened::{open, ExploredRun};
+    let measurements = |id: &str, s: &Scenario, report: &ValidationReport, cat: &Catalogue| {
+        ExploredRun::of(id, s, report, cat).lines()
+    };
     let cat = Catalogue::builtin();
     let report = report();
     let scenario_of = |id: &str| {
@@ -629,7 +632,10 @@ fn an_opened_row_names_its_runs_other_rows() {
 /// row); none for a run of one throughput row (MLP41-01), nor once edited away.
 #[test]
 fn an_explored_rows_run_gives_the_charts_measured_cross() {
-    use super::opened::{measured_mark, open};
+    use super::opened::{open, ExploredRun};
+    let measured_mark = |id: &str, s: &Scenario, report: &ValidationReport, cat: &Catalogue| {
+        ExploredRun::of(id, s, report, cat).mark()
+    };
     let cat = Catalogue::builtin();
     let scenario_of = |id: &str| {
         let b = open(id, cat).unwrap().bundle.unwrap();
