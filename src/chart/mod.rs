@@ -9,6 +9,7 @@ pub mod describe;
 pub mod draw;
 pub(crate) mod frame;
 pub mod legend;
+mod measured;
 #[cfg(test)]
 pub(crate) mod recorder;
 
@@ -19,6 +20,7 @@ pub use cloud::Cloud;
 use disagg_engine::disagg::Figures;
 use disagg_engine::sweep::{Class, SweepResult};
 use disagg_engine::Catalogue;
+pub use measured::MeasuredMark;
 
 /// How an axis maps data to position.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -279,44 +281,32 @@ pub struct ChartModel {
     pub measured: Option<MeasuredMark>,
 }
 
-/// A published run's measured interactivity and output per chip, on the chart.
-#[derive(Clone, Debug, PartialEq)]
-pub struct MeasuredMark {
-    /// tok/s per user: 1 / the measured TPOT, or the published speed per user.
-    pub x: f64,
-    /// Output tok/s per chip.
-    pub y: f64,
-    /// The rows it comes from ("IMXA05a, IMXA05b").
-    pub rows: String,
-}
-
 impl ChartModel {
-    /// This chart with `mark` drawn where the y axis is output per chip (a measured
-    /// output has no dollars of its own), the axes widened to hold it.
-    pub fn with_measured(mut self, mark: Option<MeasuredMark>, y: YAxis) -> ChartModel {
-        let Some(mark) = mark.filter(|m| {
-            y == YAxis::TokSPerChip && m.x.is_finite() && m.x > 0.0 && m.y.is_finite() && m.y > 0.0
-        }) else {
-            return self;
+    /// Widens the axes to every point, the target and the overlays drawn over them (the
+    /// pinned frontiers, a measured cross): the one fit `with_pins` and `with_measured`
+    /// share.
+    pub(crate) fn fit_overlays(&mut self) {
+        let pins = |axis: fn(&(f64, f64)) -> f64| {
+            self.pins
+                .iter()
+                .flat_map(move |l| l.points.iter().map(axis))
         };
         let target = self.target;
         self.x = AxisRange::covering(
             self.points
                 .iter()
                 .map(|p| p.x)
-                .chain(self.pins.iter().flat_map(|l| l.points.iter().map(|p| p.0)))
+                .chain(pins(|p| p.0))
                 .chain(target.is_finite().then_some(target))
-                .chain([mark.x]),
+                .chain(self.measured.as_ref().map(|m| m.x)),
         );
         self.y = AxisRange::covering(
             self.points
                 .iter()
                 .map(|p| p.y)
-                .chain(self.pins.iter().flat_map(|l| l.points.iter().map(|p| p.1)))
-                .chain([mark.y]),
+                .chain(pins(|p| p.1))
+                .chain(self.measured.as_ref().map(|m| m.y)),
         );
-        self.measured = Some(mark);
-        self
     }
 }
 

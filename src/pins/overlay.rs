@@ -3,7 +3,7 @@
 //! whose dash pattern is the pin's own, so pins differ by more than colour.
 
 use super::{sweep_of, Pin, Sweeps};
-use crate::chart::{y_value, AxisRange, ChartModel, Rgb};
+use crate::chart::{y_value, ChartModel, Rgb};
 use crate::scenario::YAxis;
 
 /// One pin's frontier on the chart.
@@ -71,21 +71,8 @@ impl ChartModel {
         if pins.is_empty() {
             return self;
         }
-        let on_pins = |axis: fn(&(f64, f64)) -> f64| {
-            pins.iter()
-                .flat_map(move |l| l.points.iter().map(axis))
-                .collect::<Vec<f64>>()
-        };
-        let target = self.target;
-        self.x = AxisRange::covering(
-            self.points
-                .iter()
-                .map(|p| p.x)
-                .chain(on_pins(|p| p.0))
-                .chain(target.is_finite().then_some(target)),
-        );
-        self.y = AxisRange::covering(self.points.iter().map(|p| p.y).chain(on_pins(|p| p.1)));
         self.pins = pins;
+        self.fit_overlays();
         self
     }
 }
