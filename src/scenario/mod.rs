@@ -539,4 +539,8 @@ mod limits_tests;
 #[cfg(test)]
 mod precision_tests;
 #[cfg(test)]
+mod run_tests;
+#[cfg(test)]
 pub(crate) mod tests;
+#[cfg(test)]
+mod user_chips_tests;
