@@ -8,6 +8,7 @@
 use super::{mean_rows, median, summarize, BenchmarkPoint, ErrorSummary, Role, ValidationRow};
 use crate::error::{EngineError, Result};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 /// The hold-out median |error| issue 22 sets as the headline target: a group's rows
 /// within it are counted.
@@ -201,30 +202,27 @@ pub fn breakdown<'a>(
     rows: impl IntoIterator<Item = &'a ValidationRow>,
     keys: &[GroupBy],
 ) -> Vec<Group> {
+    // Each group's calibration and hold-out errors, gathered in one pass over the
+    // rows of each role.
     let rows: Vec<&ValidationRow> = rows.into_iter().collect();
-    let key_of = |p: &BenchmarkPoint| keys.iter().map(|k| k.of(p)).collect::<Vec<_>>();
-    let mut names: Vec<Vec<String>> = rows.iter().map(|r| key_of(&r.point)).collect();
-    names.sort();
-    names.dedup();
-    let mut groups: Vec<Group> = names
-        .into_iter()
-        .map(|key| {
-            let errors = |role| {
-                mean_rows(rows.iter().copied(), role)
-                    .filter(|r| key_of(&r.point) == key)
-                    .filter_map(|r| r.error)
-                    .collect::<Vec<f64>>()
-            };
-            let held = errors(Role::Holdout);
-            Group {
-                calibration: summarize(errors(Role::Calibration).into_iter()),
-                holdout: summarize(held.iter().copied()),
-                holdout_bias: median(&held),
-                holdout_within_target: held.iter().filter(|e| e.abs() <= HOLDOUT_TARGET).count(),
-                key,
+    let mut errors: BTreeMap<Vec<String>, [Vec<f64>; 2]> = BTreeMap::new();
+    for (slot, role) in [(0, Role::Calibration), (1, Role::Holdout)] {
+        for r in mean_rows(rows.iter().copied(), role) {
+            if let Some(e) = r.error {
+                let key = keys.iter().map(|k| k.of(&r.point)).collect();
+                errors.entry(key).or_default()[slot].push(e);
             }
+        }
+    }
+    let mut groups: Vec<Group> = errors
+        .into_iter()
+        .map(|(key, [calibration, held])| Group {
+            calibration: summarize(calibration.into_iter()),
+            holdout: summarize(held.iter().copied()),
+            holdout_bias: median(&held),
+            holdout_within_target: held.iter().filter(|e| e.abs() <= HOLDOUT_TARGET).count(),
+            key,
         })
-        .filter(|g| g.calibration.is_some() || g.holdout.is_some())
         .collect();
     groups.sort_by(|a, b| {
         let n = |g: &Group| g.holdout.map_or(0, |s| s.points);
