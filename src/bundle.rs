@@ -283,6 +283,11 @@ fn settings(b: &Bundle, catalogue: &Catalogue) -> Result<Vec<(String, String, St
         "adp",
         (a.aligned_group_prefill as u8).to_string(),
     );
+    set(
+        "assumptions.expert_exchange",
+        "xchg",
+        a.expert_exchange.id().to_string(),
+    );
     set("assumptions.framework", "fw", a.framework.id().to_string());
     set(
         "assumptions.scheduling",

@@ -14,6 +14,7 @@ impl Scenario {
     pub fn assumptions(&self) -> Assumptions {
         let mut a = self.run.onto_assumptions(Assumptions {
             aligned_group_prefill: self.aligned_prefill,
+            expert_exchange: self.expert_exchange,
             framework: self.framework,
             redundant_experts: self.redundant_experts,
             scheduling: self.scheduling,

@@ -4,6 +4,7 @@
 //! yields the nearest valid scenario plus one notice per thing that was ignored or
 //! clamped, so the page always has something to draw and can say what it changed.
 
+use disagg_engine::assumptions::ExpertExchange;
 use disagg_engine::catalogue::{ChipField, USER_MODEL_ID};
 use disagg_engine::disagg::{Axis, DeploymentSpec};
 use disagg_engine::frontier::Objective;
@@ -117,6 +118,9 @@ pub struct Scenario {
     /// Attention-DP replicas that share an expert group prefill in the same step
     /// (TensorRT-LLM's balancing) instead of each on its own schedule.
     pub aligned_prefill: bool,
+    /// How an expert group exchanges tokens under attention data parallelism (link key
+    /// `xchg`; `all_to_all`, the default, is not written).
+    pub expert_exchange: ExpertExchange,
     /// The serving framework whose default batch limit and token budget apply (link
     /// key `fw`; `auto`, each chip family's usual one, is not written).
     pub framework: FrameworkChoice,
@@ -185,6 +189,7 @@ impl Default for Scenario {
             draft_tokens: 4,
             speculative_decode: false,
             aligned_prefill: false,
+            expert_exchange: ExpertExchange::AllToAll,
             framework: FrameworkChoice::Auto,
             scheduling: Scheduling::Continuous,
             y_axis: YAxis::TokSPerChip,
@@ -235,7 +240,7 @@ impl Scenario {
         }
     }
 
-    /// Puts back the settings only routed experts read (`ed`, `re`, `adp`) when the
+    /// Puts back the settings only routed experts read (`ed`, `re`, `adp`, `xchg`) when the
     /// scenario's model resolves and has none, and returns each one reset with the value
     /// it held. The page hides their controls for such a model, so a value kept would
     /// act unseen the moment a model with experts is picked. A model that does not
@@ -259,6 +264,10 @@ impl Scenario {
         if self.aligned_prefill {
             reset.push(("adp", "1".to_string()));
             self.aligned_prefill = false;
+        }
+        if !self.expert_exchange.is_all_to_all() {
+            reset.push(("xchg", self.expert_exchange.id().to_string()));
+            self.expert_exchange = ExpertExchange::AllToAll;
         }
         reset
     }
@@ -315,6 +324,9 @@ impl Scenario {
         }
         if self.aligned_prefill {
             q.push("adp=1".into());
+        }
+        if !self.expert_exchange.is_all_to_all() {
+            q.push(format!("xchg={}", self.expert_exchange.id()));
         }
         if self.framework != FrameworkChoice::Auto {
             q.push(format!("fw={}", self.framework.id()));

@@ -41,8 +41,8 @@ fn component_dtypes_reach_the_setup_through_the_bundle() {
 fn expert_settings_on_a_dense_model_are_reset_with_a_notice() {
     // Either order of model and settings: the link is read whole first.
     for query in [
-        "v=1&model=llama-3.1-8b&ed=nvfp4&re=32&adp=1",
-        "v=1&ed=nvfp4&re=32&adp=1&model=llama-3.1-8b",
+        "v=1&model=llama-3.1-8b&ed=nvfp4&re=32&adp=1&xchg=gather_scatter",
+        "v=1&ed=nvfp4&re=32&adp=1&xchg=gather_scatter&model=llama-3.1-8b",
     ] {
         let (s, notices) = Scenario::from_query(query, cat());
         assert_eq!(
@@ -50,23 +50,29 @@ fn expert_settings_on_a_dense_model_are_reset_with_a_notice() {
             (None, 0, false),
             "{query}"
         );
+        assert!(s.expert_exchange.is_all_to_all(), "{query}");
         assert_eq!(
             notices,
             [
                 "ignored ed=nvfp4: the model has no routed experts",
                 "ignored re=32: the model has no routed experts",
                 "ignored adp=1: the model has no routed experts",
+                "ignored xchg=gather_scatter: the model has no routed experts",
             ],
             "{query}"
         );
     }
     // A model with routed experts keeps them, without a word.
-    let (s, notices) = Scenario::from_query("v=1&model=deepseek-r1&ed=nvfp4&re=32&adp=1", cat());
+    let (s, notices) = Scenario::from_query(
+        "v=1&model=deepseek-r1&ed=nvfp4&re=32&adp=1&xchg=gather_scatter",
+        cat(),
+    );
     assert!(notices.is_empty(), "{notices:?}");
     assert_eq!(
         (s.expert_dtype, s.redundant_experts, s.aligned_prefill),
         (Some(DType::Nvfp4), 32, true)
     );
+    assert_eq!(s.expert_exchange.id(), "gather_scatter");
     // Picking a dense model on the page puts them back, and says which it reset.
     let mut s = s;
     s.apply("model", "llama-3.1-8b", cat()).unwrap();
@@ -76,7 +82,8 @@ fn expert_settings_on_a_dense_model_are_reset_with_a_notice() {
         [
             ("ed", "nvfp4".to_string()),
             ("re", "32".to_string()),
-            ("adp", "1".to_string())
+            ("adp", "1".to_string()),
+            ("xchg", "gather_scatter".to_string())
         ]
     );
     assert_eq!(s.reset_expert_settings_of_a_dense_model(cat()), []);

@@ -50,6 +50,7 @@ fn query_round_trips() {
         draft_tokens: 3,
         speculative_decode: true,
         aligned_prefill: true,
+        expert_exchange: disagg_engine::assumptions::ExpertExchange::GatherScatter,
         framework: FrameworkChoice::Given(Framework::Vllm),
         scheduling: disagg_engine::serving::Scheduling::Static,
         y_axis: YAxis::TokSPerUsdHour,
@@ -147,7 +148,7 @@ fn the_colour_and_the_selected_point_travel_in_the_link() {
 fn hostile_queries_give_the_nearest_valid_scenario_and_say_why() {
     let (s, notices) = Scenario::from_query(
         "?v=1&model=gpt-9&isl=-5&osl=99999999999999999999&chips=h200,warp-drive,h200\
-         &budget=0&acc=NaN&k=400&target=inf&axis=%3Cscript%3E&zzz=1&%E0%A4=%&sd=maybe&adp=2&ocv=-1",
+         &budget=0&acc=NaN&k=400&target=inf&axis=%3Cscript%3E&zzz=1&%E0%A4=%&sd=maybe&adp=2&xchg=broadcast&ocv=-1",
         cat(),
     );
     let d = Scenario::default();
@@ -161,6 +162,7 @@ fn hostile_queries_give_the_nearest_valid_scenario_and_say_why() {
     assert_eq!(s.axis, d.axis);
     assert!(!s.speculative_decode);
     assert!(!s.aligned_prefill);
+    assert!(s.expert_exchange.is_all_to_all());
     assert_eq!(s.output_cv, 0.0);
     for needle in [
         "model",
@@ -175,6 +177,7 @@ fn hostile_queries_give_the_nearest_valid_scenario_and_say_why() {
         "zzz",
         "sd=",
         "adp=",
+        "xchg",
         "spread",
     ] {
         assert!(

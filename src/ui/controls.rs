@@ -3,6 +3,7 @@
 use super::Page;
 use crate::format::slo_at_label;
 use crate::scenario::{ColourBy, Scenario, YAxis, MAX_PREFIX_HIT_PCT};
+use disagg_engine::assumptions::ExpertExchange;
 use disagg_engine::catalogue::USER_MODEL_ID;
 use disagg_engine::disagg::Axis;
 use disagg_engine::limits::{
@@ -375,6 +376,30 @@ pub fn Controls() -> impl IntoView {
                         checked=flag(|s| s.aligned_prefill)
                         hint="MoE with attention data parallelism: TensorRT-LLM's ADP balancing; off, each replica prefills on its own schedule and the group waits for it"
                     />
+                    <div class="field">
+                        <label for="in-xchg">"Expert exchange"</label>
+                        <select
+                            id="in-xchg"
+                            aria-describedby="in-xchg-hint"
+                            on:change=move |ev| page.set_field("xchg", &event_target_value(&ev))
+                        >
+                            {[ExpertExchange::AllToAll, ExpertExchange::GatherScatter]
+                                .map(|e| {
+                                    view! {
+                                        <option value=e.id() prop:selected=move || s.with(|s| s.expert_exchange == e)>
+                                            {match e {
+                                                ExpertExchange::AllToAll => "all-to-all (each token to its experts)",
+                                                ExpertExchange::GatherScatter => "all-gather and reduce-scatter",
+                                            }}
+                                        </option>
+                                    }
+                                })
+                                .collect_view()}
+                        </select>
+                        <span class="hint" id="in-xchg-hint">
+                            "MoE with attention data parallelism: how replicas reach each other's experts; TensorRT-LLM's CUTLASS MoE gathers every token where its all-to-all is off"
+                        </span>
+                    </div>
                     <NumberField
                         key="re"
                         label="Redundant experts"

@@ -33,6 +33,7 @@ mod validate_by;
 mod validate_point;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
+use disagg_engine::assumptions::ExpertExchange;
 use disagg_engine::{Assumptions, Catalogue};
 use std::process::ExitCode;
 
@@ -158,6 +159,12 @@ pub(crate) struct AssumptionArgs {
     /// attention-DP balancing); default: each on its own schedule.
     #[arg(long)]
     aligned_group_prefill: bool,
+    /// How an expert group exchanges tokens under attention data parallelism:
+    /// all_to_all (each token to the experts it picked, the default) or gather_scatter
+    /// (every chip gathers every replica's tokens, then a reduce-scatter of the
+    /// outputs, as TensorRT-LLM's CUTLASS MoE does without its all-to-all).
+    #[arg(long, value_name = "all_to_all|gather_scatter")]
+    expert_exchange: Option<String>,
     /// A prefill pool with experts across replicas runs two micro-batches, one's
     /// all-to-all under the other's computation (DeepSeek's and SGLang's prefill).
     #[arg(long)]
@@ -205,6 +212,11 @@ impl AssumptionArgs {
         }
         if self.prefill_two_batch_overlap {
             a.prefill_two_batch_overlap = true;
+        }
+        if let Some(e) = &self.expert_exchange {
+            a.expert_exchange = ExpertExchange::parse(e).ok_or_else(|| {
+                format!("--expert-exchange: '{e}' is not one of all_to_all, gather_scatter")
+            })?;
         }
         if let Some(f) = &self.framework {
             a.framework = f.parse().map_err(|e| format!("--framework: {e}"))?;
@@ -359,10 +371,10 @@ pub(crate) const fn joined<const A: usize, const B: usize, const N: usize>(
 }
 
 /// The flags a bundle holds (clap ids), refused alongside `predict --bundle`.
-const PREDICT_BUNDLED: [&str; 67] = joined(PREDICT_HELD, COST_FLAGS);
+const PREDICT_BUNDLED: [&str; 68] = joined(PREDICT_HELD, COST_FLAGS);
 
 /// `predict`'s bundled flags other than the cost ones.
-const PREDICT_HELD: [&str; 60] = [
+const PREDICT_HELD: [&str; 61] = [
     "pipeline",
     "layers",
     "model",
@@ -415,6 +427,7 @@ const PREDICT_HELD: [&str; 60] = [
     "kv_dtype",
     "assumptions",
     "aligned_group_prefill",
+    "expert_exchange",
     "prefill_two_batch_overlap",
     "framework",
     "expert_dtype",

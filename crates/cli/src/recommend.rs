@@ -82,10 +82,10 @@ pub struct RecommendArgs {
 /// The flags a bundle holds (clap ids), refused alongside `recommend --bundle`: a bundle
 /// carries its model, workload, precision, speculation, link and assumptions, so a flag
 /// for any of them beside it would be ignored.
-pub(crate) const RECOMMEND_BUNDLED: [&str; 39] = crate::joined(RECOMMEND_HELD, crate::COST_FLAGS);
+pub(crate) const RECOMMEND_BUNDLED: [&str; 40] = crate::joined(RECOMMEND_HELD, crate::COST_FLAGS);
 
 /// `recommend`'s bundled flags other than the cost ones.
-const RECOMMEND_HELD: [&str; 32] = [
+const RECOMMEND_HELD: [&str; 33] = [
     "model",
     "chips",
     "isl",
@@ -110,6 +110,7 @@ const RECOMMEND_HELD: [&str; 32] = [
     "no_kv_streaming",
     "assumptions",
     "aligned_group_prefill",
+    "expert_exchange",
     "prefill_two_batch_overlap",
     "framework",
     "expert_dtype",

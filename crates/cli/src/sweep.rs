@@ -87,10 +87,10 @@ pub struct SweepArgs {
 }
 
 /// The flags a bundle holds (clap ids), refused alongside `sweep --bundle`.
-pub(crate) const SWEEP_BUNDLED: [&str; 46] = crate::joined(SWEEP_HELD, crate::COST_FLAGS);
+pub(crate) const SWEEP_BUNDLED: [&str; 47] = crate::joined(SWEEP_HELD, crate::COST_FLAGS);
 
 /// `sweep`'s bundled flags other than the cost ones.
-const SWEEP_HELD: [&str; 39] = [
+const SWEEP_HELD: [&str; 40] = [
     "model",
     "axis",
     "chips",
@@ -122,6 +122,7 @@ const SWEEP_HELD: [&str; 39] = [
     "no_kv_streaming",
     "assumptions",
     "aligned_group_prefill",
+    "expert_exchange",
     "prefill_two_batch_overlap",
     "framework",
     "expert_dtype",

@@ -75,6 +75,46 @@ fn assumptions_come_from_a_file_or_a_flag_and_bad_ones_are_named() {
         r1_output(&tensor_parallel, &["--aligned-group-prefill"])
     );
 
+    // The gather-scatter exchange moves DeepSeek-R1's eight picks over eight chips in
+    // as many bytes as the all-to-all, but without TensorRT-LLM's all-to-all kernel
+    // floor: it changes the attention-DP prediction, the flag and the file field are the
+    // same switch, a tensor-parallel layout does not move, and a bad value is named.
+    let gathered = r1_output(&attention_dp, &["--expert-exchange", "gather_scatter"]);
+    assert_ne!(gathered, plain);
+    let gathered_file = dir.join("gathered.json");
+    std::fs::write(&gathered_file, r#"{"expert_exchange": "gather_scatter"}"#).unwrap();
+    assert_eq!(
+        gathered,
+        r1_output(
+            &attention_dp,
+            &["--assumptions", gathered_file.to_str().unwrap()]
+        )
+    );
+    assert_eq!(
+        r1_output(&tensor_parallel, &[]),
+        r1_output(&tensor_parallel, &["--expert-exchange", "gather_scatter"])
+    );
+    let o = disagg(&[
+        "predict",
+        "--model",
+        "deepseek-r1",
+        "--chip",
+        "b200",
+        "--isl",
+        "128",
+        "--osl",
+        "128",
+        "--batch",
+        "1",
+        "--expert-exchange",
+        "broadcast",
+    ]);
+    refused(
+        &o,
+        &["--expert-exchange: 'broadcast'", "gather_scatter"],
+        "",
+    );
+
     // A partial file overrides only what it names: a lower efficiency is slower.
     let slow = dir.join("slow.json");
     std::fs::write(&slow, r#"{"mfu": 0.3, "bw_eff": 0.4}"#).unwrap();

@@ -86,6 +86,13 @@ pub struct Assumptions {
     /// (DeepSeek's day-6 inference overview; SGLang's two-batch overlap). Off: the
     /// all-to-all is exposed as `comm_overlap` leaves it.
     pub prefill_two_batch_overlap: bool,
+    /// How the chips of an expert group exchange tokens where attention runs data
+    /// parallel: an all-to-all of each token's picks (the default), or an all-gather of
+    /// every replica's tokens before the experts and a reduce-scatter of their outputs
+    /// after, as TensorRT-LLM's CUTLASS MoE does where its all-to-all is not enabled
+    /// ([`ExpertExchange`], `audit/MODEL.md` 3.7.1).
+    #[serde(skip_serializing_if = "ExpertExchange::is_all_to_all")]
+    pub expert_exchange: ExpertExchange,
     /// The serving framework whose default batch limit and token budget apply where
     /// the user states none (`serving/mod.rs`); `auto` chooses by each pool's chip.
     pub framework: FrameworkChoice,
@@ -127,6 +134,42 @@ pub struct Assumptions {
     pub cost: CostSettings,
 }
 
+/// How an expert group's chips exchange tokens under attention data parallelism
+/// (`audit/MODEL.md` 3.7.1).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExpertExchange {
+    /// Each token goes to the chips holding the experts it picked, and comes back
+    /// (DeepEP, NVLink all-to-all kernels): `k (g - 1) / g` picks out per token.
+    #[default]
+    AllToAll,
+    /// Every chip gathers every replica's tokens, runs its own experts over all of
+    /// them, and the partial outputs are summed back by a reduce-scatter (NCCL): `g - 1`
+    /// tokens in per token of its own, whatever the picks.
+    GatherScatter,
+}
+
+impl ExpertExchange {
+    pub fn is_all_to_all(&self) -> bool {
+        *self == ExpertExchange::AllToAll
+    }
+
+    /// The name a link, a flag or a table row gives it.
+    pub fn id(self) -> &'static str {
+        match self {
+            ExpertExchange::AllToAll => "all_to_all",
+            ExpertExchange::GatherScatter => "gather_scatter",
+        }
+    }
+
+    /// Read from its id.
+    pub fn parse(id: &str) -> Option<ExpertExchange> {
+        [ExpertExchange::AllToAll, ExpertExchange::GatherScatter]
+            .into_iter()
+            .find(|e| e.id() == id)
+    }
+}
+
 fn is_zero(n: &u32) -> bool {
     *n == 0
 }
@@ -159,6 +202,7 @@ impl Default for Assumptions {
             aligned_group_prefill: false,
             expert_skew: 1.18,
             prefill_two_batch_overlap: false,
+            expert_exchange: ExpertExchange::AllToAll,
             framework: FrameworkChoice::Auto,
             scheduling: Scheduling::Continuous,
             pinned: Pinned::NONE,

@@ -183,7 +183,7 @@ fn exposed_chain(p: &Placement, cost: &StepCost, comm: f64) -> Chain {
         &comm_ops.map(|k| k.name()).collect::<Vec<_>>().join(", "),
         comm,
         "s",
-        Source::rule("message bytes / (link bandwidth x link_eff) + hop latencies, an all-to-all phase at least its framework's kernel time (MODEL.md 3.7): see the operator table"),
+        Source::rule("message bytes / (link bandwidth x link_eff) + hop latencies, an all-to-all phase at least its framework's kernel time (MODEL.md 3.7), or an all-gather and reduce-scatter by ring where expert_exchange says so (MODEL.md 3.7.1): see the operator table"),
     )
     .input(
         "overlap",

@@ -198,6 +198,54 @@ pub fn expert_all_to_all(
     )
 }
 
+/// Dispatch and combine of one chip's `traffic` as an all-gather and a reduce-scatter
+/// over an expert group of `group` chips (`audit/MODEL.md` 3.7.1): the chip gathers
+/// every other replica's tokens (quantised, at the dispatch width) so that its experts
+/// see every token of the group, and after them the group's partial outputs (at the
+/// combine width) are summed back to the chips whose tokens they are. Each phase brings
+/// `(g - 1)` tokens' hidden states to every chip per token of its own, however many
+/// experts a token picks, as NCCL's ring collectives do: `(g - 1)` hops each. A group
+/// spanning `m` scale-up domains of `l` chips brings `(g - l)` of them over scale-out
+/// and `(l - 1)` over scale-up, the slower link setting the time.
+pub fn expert_gather_scatter(
+    chip: &Chip,
+    group: u32,
+    traffic: ExpertTraffic,
+    link_eff: f64,
+) -> (Bytes, Seconds) {
+    let ExpertTraffic {
+        tokens,
+        hidden,
+        widths,
+        ..
+    } = traffic;
+    if group <= 1 || tokens <= 0.0 {
+        return (Bytes::ZERO, Seconds::ZERO);
+    }
+    let per_token = hidden * (widths.dispatch + widths.combine);
+    let g = group as f64;
+    let hops = 2.0 * (g - 1.0);
+    let Some(domains) = chip.whole_domains(group) else {
+        let link = chip.link_for_group(group);
+        let bytes = Bytes(tokens * (g - 1.0) * per_token);
+        return (
+            bytes,
+            bytes / (link.bandwidth * link_eff) + link.latency * hops,
+        );
+    };
+    let l = (group / domains) as f64;
+    let up = chip.link_for_group(group / domains);
+    let out = chip.network_link();
+    let up_bytes = tokens * (l - 1.0) * per_token;
+    let out_bytes = tokens * (g - l) * per_token;
+    let time =
+        (out_bytes / (out.bandwidth.0 * link_eff)).max(up_bytes / (up.bandwidth.0 * link_eff));
+    (
+        Bytes(out_bytes + up_bytes),
+        Seconds(time) + out.latency.max(up.latency) * hops,
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

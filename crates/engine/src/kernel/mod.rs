@@ -28,8 +28,8 @@ pub use attention::{attended_context, mla_core_flops, MlaDims};
 pub use breakdown::{Bottleneck, TimeBreakdown};
 pub use chain::step_chain;
 pub use collectives::{
-    custom_all_reduce, expert_all_to_all, group_all_reduce, on_peer_fabric, ring_all_reduce,
-    AllToAllWidths, ExpertTraffic, PCIE5_X16,
+    custom_all_reduce, expert_all_to_all, expert_gather_scatter, group_all_reduce, on_peer_fabric,
+    ring_all_reduce, AllToAllWidths, ExpertTraffic, PCIE5_X16,
 };
 pub use experts::{
     busiest_shard_experts, expert_load_imbalance, experts_touched, routed_picks_per_chip,

@@ -53,7 +53,7 @@ impl OpKind {
             OpKind::RoutedExperts => "routed experts",
             OpKind::LmHead => "LM head",
             OpKind::TpComm => "TP all-reduce",
-            OpKind::EpComm => "EP all-to-all",
+            OpKind::EpComm => "EP exchange",
             OpKind::PpComm => "PP hand-off",
         }
     }

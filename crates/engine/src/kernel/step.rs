@@ -7,11 +7,12 @@
 use super::gemm;
 use super::row::{Accumulator, Row, RowBytes, RowSink};
 use super::{
-    attended_context, busiest_shard_experts, expert_all_to_all, expert_load_imbalance,
-    group_all_reduce, mla_core_flops, routed_picks_per_chip, two_batch_overlaps, wave_slowdown,
-    AllToAllWidths, ExpertTraffic, MlaDims, OpCost, OpKind, Placement, Side, StepCost, StepShape,
-    TwoBatchOverlap,
+    attended_context, busiest_shard_experts, expert_all_to_all, expert_gather_scatter,
+    expert_load_imbalance, group_all_reduce, mla_core_flops, routed_picks_per_chip,
+    two_batch_overlaps, wave_slowdown, AllToAllWidths, ExpertTraffic, MlaDims, OpCost, OpKind,
+    Placement, Side, StepCost, StepShape, TwoBatchOverlap,
 };
+use crate::assumptions::ExpertExchange;
 use crate::dtype::{ComputeRate, DType, WeightFormat};
 use crate::model::{Attention, Ffn};
 use crate::units::{Bytes, Flops, FlopsPerSecond, Seconds};
@@ -397,20 +398,34 @@ pub(super) fn traced_step_cost<S: RowSink>(
                 if matches!(side, Side::Whole | Side::Layers) && par.replicas_per_expert_group() > 1
                 {
                     // Dispatch and combine: each chip sends its tokens' picks to the
-                    // experts elsewhere in the group, and receives them back.
+                    // experts elsewhere in the group, and receives them back; or the
+                    // group gathers every token and scatters the summed outputs back.
                     let traffic = ExpertTraffic {
                         tokens: tokens / tp * imbalance,
                         top_k: k,
                         hidden: h,
                         widths: a2a_widths,
                     };
-                    let (bytes, time) = expert_all_to_all(
-                        chip,
-                        group,
-                        traffic,
-                        a.link_eff,
-                        p.rates.all_to_all_floor,
-                    );
+                    let (bytes, time) = match a.expert_exchange {
+                        ExpertExchange::AllToAll => expert_all_to_all(
+                            chip,
+                            group,
+                            traffic,
+                            a.link_eff,
+                            p.rates.all_to_all_floor,
+                        ),
+                        // Every chip receives every token, not a share of the
+                        // busiest rank's picks.
+                        ExpertExchange::GatherScatter => expert_gather_scatter(
+                            chip,
+                            group,
+                            ExpertTraffic {
+                                tokens: tokens / tp,
+                                ..traffic
+                            },
+                            a.link_eff,
+                        ),
+                    };
                     acc.add(Row::transfer(OpKind::EpComm, count, bytes, time));
                     two_batch.add_layers(
                         count,

@@ -1,7 +1,7 @@
 //! The validation table as written: published measurements (`catalogue/benchmarks.toml`),
 //! each with its source, serving framework, role and the scenario it maps to.
 
-use crate::assumptions::Assumptions;
+use crate::assumptions::{Assumptions, ExpertExchange};
 use crate::catalogue::embedded_benchmarks;
 use crate::disagg::{Axis, DeploymentPoint, PoolRole};
 use crate::dtype::DType;
@@ -359,6 +359,11 @@ pub struct BenchmarkPoint {
     /// enable_balance`), where its config says; absent means the global assumption.
     #[serde(default)]
     pub aligned_group_prefill: Option<bool>,
+    /// How the run's expert group exchanges tokens under attention data parallelism,
+    /// where its framework's code at the run's version says; absent means the global
+    /// assumption (`Assumptions::expert_exchange`).
+    #[serde(default)]
+    pub expert_exchange: Option<ExpertExchange>,
     /// Redundant expert slots the deployment adds (DeepSeek's EPLB: 32 over 256
     /// experts); absent means none.
     #[serde(default)]
@@ -503,6 +508,7 @@ impl BenchmarkPoint {
             aligned_group_prefill: self
                 .aligned_group_prefill
                 .unwrap_or(base.aligned_group_prefill),
+            expert_exchange: self.expert_exchange.unwrap_or(base.expert_exchange),
             redundant_experts: self.redundant_experts.unwrap_or(base.redundant_experts),
             prefill_two_batch_overlap: self
                 .prefill_two_batch_overlap

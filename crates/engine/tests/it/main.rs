@@ -12,6 +12,7 @@ mod disagg;
 mod eager;
 mod eagle;
 mod explain;
+mod gather_scatter;
 mod headline;
 mod host_overlap;
 mod kernel;
