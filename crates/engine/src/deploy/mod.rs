@@ -17,6 +17,7 @@ mod vllm;
 
 pub use command::{Arg, Command, Tool};
 
+use crate::assumptions::ExpertExchange;
 use crate::bundle::Inputs;
 use crate::catalogue::Chip;
 use crate::disagg::{Axis, Deployment, DeploymentPoint, Draft, PoolRole, Setup};
@@ -431,6 +432,7 @@ fn shared_notes(b: &mut Builder, setup: &Setup, model: &LaunchModel, plans: &[Po
         b.note("a bits-per-weight override (a GGUF-like format) has no launch flag in these frameworks".into());
     }
     serving_setting_notes(b, setup);
+    expert_exchange_note(b, setup, plans);
 }
 
 /// The serving settings the model runs with that the launch's framework has no flag
@@ -463,6 +465,25 @@ fn serving_setting_notes(b: &mut Builder, setup: &Setup) {
             }
         ));
     }
+}
+
+/// The expert exchange as modelled, where a pool's experts span its attention replicas
+/// and the model gathers rather than sends each token to its experts (`MODEL.md` 3.7.1):
+/// how each framework is set to run it. No framework takes it as a flag these launches
+/// write, so it is said.
+fn expert_exchange_note(b: &mut Builder, setup: &Setup, plans: &[PoolPlan]) {
+    let gathers = setup.assumptions.expert_exchange == ExpertExchange::GatherScatter;
+    if !gathers || plans.iter().all(|p| p.par.replicas_per_expert_group() <= 1) {
+        return;
+    }
+    let how = match b.launch.framework {
+        LaunchFramework::Trtllm => "set TRTLLM_FORCE_COMM_METHOD=ALLGATHER in every server's environment (TensorRT-LLM's MoE communication factory, which otherwise picks an all-to-all where the machine runs one)",
+        LaunchFramework::Vllm | LaunchFramework::Dynamo => "set vLLM's all2all_backend to allgather_reducescatter (vllm/config/parallel.py, All2AllBackend)",
+        LaunchFramework::Sglang => "leave --moe-a2a-backend unset: SGLang's data-parallel attention then gathers its ranks' tokens for the experts (dp_gather in python/sglang/srt/layers/dp_attention.py), by an all-reduce of a zero-filled buffer or a padded all-gather, which the model does not tell apart",
+    };
+    b.note(format!(
+        "the expert exchange is modelled as an all-gather of every replica's tokens and a reduce-scatter of the outputs: {how}"
+    ));
 }
 
 /// A share of the layers offloaded on purpose as SGLang's layer groups: `n` of every

@@ -4,6 +4,7 @@
 
 use crate::common::*;
 use crate::deploy_flags::{check_flags, yaml_keys};
+use disagg_engine::assumptions::ExpertExchange;
 use disagg_engine::deploy::{launch, Command, Launch, LaunchFramework, LaunchModel, Tool};
 use disagg_engine::disagg::{Deployment, Draft};
 use std::collections::BTreeSet;
@@ -554,6 +555,38 @@ fn serving_settings_become_flags_or_notes() {
                 .all(|t| t.contains("disable_overlap_scheduler: true")),
         "{options:?}"
     );
+
+    // The gathered expert exchange is said for every framework, with how each runs it,
+    // where experts span replicas; a tensor-parallel pool has no exchange to set.
+    let mut gathered = wide_ep();
+    gathered.0.assumptions.expert_exchange = ExpertExchange::GatherScatter;
+    for (framework, says) in [
+        (
+            LaunchFramework::Trtllm,
+            "TRTLLM_FORCE_COMM_METHOD=ALLGATHER",
+        ),
+        (LaunchFramework::Vllm, "allgather_reducescatter"),
+        (LaunchFramework::Dynamo, "allgather_reducescatter"),
+        (LaunchFramework::Sglang, "leave --moe-a2a-backend unset"),
+    ] {
+        let l = run(framework, &gathered);
+        let exchange: Vec<&String> = l
+            .notes
+            .iter()
+            .filter(|n| n.contains("expert exchange"))
+            .collect();
+        assert!(
+            exchange.len() == 1 && exchange[0].contains(says),
+            "{framework:?}: {:?}",
+            l.notes
+        );
+        let plain = run(framework, &wide_ep());
+        assert!(plain.notes.iter().all(|n| !n.contains("expert exchange")));
+    }
+    let mut tensor_parallel = with(aggregated(), None);
+    tensor_parallel.0.assumptions.expert_exchange = ExpertExchange::GatherScatter;
+    let l = run(LaunchFramework::Trtllm, &tensor_parallel);
+    assert!(l.notes.iter().all(|n| !n.contains("expert exchange")));
 
     // A share no group of at most 64 layers gives is said, not rounded.
     let mut odd = with(aggregated(), None);
