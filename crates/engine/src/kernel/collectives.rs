@@ -2,7 +2,7 @@
 //! closed form of bytes moved and time taken.
 
 use super::roofline::operator_time;
-use crate::catalogue::Chip;
+use crate::catalogue::{Chip, Link};
 use crate::serving::AllToAllFloor;
 use crate::units::{Bytes, BytesPerSecond, Seconds};
 
@@ -188,14 +188,19 @@ pub fn expert_all_to_all(
     let up = chip.link_for_group(group / domains);
     let out = chip.network_link();
     let remote_domains = (m - 1.0) * (1.0 - (1.0 - 1.0 / m).powf(top_k));
-    let out_bytes = tokens * remote_domains * per_pick;
-    let up_bytes = tokens * top_k * (l - 1.0) / l * per_pick;
-    let time =
-        (out_bytes / (out.bandwidth.0 * link_eff)).max(up_bytes / (up.bandwidth.0 * link_eff));
+    let out_bytes = Bytes(tokens * remote_domains * per_pick);
+    let up_bytes = Bytes(tokens * top_k * (l - 1.0) / l * per_pick);
     (
-        Bytes(out_bytes + up_bytes),
-        Seconds(time) + (out.latency + up.latency) * 2.0,
+        out_bytes + up_bytes,
+        slower_link((up, up_bytes), (out, out_bytes), link_eff) + (out.latency + up.latency) * 2.0,
     )
+}
+
+/// Two links that carry their bytes at once, scale-up inside the domains and scale-out
+/// between them: the slower one's transfer sets the time.
+fn slower_link(up: (Link, Bytes), out: (Link, Bytes), link_eff: f64) -> Seconds {
+    let transfer = |(link, bytes): (Link, Bytes)| bytes / (link.bandwidth * link_eff);
+    transfer(up).max(transfer(out))
 }
 
 /// Dispatch and combine of one chip's `traffic` as an all-gather and a reduce-scatter
@@ -236,13 +241,12 @@ pub fn expert_gather_scatter(
     let l = (group / domains) as f64;
     let up = chip.link_for_group(group / domains);
     let out = chip.network_link();
-    let up_bytes = tokens * (l - 1.0) * per_token;
-    let out_bytes = tokens * (g - l) * per_token;
-    let time =
-        (out_bytes / (out.bandwidth.0 * link_eff)).max(up_bytes / (up.bandwidth.0 * link_eff));
+    let up_bytes = Bytes(tokens * (l - 1.0) * per_token);
+    let out_bytes = Bytes(tokens * (g - l) * per_token);
     (
-        Bytes(out_bytes + up_bytes),
-        Seconds(time) + out.latency.max(up.latency) * hops,
+        out_bytes + up_bytes,
+        slower_link((up, up_bytes), (out, out_bytes), link_eff)
+            + out.latency.max(up.latency) * hops,
     )
 }
 
