@@ -248,6 +248,48 @@ async fn the_aligned_prefill_toggle_follows_the_link_and_back() {
 }
 
 #[wasm_bindgen_test]
+async fn the_expert_exchange_list_follows_the_link_and_back() {
+    let parent = container();
+    let wanted = Scenario {
+        model: "qwen3-235b-a22b".into(),
+        chips: vec!["h200".into()],
+        max_chips: 16,
+        expert_exchange: disagg_explorer::engine::assumptions::ExpertExchange::GatherScatter,
+        ..Scenario::default()
+    };
+    set_query(&format!("?{}", wanted.to_query()));
+    let handle = leptos::mount::mount_to(parent.clone(), App);
+    settle().await;
+    // The link's setting reaches the list.
+    let list: web_sys::HtmlSelectElement = element("#in-xchg");
+    assert_eq!(list.value(), "gather_scatter");
+
+    // Back to the all-to-all, the link drops the key and reads back as the default.
+    let choose = |value: &str| {
+        let list: web_sys::HtmlSelectElement = element("#in-xchg");
+        list.set_value(value);
+        list.dispatch_event(&web_sys::Event::new("change").unwrap())
+            .unwrap();
+    };
+    choose("all_to_all");
+    settle().await;
+    let search = web_sys::window().unwrap().location().search().unwrap();
+    assert!(!search.contains("xchg="), "{search}");
+    let (back, notices) = Scenario::from_query(&search, Catalogue::builtin());
+    assert!(notices.is_empty(), "{notices:?}");
+    assert!(back.expert_exchange.is_all_to_all());
+
+    // Chosen again, the key returns.
+    choose("gather_scatter");
+    settle().await;
+    let search = web_sys::window().unwrap().location().search().unwrap();
+    assert!(search.contains("xchg=gather_scatter"), "{search}");
+    drop(handle);
+    parent.remove();
+    set_query("?");
+}
+
+#[wasm_bindgen_test]
 async fn the_decode_pool_speculation_toggle_shows_its_settings_and_follows_the_link() {
     let parent = container();
     let wanted = Scenario {
@@ -319,11 +361,12 @@ async fn settings_only_moe_models_take_are_off_for_a_dense_model() {
     let handle = leptos::mount::mount_to(parent.clone(), App);
     settle().await;
     let af = || element::<web_sys::HtmlInputElement>("#axis-af");
+    // Both controls only routed experts read, as one: both shown or both hidden.
     let adp = || {
-        document()
-            .query_selector("#in-aligned-prefill")
-            .unwrap()
-            .is_some()
+        let shown = ["#in-aligned-prefill", "#in-xchg"]
+            .map(|id| document().query_selector(id).unwrap().is_some());
+        assert_eq!(shown[0], shown[1], "one expert control without the other");
+        shown[0]
     };
     assert!(
         af().disabled(),
