@@ -390,3 +390,25 @@ fn a_kv_cache_in_block_scaled_fp8_is_refused_by_name() {
         .filter(|d| *d != DType::Fp8Block)
         .all(DType::holds_kv));
 }
+
+#[test]
+fn the_perf_overview_fp4_rows_read_their_modelopt_checkpoints() {
+    // The page's FP4 models are ModelOpt NVFP4 checkpoints with a 16-bit LM head: every
+    // row of the page in FP4, dense or MoE, says so, and none keeps a flat 4 bits.
+    let table = BenchmarkTable::builtin().unwrap();
+    let fp4: Vec<_> = table
+        .point
+        .iter()
+        .filter(|p| p.source.contains("perf-overview.md"))
+        .filter(|p| matches!(p.weight_dtype, DType::Fp4 | DType::Nvfp4))
+        .collect();
+    assert!(fp4.len() >= 40, "{}", fp4.len());
+    for p in fp4 {
+        assert_eq!(
+            (p.weight_dtype, p.lm_head_dtype),
+            (DType::Nvfp4, Some(DType::Bf16)),
+            "{}",
+            p.id
+        );
+    }
+}
