@@ -392,23 +392,23 @@ fn a_kv_cache_in_block_scaled_fp8_is_refused_by_name() {
 }
 
 #[test]
-fn the_perf_overview_fp4_rows_read_their_modelopt_checkpoints() {
-    // The page's FP4 models are ModelOpt NVFP4 checkpoints with a 16-bit LM head: every
-    // row of the page in FP4, dense or MoE, says so, and none keeps a flat 4 bits.
+fn the_perf_overview_rows_read_their_modelopt_checkpoints() {
+    // The page's models are ModelOpt checkpoints, NVFP4 or FP8 with a 16-bit LM head:
+    // every row of the page says so, dense or MoE, and none keeps a flat 4 bits.
     let table = BenchmarkTable::builtin().unwrap();
-    let fp4: Vec<_> = table
+    let rows: Vec<_> = table
         .point
         .iter()
         .filter(|p| p.source.contains("perf-overview.md"))
-        .filter(|p| matches!(p.weight_dtype, DType::Fp4 | DType::Nvfp4))
         .collect();
-    assert!(fp4.len() >= 40, "{}", fp4.len());
-    for p in fp4 {
-        assert_eq!(
-            (p.weight_dtype, p.lm_head_dtype),
-            (DType::Nvfp4, Some(DType::Bf16)),
-            "{}",
-            p.id
+    assert!(rows.len() >= 60, "{}", rows.len());
+    for p in rows {
+        assert!(
+            matches!(p.weight_dtype, DType::Nvfp4 | DType::Fp8),
+            "{}: {:?}",
+            p.id,
+            p.weight_dtype
         );
+        assert_eq!(p.lm_head_dtype, Some(DType::Bf16), "{}", p.id);
     }
 }
