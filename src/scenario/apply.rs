@@ -224,10 +224,7 @@ impl Scenario {
                 self.aligned_prefill =
                     switch(value).ok_or("adp is 1 (expert-group replicas prefill together) or 0")?
             }
-            "xchg" => {
-                self.expert_exchange = ExpertExchange::parse(value)
-                    .ok_or("xchg is all_to_all or gather_scatter (all-gather and reduce-scatter)")?
-            }
+            "xchg" => self.expert_exchange = value.parse()?,
             "fw" => self.framework = value.parse()?,
             "sched" => self.scheduling = value.parse()?,
             "sloat" => {

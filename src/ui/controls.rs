@@ -383,7 +383,7 @@ pub fn Controls() -> impl IntoView {
                             aria-describedby="in-xchg-hint"
                             on:change=move |ev| page.set_field("xchg", &event_target_value(&ev))
                         >
-                            {[ExpertExchange::AllToAll, ExpertExchange::GatherScatter]
+                            {ExpertExchange::ALL
                                 .map(|e| {
                                     view! {
                                         <option value=e.id() prop:selected=move || s.with(|s| s.expert_exchange == e)>

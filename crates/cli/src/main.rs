@@ -33,7 +33,6 @@ mod validate_by;
 mod validate_point;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
-use disagg_engine::assumptions::ExpertExchange;
 use disagg_engine::{Assumptions, Catalogue};
 use std::process::ExitCode;
 
@@ -214,9 +213,7 @@ impl AssumptionArgs {
             a.prefill_two_batch_overlap = true;
         }
         if let Some(e) = &self.expert_exchange {
-            a.expert_exchange = ExpertExchange::parse(e).ok_or_else(|| {
-                format!("--expert-exchange: '{e}' is not one of all_to_all, gather_scatter")
-            })?;
+            a.expert_exchange = e.parse().map_err(|e| format!("--expert-exchange: {e}"))?;
         }
         if let Some(f) = &self.framework {
             a.framework = f.parse().map_err(|e| format!("--framework: {e}"))?;

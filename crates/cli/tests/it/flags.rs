@@ -111,7 +111,10 @@ fn assumptions_come_from_a_file_or_a_flag_and_bad_ones_are_named() {
     ]);
     refused(
         &o,
-        &["--expert-exchange: 'broadcast'", "gather_scatter"],
+        &[
+            "--expert-exchange: expert exchange \"broadcast\"",
+            "gather_scatter",
+        ],
         "",
     );
 

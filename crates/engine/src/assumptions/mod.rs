@@ -150,6 +150,8 @@ pub enum ExpertExchange {
 }
 
 impl ExpertExchange {
+    pub const ALL: [ExpertExchange; 2] = [ExpertExchange::AllToAll, ExpertExchange::GatherScatter];
+
     pub fn is_all_to_all(&self) -> bool {
         *self == ExpertExchange::AllToAll
     }
@@ -161,12 +163,17 @@ impl ExpertExchange {
             ExpertExchange::GatherScatter => "gather_scatter",
         }
     }
+}
 
-    /// Read from its id.
-    pub fn parse(id: &str) -> Option<ExpertExchange> {
-        [ExpertExchange::AllToAll, ExpertExchange::GatherScatter]
+impl std::str::FromStr for ExpertExchange {
+    type Err = String;
+    fn from_str(id: &str) -> Result<ExpertExchange, String> {
+        ExpertExchange::ALL
             .into_iter()
-            .find(|e| e.id() == id)
+            .find(|e| e.id() == id.trim())
+            .ok_or_else(|| {
+                format!("expert exchange {id:?} is not one of all_to_all, gather_scatter")
+            })
     }
 }
 
