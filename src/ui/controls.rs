@@ -125,6 +125,50 @@ fn radio_group<const N: usize>(
         .collect_view()
 }
 
+/// One choice of a list: the link value it writes, and the words that show it.
+type Choice = (&'static str, &'static str);
+
+/// A list of one setting's choices bound to one query key (`in-{key}`, its hint under
+/// it): the scenario's own choice is selected, and picking one writes its link value.
+#[component]
+fn ChoiceSelect(
+    key: &'static str,
+    label: &'static str,
+    choices: Vec<Choice>,
+    chosen: fn(&Scenario) -> &'static str,
+    hint: &'static str,
+) -> impl IntoView {
+    let page = expect_context::<Page>();
+    let s = page.scenario;
+    let id = format!("in-{key}");
+    let hint_id = format!("in-{key}-hint");
+    let options = choices
+        .into_iter()
+        .map(|(value, words)| {
+            view! {
+                <option value=value prop:selected=move || s.with(|s| chosen(s) == value)>
+                    {words}
+                </option>
+            }
+        })
+        .collect_view();
+    view! {
+        <div class="field">
+            <label for=id.clone()>{label}</label>
+            <select
+                id=id
+                aria-describedby=hint_id.clone()
+                on:change=move |ev| page.set_field(key, &event_target_value(&ev))
+            >
+                {options}
+            </select>
+            <span class="hint" id=hint_id>
+                {hint}
+            </span>
+        </div>
+    }
+}
+
 /// An on/off setting bound to one query key (`1` or `0`).
 #[component]
 pub(super) fn CheckField(
@@ -323,51 +367,20 @@ pub fn Controls() -> impl IntoView {
                     <DtypeSelect key="ao" label="Attention output dtype" unset="as weights" />
                     <DtypeSelect key="hd" label="LM head dtype" unset="as weights" />
                 </div>
-                <div class="field">
-                    <label for="in-fw">"Serving framework"</label>
-                    <select
-                        id="in-fw"
-                        aria-describedby="in-fw-hint"
-                        on:change=move |ev| page.set_field("fw", &event_target_value(&ev))
-                    >
-                        {FrameworkChoice::all()
-                            .map(|f| {
-                                view! {
-                                    <option value=f.id() prop:selected=move || s.with(|s| s.framework == f)>
-                                        {framework_label(f)}
-                                    </option>
-                                }
-                            })
-                            .collect_view()}
-                    </select>
-                    <span class="hint" id="in-fw-hint">
-                        "its default batch limit and prefill token budget, where no assumption states them"
-                    </span>
-                </div>
-                <div class="field">
-                    <label for="in-sched">"Batch scheduling"</label>
-                    <select
-                        id="in-sched"
-                        aria-describedby="in-sched-hint"
-                        on:change=move |ev| page.set_field("sched", &event_target_value(&ev))
-                    >
-                        {Scheduling::ALL
-                            .map(|m| {
-                                view! {
-                                    <option value=m.id() prop:selected=move || s.with(|s| s.scheduling == m)>
-                                        {match m {
-                                            Scheduling::Continuous => "continuous (refill as requests finish)",
-                                            Scheduling::Static => "static (fixed batch, no refill)",
-                                        }}
-                                    </option>
-                                }
-                            })
-                            .collect_view()}
-                    </select>
-                    <span class="hint" id="in-sched-hint">
-                        "static: every prompt prefilled first, then the batch decodes to its end (llama-batched-bench, HF generate); needs an output-length spread of 0"
-                    </span>
-                </div>
+                <ChoiceSelect
+                    key="fw"
+                    label="Serving framework"
+                    choices=FrameworkChoice::all().map(|f| (f.id(), framework_label(f))).collect()
+                    chosen=|s| s.framework.id()
+                    hint="its default batch limit and prefill token budget, where no assumption states them"
+                />
+                <ChoiceSelect
+                    key="sched"
+                    label="Batch scheduling"
+                    choices=Scheduling::ALL.map(|m| (m.id(), scheduling_label(m))).to_vec()
+                    chosen=|s| s.scheduling.id()
+                    hint="static: every prompt prefilled first, then the batch decodes to its end (llama-batched-bench, HF generate); needs an output-length spread of 0"
+                />
                 <Show when=move || moe.get()>
                     <CheckField
                         key="adp"
@@ -376,30 +389,13 @@ pub fn Controls() -> impl IntoView {
                         checked=flag(|s| s.aligned_prefill)
                         hint="MoE with attention data parallelism: TensorRT-LLM's ADP balancing; off, each replica prefills on its own schedule and the group waits for it"
                     />
-                    <div class="field">
-                        <label for="in-xchg">"Expert exchange"</label>
-                        <select
-                            id="in-xchg"
-                            aria-describedby="in-xchg-hint"
-                            on:change=move |ev| page.set_field("xchg", &event_target_value(&ev))
-                        >
-                            {ExpertExchange::ALL
-                                .map(|e| {
-                                    view! {
-                                        <option value=e.id() prop:selected=move || s.with(|s| s.expert_exchange == e)>
-                                            {match e {
-                                                ExpertExchange::AllToAll => "all-to-all (each token to its experts)",
-                                                ExpertExchange::GatherScatter => "all-gather and reduce-scatter",
-                                            }}
-                                        </option>
-                                    }
-                                })
-                                .collect_view()}
-                        </select>
-                        <span class="hint" id="in-xchg-hint">
-                            "MoE with attention data parallelism: how replicas reach each other's experts; TensorRT-LLM's CUTLASS MoE gathers every token where its all-to-all is off"
-                        </span>
-                    </div>
+                    <ChoiceSelect
+                        key="xchg"
+                        label="Expert exchange"
+                        choices=ExpertExchange::ALL.map(|e| (e.id(), exchange_label(e))).to_vec()
+                        chosen=|s| s.expert_exchange.id()
+                        hint="MoE with attention data parallelism: how replicas reach each other's experts; TensorRT-LLM's CUTLASS MoE gathers every token where its all-to-all is off"
+                    />
                     <NumberField
                         key="re"
                         label="Redundant experts"
@@ -569,6 +565,20 @@ pub fn Controls() -> impl IntoView {
 }
 
 /// A framework choice as the control lists it.
+fn scheduling_label(m: Scheduling) -> &'static str {
+    match m {
+        Scheduling::Continuous => "continuous (refill as requests finish)",
+        Scheduling::Static => "static (fixed batch, no refill)",
+    }
+}
+
+fn exchange_label(e: ExpertExchange) -> &'static str {
+    match e {
+        ExpertExchange::AllToAll => "all-to-all (each token to its experts)",
+        ExpertExchange::GatherScatter => "all-gather and reduce-scatter",
+    }
+}
+
 fn framework_label(f: FrameworkChoice) -> &'static str {
     match f {
         FrameworkChoice::Auto => "auto (each chip family's usual one)",
