@@ -126,22 +126,25 @@ fn radio_group<const N: usize>(
 }
 
 /// One choice of a list: the link value it writes, and the words that show it.
-type Choice = (&'static str, &'static str);
+pub(super) type Choice = (&'static str, &'static str);
 
-/// A list of one setting's choices bound to one query key (`in-{key}`, its hint under
-/// it): the scenario's own choice is selected, and picking one writes its link value.
+/// A list of one setting's choices bound to one query key (`in-{key}`, its hint and
+/// its refusal under it): the scenario's own choice is selected, and picking one writes
+/// its link value.
 #[component]
-fn ChoiceSelect(
+pub(super) fn ChoiceSelect(
     key: &'static str,
     label: &'static str,
     choices: Vec<Choice>,
     chosen: fn(&Scenario) -> &'static str,
-    hint: &'static str,
+    #[prop(optional)] hint: &'static str,
 ) -> impl IntoView {
     let page = expect_context::<Page>();
     let s = page.scenario;
     let id = format!("in-{key}");
     let hint_id = format!("in-{key}-hint");
+    let error_id = format!("in-{key}-error");
+    let error = page.field_error(key);
     let options = choices
         .into_iter()
         .map(|(value, words)| {
@@ -157,7 +160,8 @@ fn ChoiceSelect(
             <label for=id.clone()>{label}</label>
             <select
                 id=id
-                aria-describedby=hint_id.clone()
+                aria-describedby=format!("{hint_id} {error_id}")
+                aria-invalid=move || error().is_some().to_string()
                 on:change=move |ev| page.set_field(key, &event_target_value(&ev))
             >
                 {options}
@@ -165,6 +169,9 @@ fn ChoiceSelect(
             <span class="hint" id=hint_id>
                 {hint}
             </span>
+            <p class="field-error" id=error_id role="alert">
+                {error}
+            </p>
         </div>
     }
 }

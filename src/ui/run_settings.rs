@@ -3,14 +3,14 @@
 //! per weight, and four of the serving engine's own settings. Collapsed, with the
 //! count set away from the defaults in its summary so a shared link never hides them.
 
-use super::controls::{CheckField, NumberField};
+use super::controls::{CheckField, Choice, ChoiceSelect, NumberField};
 use super::Page;
 use crate::scenario::{Scenario, RUN_KEYS};
 use disagg_engine::limits::{BITS_PER_WEIGHT, MAX_PROMPTS, MAX_RECV_INTERVAL};
 use leptos::prelude::*;
 
 /// The choices of the host-overlap setting: its link value and label.
-const HOST_OVERLAP: [(&str, &str); 3] = [
+const HOST_OVERLAP: [Choice; 3] = [
     (
         "auto",
         "the framework's (SGLang and MLX: beside, but not when speculating; others: in series)",
@@ -29,7 +29,6 @@ pub fn RunSettingsPanel() -> impl IntoView {
     let text = move |f: fn(&Scenario) -> String| Signal::derive(move || s.with(f));
     let set_count =
         move || s.with(|s| RUN_KEYS.iter().filter(|k| s.run.value(k).is_some()).count());
-    let hov_error = page.field_error("hov");
     view! {
         <details class="run-settings" id="run-settings">
             <summary>
@@ -62,22 +61,16 @@ pub fn RunSettingsPanel() -> impl IntoView {
                 placeholder="the dtypes'"
                 hint="every weight at this mean size, block scales included (a GGUF file's: Q4_K_M about 4.85, Q4_0 4.5)"
             />
-            <div class="field">
-                <label for="in-hov">"Host work of a step"</label>
-                <select
-                    id="in-hov"
-                    aria-describedby="in-hov-error"
-                    on:change=move |ev| page.set_field("hov", &event_target_value(&ev))
-                >
-                    {HOST_OVERLAP
-                        .map(|(value, label)| {
-                            let chosen = move || s.with(|s| s.run.value("hov").as_deref().unwrap_or("auto") == value);
-                            view! { <option value=value prop:selected=chosen>{label}</option> }
-                        })
-                        .collect_view()}
-                </select>
-                <p class="field-error" id="in-hov-error" role="alert">{hov_error}</p>
-            </div>
+            <ChoiceSelect
+                key="hov"
+                label="Host work of a step"
+                choices=HOST_OVERLAP.to_vec()
+                chosen=|s| match s.run.host_overlap {
+                    None => "auto",
+                    Some(true) => "on",
+                    Some(false) => "off",
+                }
+            />
             <NumberField
                 key="rcv"
                 label="Scheduler polls every (decode steps)"
