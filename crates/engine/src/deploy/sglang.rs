@@ -7,7 +7,7 @@ use super::{
     head_var, offload_groups, online_fp8, pool_title, times, Builder, LaunchModel, PoolPlan, Side,
     SpecDraft, SpecPlan, EAGLE_PLACEHOLDER,
 };
-use crate::disagg::{PoolRole, Setup};
+use crate::disagg::{prefill_decode, PoolRole, Setup};
 use crate::dtype::DType;
 
 /// The ports the prefill and decode servers listen on, as SGLang's own example.
@@ -155,8 +155,8 @@ fn server(b: &mut Builder, setup: &Setup, model: &LaunchModel, plan: &PoolPlan) 
 
 /// The serving settings the model runs the pool with, as SGLang's flags: the
 /// scheduler's poll interval, host work in series (the overlap scheduler off), the
-/// prefill's two overlapped micro-batches on a pool that prefills with experts spread
-/// over chips, and weights offloaded by layer groups.
+/// prefill's two overlapped micro-batches where the model overlaps them (a prefill
+/// pool whose experts span replicas), and weights offloaded by layer groups.
 fn serving_settings(c: &mut Command, setup: &Setup, plan: &PoolPlan) {
     let a = &setup.assumptions;
     if a.scheduler_recv_interval > 1 {
@@ -165,7 +165,7 @@ fn serving_settings(c: &mut Command, setup: &Setup, plan: &PoolPlan) {
     if a.host_overlap == Some(false) {
         c.switch("--disable-overlap-schedule");
     }
-    if a.prefill_two_batch_overlap && plan.par.ep > 1 && plan.side != Some(Side::Decode) {
+    if plan.side == Some(Side::Prefill) && prefill_decode::overlaps(setup, plan.par) {
         c.switch("--enable-two-batch-overlap");
     }
     if let Some((group, offloaded)) = offload_groups(a.weight_offload) {

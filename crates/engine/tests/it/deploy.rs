@@ -524,6 +524,28 @@ fn serving_settings_become_flags_or_notes() {
         );
     }
     assert!(prefill.has("--enable-two-batch-overlap") && !decode.has("--enable-two-batch-overlap"));
+    // An aggregated pool with the same wide layout: the engine overlaps only a prefill
+    // pool's steps, so the launch does not turn the overlap on either.
+    let (mut setup, _, _, lm) = wide_ep();
+    setup.assumptions.prefill_two_batch_overlap = true;
+    let wide = Parallelism {
+        tp: 1,
+        pp: 1,
+        dp: 16,
+        ep: 16,
+    };
+    let (d, p) = plan(
+        &setup,
+        Axis::Aggregated,
+        &[(PoolRole::Colocated, choice("h200", 16, Some(wide)))],
+        Some(512),
+        1,
+    )
+    .unwrap();
+    let l = launch(LaunchFramework::Sglang, &setup, &d, &p, &lm, None).unwrap();
+    assert!(servers(&l)
+        .iter()
+        .all(|c| !c.has("--enable-two-batch-overlap")));
     assert!(
         l.notes
             .iter()

@@ -259,8 +259,9 @@ fn two_batch_overlap<'a>(setup: &Setup<'a>, par: crate::parallel::Parallelism) -
 pub const OVERLAP_COMPUTE_SHARE: f64 = 108.0 / 132.0;
 
 /// Whether a prefill pool of layout `par` overlaps two micro-batches: asked for, and
-/// with experts spread over replicas (an all-to-all to hide).
-fn overlaps(setup: &Setup, par: crate::parallel::Parallelism) -> bool {
+/// with experts spread over replicas (an all-to-all to hide). The launch writes SGLang's
+/// flag by the same rule (`deploy::sglang`).
+pub(crate) fn overlaps(setup: &Setup, par: crate::parallel::Parallelism) -> bool {
     setup.assumptions.prefill_two_batch_overlap && par.replicas_per_expert_group() > 1
 }
 
