@@ -19,38 +19,26 @@ pub fn print(report: &ValidationReport, keys: &[GroupBy], as_json: bool) -> Resu
         );
         return Ok(());
     }
-    let name = |g: &disagg_engine::validation::Group| g.key.join(" / ");
     let width = groups
         .iter()
-        .map(|g| name(g).len())
+        .map(|g| g.name().len())
         .max()
         .unwrap_or(0)
         .max(5);
     let heading = keys.iter().map(|k| k.id()).collect::<Vec<_>>().join(" / ");
-    out!(
-        "{:width$}  {:>5} {:>8}  {:>5} {:>8} {:>8} {:>8} {:>9}",
-        heading,
-        "calib",
-        "median",
-        "hold",
-        "median",
-        "p90",
-        "bias",
-        format!("<={:.0}%", HOLDOUT_TARGET * 100.0),
+    let within = format!("<={:.0}%", HOLDOUT_TARGET * 100.0);
+    // The heading and every group share one row layout: a name, then seven cells.
+    let line = |name: &str, cells: &[&str; 7]| {
+        let [cn, cm, hn, hm, hp, bias, within] = cells;
+        out!("{name:width$}  {cn:>5} {cm:>8}  {hn:>5} {hm:>8} {hp:>8} {bias:>8} {within:>9}");
+    };
+    line(
+        &heading,
+        &["calib", "median", "hold", "median", "p90", "bias", &within],
     );
     for g in &groups {
-        let [cn, cm, hn, hm, hp, bias, within] = g.cells();
-        out!(
-            "{:width$}  {:>5} {:>8}  {:>5} {:>8} {:>8} {:>8} {:>9}",
-            g.name(),
-            cn,
-            cm,
-            hn,
-            hm,
-            hp,
-            bias,
-            within,
-        );
+        let cells = g.cells();
+        line(&g.name(), &cells.each_ref().map(String::as_str));
     }
     out!();
     out!(
