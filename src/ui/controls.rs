@@ -483,7 +483,7 @@ pub fn Controls() -> impl IntoView {
                         max=MAX_PROMPTS.to_string()
                         step="1"
                         placeholder="steady loop"
-                        hint="aggregated axis: a run of this many requests, all waiting from its start, read to its last request's end as MLPerf Offline times it; its batch drains at the end"
+                        hint="aggregated axis: a run of this many requests, all waiting from its start, read to its last request's end as MLPerf Offline and trtllm-bench time it; its batch drains at the end"
                     />
                     <NumberField
                         key="runk"

@@ -34,9 +34,9 @@ pub(crate) struct LengthArgs {
     #[arg(long)]
     prompts_per_user: Option<f64>,
     /// A run of this many requests, all waiting from its start, whose rates are read to
-    /// its last request's end, as MLPerf's Offline scenario times them: the batch drains
-    /// at the end and the run loses that time (needs --longest-output; default: the
-    /// steady loop only).
+    /// its last request's end, as MLPerf's Offline scenario and trtllm-bench's
+    /// throughput run time them: the batch drains at the end and the run loses that time
+    /// (needs --longest-output; default: the steady loop only).
     #[arg(long, requires = "longest_output")]
     run_requests: Option<u32>,
     /// With --run-requests: the longest output a request may have (the dataset's

@@ -26,14 +26,10 @@ use disagg_engine::Catalogue;
 
 #[path = "common/score.rs"]
 mod score;
-use score::{mean_log_error_per_run, run_of};
+use score::{mean_log_error_per_run, run_of, MIN_GAIN};
 
 /// Fewest distinct runs whose calibration points a framework's fit stands on.
 const MIN_RUNS: usize = 4;
-
-/// A fit is adopted only when it lowers the framework's calibration score by at least
-/// this share: two constants more must buy a clear gain, not noise.
-const MIN_GAIN: f64 = 0.10;
 
 const STEP_US: [f64; 8] = [25.0, 50.0, 100.0, 200.0, 400.0, 800.0, 1600.0, 3200.0];
 const SEQ_US: [f64; 8] = [0.0, 2.5, 5.0, 10.0, 20.0, 40.0, 80.0, 160.0];

@@ -53,12 +53,14 @@ pub struct Workload {
 
 /// A run of a fixed number of requests, all of them waiting from its start, whose rate
 /// is its tokens over the time to its last request's end (MLPerf Offline: LoadGen
-/// issues every sample in one query and times the run to the last completion).
+/// issues every sample in one query and times the run to the last completion;
+/// trtllm-bench's throughput run: its dataset queued at once, timed from the first
+/// request's start to the last one's end).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FiniteRun {
     /// Requests the run holds (an Offline run's samples per query, which its
-    /// LoadGen log states).
+    /// LoadGen log states; a trtllm-bench dataset's request count).
     pub requests: u32,
     /// Longest output a request may have (the dataset's longest, or the benchmark's
     /// cap): when the last request has been admitted, some running sequence has about

@@ -6,6 +6,13 @@ use disagg_engine::assumptions::Assumptions;
 use disagg_engine::validation::{run, BenchmarkTable};
 use disagg_engine::Catalogue;
 
+/// A fitted constant moves only when the new value lowers its calibration score by at
+/// least this share of the score in use: a change must buy a clear gain, not noise
+/// (`audit/AUDIT.md`, "Host costs per framework" and "trtllm-bench runs read to their
+/// last completion").
+#[allow(dead_code)]
+pub const MIN_GAIN: f64 = 0.10;
+
 // Each example includes this file and uses one of the two scores.
 #[allow(dead_code)]
 pub fn mean_log_error(catalogue: &Catalogue, table: &BenchmarkTable, a: &Assumptions) -> f64 {

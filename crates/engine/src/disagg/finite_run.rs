@@ -1,4 +1,5 @@
-//! A finite run read to its last request's end (MLPerf Offline), `audit/MODEL.md` 6.1.4.
+//! A finite run read to its last request's end (MLPerf Offline, trtllm-bench's
+//! throughput run), `audit/MODEL.md` 6.1.4.
 //!
 //! While requests wait, every replica runs `B` sequences and produces output at the
 //! steady rate `X` of its round. Once the last request has been admitted the batch

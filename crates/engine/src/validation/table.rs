@@ -396,10 +396,11 @@ pub struct BenchmarkPoint {
     /// point's concurrency (`Workload::prompts_per_user`); exclusive with `prompts`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prompts_per_user: Option<f64>,
-    /// Where the point is an MLPerf Offline run, its sample floor and longest output:
-    /// LoadGen issues every sample in one query and times the run to the last
-    /// completion, so the batch drains at its end (MODEL.md 6.1.4); absent means the
-    /// steady loop only.
+    /// Where the point is a run timed to its last completion, its requests and longest
+    /// output: MLPerf Offline (LoadGen issues every sample in one query) and
+    /// trtllm-bench's throughput run (its dataset queued at once, output tokens over
+    /// the first start to the last end), so the batch drains at its end (MODEL.md
+    /// 6.1.4); absent means the steady loop only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub offline: Option<OfflineRun>,
     /// Decode steps between the scheduler's polls for new requests, where the launch
@@ -435,15 +436,17 @@ pub struct BenchmarkPoint {
     pub fp4_routed_pick_time: Option<f64>,
 }
 
-/// An MLPerf Offline run as its benchmark sets it.
+/// A run timed to its last completion, as its benchmark sets it.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct OfflineRun {
-    /// Samples the run's one query held: `samples_per_query` in the result's
-    /// `mlperf_log_summary.txt` (LoadGen's `generated_samples_per_query`).
+    /// Requests the run holds: an MLPerf Offline query's `samples_per_query` in the
+    /// result's `mlperf_log_summary.txt` (LoadGen's `generated_samples_per_query`), or
+    /// the request count of a trtllm-bench dataset.
     pub samples: u32,
     /// The longest output among the dataset's samples (the model's own outputs where
-    /// they are published, capped at the benchmark's output limit).
+    /// they are published, capped at the benchmark's output limit; a fixed-length
+    /// dataset's one output length).
     pub longest_output: u32,
 }
 

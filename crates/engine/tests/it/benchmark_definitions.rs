@@ -235,3 +235,66 @@ fn a_finite_run_is_refused_where_it_is_not_modelled() {
         .to_string();
     assert!(why.contains("open loop"), "{why}");
 }
+
+/// trtllm-bench queues a whole dataset at once and reports its output tokens over the
+/// time from the first request's start to the last one's end, as MLPerf Offline does:
+/// every row from NVIDIA's perf-overview page states the page's dataset size for its
+/// lengths and the one output length its fixed-length dataset has, the DeepSeek-R1
+/// reference runs their own request counts, and the drain slows each of them by
+/// `T / (T + L)` of its steady rate, less the longer the run.
+#[test]
+fn trtllm_bench_rows_are_read_to_their_last_completion() {
+    // The page's `$num_requests` per input/output length.
+    let num_requests = |isl: u32, osl: u32| match (isl, osl) {
+        (128, 128) => 30_000,
+        (128, 2048) | (2048, 128) | (1000, 1000) | (500, 2000) => 3_000,
+        (128, 4096) | (1000, 2000) | (2048, 2048) | (5000, 500) => 1_500,
+        (20000, 2000) => 1_000,
+        other => panic!("no dataset size on the page for {other:?}"),
+    };
+    let table = BenchmarkTable::builtin().unwrap();
+    let page: Vec<_> = table
+        .point
+        .iter()
+        .filter(|p| p.source.contains("perf-overview.md"))
+        .collect();
+    assert!(page.len() >= 69, "{}", page.len());
+    for p in &page {
+        let run = p
+            .offline
+            .unwrap_or_else(|| panic!("{} states no run", p.id));
+        assert_eq!(run.samples, num_requests(p.isl, p.osl), "{}", p.id);
+        assert_eq!(run.longest_output, p.osl, "{}", p.id);
+    }
+    for (id, requests) in [
+        ("TRTDS-01", 49_152),
+        ("TRTDS-02", 114_688),
+        ("TRTDS-03", 5_120),
+    ] {
+        let p = published_point(id);
+        assert_eq!(p.offline.map(|o| o.samples), Some(requests), "{id}");
+    }
+    // The drain on a decode-heavy MoE row, whose step is mostly its expert weights:
+    // the run's rate is below the steady loop's, and ten times the requests lose
+    // about a tenth as much.
+    let row = published_point("TRTB21");
+    let steady = predict_point(&validation::BenchmarkPoint {
+        offline: None,
+        ..row.clone()
+    });
+    let run = predict_point(&row);
+    let longer = predict_point(&validation::BenchmarkPoint {
+        offline: row.offline.map(|o| validation::OfflineRun {
+            samples: o.samples * 10,
+            ..o
+        }),
+        ..row.clone()
+    });
+    let loss = |p: &Prediction| 1.0 - p.output_tok_s / steady.output_tok_s;
+    assert!(loss(&run) > 0.05 && loss(&run) < 0.5, "{}", loss(&run));
+    // T / (T + L) with T ten times longer: L / (10 T + L) against L / (T + L).
+    let l_over_t = loss(&run) / (1.0 - loss(&run));
+    let expected = l_over_t / (10.0 + l_over_t);
+    assert!((loss(&longer) - expected).abs() < 1e-9, "{}", loss(&longer));
+    assert_eq!(run.tpot, steady.tpot);
+}

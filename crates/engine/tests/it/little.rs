@@ -83,7 +83,9 @@ fn every_closed_loop_point_obeys_littles_law() {
 /// rate) obeys it too, on whatever axis and framework it states. A point that states
 /// its benchmark's number of prompts reports the mean TTFT over them, first wave
 /// included (MODEL.md 6.1.2); the law holds for its steady loop, the same point
-/// without the number, whose TPOT and throughput it shares.
+/// without the number, whose TPOT and throughput it shares. A point read to its run's
+/// last completion (MODEL.md 6.1.4) reports the run's rate, its drain included; the law
+/// holds for its steady loop too, whose TPOT it shares.
 #[test]
 fn every_published_closed_loop_point_obeys_littles_law() {
     let table = BenchmarkTable::builtin().unwrap();
@@ -97,11 +99,21 @@ fn every_published_closed_loop_point_obeys_littles_law() {
         let steady = validation::BenchmarkPoint {
             prompts: None,
             prompts_per_user: None,
+            offline: None,
             ..point.clone()
         };
         let Ok(p) = validation::evaluate_point(cat(), &steady, &assumptions) else {
             continue;
         };
+        if point.offline.is_some() {
+            let run = validation::evaluate_point(cat(), point, &assumptions).unwrap();
+            assert_eq!(run.figures.tpot, p.figures.tpot, "{}", point.id);
+            assert!(
+                run.figures.output_tok_s < p.figures.output_tok_s,
+                "{}",
+                point.id
+            );
+        }
         if point.prompts.is_some() || point.prompts_per_user.is_some() {
             let mixed = validation::evaluate_point(cat(), point, &assumptions).unwrap();
             assert_eq!(mixed.figures.tpot, p.figures.tpot, "{}", point.id);
