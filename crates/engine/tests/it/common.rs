@@ -234,3 +234,13 @@ pub(crate) fn published_point(id: &str) -> validation::BenchmarkPoint {
     let table = BenchmarkTable::builtin().unwrap();
     table.point.into_iter().find(|p| p.id == id).unwrap()
 }
+
+/// The rows from NVIDIA's TensorRT-LLM perf-overview page (trtllm-bench throughput runs).
+pub(crate) fn perf_overview_rows() -> Vec<validation::BenchmarkPoint> {
+    let table = BenchmarkTable::builtin().unwrap();
+    table
+        .point
+        .into_iter()
+        .filter(|p| p.source.contains("perf-overview.md"))
+        .collect()
+}

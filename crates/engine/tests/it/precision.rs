@@ -395,12 +395,7 @@ fn a_kv_cache_in_block_scaled_fp8_is_refused_by_name() {
 fn the_perf_overview_rows_read_their_modelopt_checkpoints() {
     // The page's models are ModelOpt checkpoints, NVFP4 or FP8 with a 16-bit LM head:
     // every row of the page says so, dense or MoE, and none keeps a flat 4 bits.
-    let table = BenchmarkTable::builtin().unwrap();
-    let rows: Vec<_> = table
-        .point
-        .iter()
-        .filter(|p| p.source.contains("perf-overview.md"))
-        .collect();
+    let rows = perf_overview_rows();
     assert!(rows.len() >= 60, "{}", rows.len());
     for p in rows {
         assert!(
