@@ -29,10 +29,16 @@ pub struct ColocatedSide<'a> {
 }
 
 impl ColocatedSide<'_> {
-    /// Time a finite run loses while a replica's batch drains at its end (zero where
-    /// the workload states no run).
-    fn drain(&self, w: &Workload) -> Seconds {
-        finite_run::replica_drain(w, self.lone_step, self.decode.total, self.round.seqs)
+    /// Time a finite run loses while a replica's batch drains at its end, `running`
+    /// sequences over the deployment (zero where the workload states no run).
+    fn drain(&self, w: &Workload, running: u32) -> Seconds {
+        finite_run::replica_drain(
+            w,
+            self.lone_step,
+            self.decode.total,
+            self.round.seqs,
+            running as f64,
+        )
     }
 }
 
@@ -89,7 +95,8 @@ pub fn side<'a>(
 /// The deployment's figures from its one side.
 pub fn combine(setup: &Setup, pool: PoolConfig, running: u32, s: &ColocatedSide) -> Figures {
     let steady = s.round.output_tok_s(running);
-    let output_tok_s = finite_run::run_rate(&setup.workload, steady, s.drain(&setup.workload));
+    let output_tok_s =
+        finite_run::run_rate(&setup.workload, steady, s.drain(&setup.workload, running));
     // The drain stretches the run for input and output alike.
     let stretch = output_tok_s / steady;
     let (ttft_p90, tpot_p90) = s.round.p90s();
@@ -135,7 +142,7 @@ pub fn evaluate(setup: &Setup, pool: PoolConfig, running: u32) -> Result<Deploym
             "a finite run of {} requests, read to its last request's end: its last batch \
              drains for {:.1} s, so its token rates are {:.1}% of the steady loop's",
             run.requests,
-            s.drain(&setup.workload).value(),
+            s.drain(&setup.workload, running).value(),
             figures.output_tok_s / steady * 100.0
         ));
     }
@@ -190,7 +197,9 @@ pub(crate) fn explain(setup: &Setup, pool: PoolConfig, running: u32) -> Result<A
     );
     // A finite run's rates are its steady loop's stretched by the drain.
     let w = &setup.workload;
-    if let Some(drain) = finite_run::drain_chain(w, s.lone_step, s.decode.total, s.round.seqs) {
+    if let Some(drain) =
+        finite_run::drain_chain(w, s.lone_step, s.decode.total, s.round.seqs, running as f64)
+    {
         let f = combine(setup, pool, running, &s);
         let steady = s.round.output_tok_s(running).value();
         chains.output = finite_run::run_rate_chain(

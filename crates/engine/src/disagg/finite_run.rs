@@ -17,6 +17,11 @@
 //! (each step's fixed part `t_1 - s` is paid `K` times in the drain, where a full batch
 //! would have paid it for `E[R]` steps' worth of tokens). The run's `N` requests take
 //! `T = N osl / X` at the steady rate, so its rate is `X T / (T + L)`.
+//!
+//! A run whose every request fits in the batch at once is one wave: all its sequences
+//! start with the run, so when its last request is admitted each has its whole output
+//! to go, `E[R] = osl`, and the drain is only the spread of the output lengths.
+//! trtllm-bench's datasets of a few thousand fixed-length requests are often that.
 
 use crate::error::EngineError;
 use crate::explain::{diff, max, num, product, quotient, sum, var, Chain, Source};
@@ -57,18 +62,44 @@ pub fn run_rate(w: &Workload, steady: TokensPerSecond, loss: Seconds) -> TokensP
     }
 }
 
-/// Tokens a running sequence has left on average, `E[R] = osl (1 + cv^2) / 2`: half of
-/// a running sequence's whole output ([`Workload::running_output`], length-biased).
-fn mean_left(w: &Workload) -> f64 {
-    w.running_output() / 2.0
+/// Whether the `running` sequences the deployment holds at once take every request of
+/// `w`'s run: the run is then one wave, all of it starting together.
+fn one_wave(w: &Workload, running: f64) -> bool {
+    w.finite_run
+        .is_some_and(|run| run.requests as f64 <= running)
 }
 
-/// The drain of one replica of `seqs` sequences under `w`'s run: [`drain_loss`] with the
-/// run's longest output and the mean tokens a running sequence has left. Zero where the
-/// workload states no run.
-pub fn replica_drain(w: &Workload, one: Seconds, full: Seconds, seqs: f64) -> Seconds {
+/// Tokens a running sequence has left on average when the run's last request is
+/// admitted: half of a running sequence's whole output, `E[R] = osl (1 + cv^2) / 2`
+/// ([`Workload::running_output`], length-biased), where requests wait behind the batch
+/// and the running ones are spread over their outputs; the whole mean output, `osl`,
+/// where the run is one wave and every sequence has just started.
+fn mean_left(w: &Workload, running: f64) -> f64 {
+    if one_wave(w, running) {
+        w.osl as f64
+    } else {
+        w.running_output() / 2.0
+    }
+}
+
+/// The drain of one replica of `seqs` sequences, out of `running` over the deployment,
+/// under `w`'s run: [`drain_loss`] with the run's longest output and the mean tokens a
+/// running sequence has left. Zero where the workload states no run.
+pub fn replica_drain(
+    w: &Workload,
+    one: Seconds,
+    full: Seconds,
+    seqs: f64,
+    running: f64,
+) -> Seconds {
     match w.finite_run {
-        Some(run) => drain_loss(one, full, seqs, run.longest_output as f64, mean_left(w)),
+        Some(run) => drain_loss(
+            one,
+            full,
+            seqs,
+            run.longest_output as f64,
+            mean_left(w, running),
+        ),
         None => Seconds::ZERO,
     }
 }
@@ -76,8 +107,19 @@ pub fn replica_drain(w: &Workload, one: Seconds, full: Seconds, seqs: f64) -> Se
 /// The drain of one replica opened ([`drain_loss`]): `L = max(t_1 - s, 0) max(K - E_R, 0)`
 /// with `s = (t_B - t_1) / (B - 1)`, the step's growth per sequence. `None` where the
 /// workload states no run.
-pub(crate) fn drain_chain(w: &Workload, one: Seconds, full: Seconds, seqs: f64) -> Option<Chain> {
+pub(crate) fn drain_chain(
+    w: &Workload,
+    one: Seconds,
+    full: Seconds,
+    seqs: f64,
+    running: f64,
+) -> Option<Chain> {
     let run = w.finite_run?;
+    let e_r_rule = if one_wave(w, running) {
+        "the run fits in the batch at once (one wave): every sequence starts with it, osl"
+    } else {
+        "half a running sequence's whole output, osl (1 + cv^2) / 2"
+    };
     let (t1, tb, b, k, e_r) = (var("t_1"), var("t_B"), var("B"), var("K"), var("E_R"));
     let slope = quotient(diff(tb, t1.clone()), diff(b, num(1.0)));
     Some(
@@ -90,7 +132,7 @@ pub(crate) fn drain_chain(w: &Workload, one: Seconds, full: Seconds, seqs: f64) 
                 max([diff(t1, slope), num(0.0)]),
                 max([diff(k, e_r), num(0.0)]),
             ]),
-            replica_drain(w, one, full, seqs).value(),
+            replica_drain(w, one, full, seqs, running).value(),
         )
         .input(
             "t_1",
@@ -123,9 +165,9 @@ pub(crate) fn drain_chain(w: &Workload, one: Seconds, full: Seconds, seqs: f64) 
         .input(
             "E_R",
             "tokens a running sequence has left, on average",
-            mean_left(w),
+            mean_left(w, running),
             "tokens",
-            Source::rule("half a running sequence's whole output, osl (1 + cv^2) / 2"),
+            Source::rule(e_r_rule),
         ),
     )
 }
@@ -254,8 +296,42 @@ mod tests {
             finite_run: Some(run),
             ..steady
         };
-        let loss = replica_drain(&w, Seconds::new(0.01), Seconds::new(0.01), 10.0);
+        let loss = replica_drain(&w, Seconds::new(0.01), Seconds::new(0.01), 10.0, 10.0);
         // slope 0: L = t_1 (K - osl (1 + cv^2) / 2) = 0.01 (1000 - 100).
         assert!((loss.value() - 9.0).abs() < 1e-12);
+    }
+
+    /// A run that fits in the batch at once is one wave: fixed lengths end together
+    /// and lose nothing; spread lengths lose the fixed part for the longest output's
+    /// lead over the mean one, `(t_1 - s)(K - osl)`. One request more than the batch
+    /// holds and the running sequences are spread again: `K - osl (1 + cv^2) / 2`.
+    #[test]
+    fn a_run_that_fits_the_batch_drains_only_its_length_spread() {
+        let (one, full) = (Seconds::new(0.010), Seconds::new(0.030));
+        let fixed = |requests: u32| Workload {
+            finite_run: Some(FiniteRun {
+                requests,
+                longest_output: 128,
+            }),
+            ..Workload::new(2048, 128)
+        };
+        // 375 requests on 8 replicas of 47 sequences each (376 at once).
+        assert_eq!(
+            replica_drain(&fixed(375), one, full, 47.0, 376.0),
+            Seconds::ZERO
+        );
+        // slope (0.030 - 0.010) / 46, fixed part 0.010 - slope, for 128 - 64 steps.
+        let slope = 0.020 / 46.0;
+        let spread = replica_drain(&fixed(377), one, full, 47.0, 376.0);
+        assert!((spread.value() - (0.010 - slope) * 64.0).abs() < 1e-12);
+        let varied = Workload {
+            finite_run: Some(FiniteRun {
+                requests: 375,
+                longest_output: 150,
+            }),
+            ..Workload::new(2048, 128).with_output_cv(0.1)
+        };
+        let loss = replica_drain(&varied, one, full, 47.0, 376.0);
+        assert!((loss.value() - (0.010 - slope) * 22.0).abs() < 1e-12);
     }
 }

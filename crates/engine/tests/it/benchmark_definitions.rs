@@ -240,8 +240,9 @@ fn a_finite_run_is_refused_where_it_is_not_modelled() {
 /// time from the first request's start to the last one's end, as MLPerf Offline does:
 /// every row from NVIDIA's perf-overview page states the page's dataset size for its
 /// lengths and the one output length its fixed-length dataset has, the DeepSeek-R1
-/// reference runs their own request counts, and the drain slows each of them by
-/// `T / (T + L)` of its steady rate, less the longer the run.
+/// reference runs their own request counts, and the drain slows a run of several waves
+/// by `T / (T + L)` of its steady rate, less the longer the run, and a run of one wave
+/// not at all.
 #[test]
 fn trtllm_bench_rows_are_read_to_their_last_completion() {
     // The page's `$num_requests` per input/output length.
@@ -292,4 +293,18 @@ fn trtllm_bench_rows_are_read_to_their_last_completion() {
     let expected = l_over_t / (10.0 + l_over_t);
     assert!((loss(&longer) - expected).abs() < 1e-9, "{}", loss(&longer));
     assert_eq!(run.tpot, steady.tpot);
+    // TRTB17's 3,000 requests fit its eight replicas' batches at once: one wave of one
+    // output length, which ends together and drains nothing.
+    let one_wave = published_point("TRTB17");
+    let run = predict_point(&one_wave);
+    assert!(
+        run.batch >= one_wave.offline.unwrap().samples,
+        "{}",
+        run.batch
+    );
+    let steady = predict_point(&validation::BenchmarkPoint {
+        offline: None,
+        ..one_wave
+    });
+    assert_eq!(run.output_tok_s, steady.output_tok_s);
 }

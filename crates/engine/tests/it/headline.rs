@@ -10,7 +10,7 @@ use disagg_engine::{Assumptions, Catalogue};
 
 /// `(points, median |error|, p90 |error|)` as `disagg validate` prints them.
 const CALIBRATION: (usize, f64, f64) = (55, 0.044, 0.438);
-const HOLDOUT: (usize, f64, f64) = (424, 0.139, 0.711);
+const HOLDOUT: (usize, f64, f64) = (424, 0.140, 0.711);
 /// The two hold-out subsets issue 22 sets targets for: the TTFT rows (target median 25%)
 /// and the disaggregated rows, those with an axis or pools (target median 15%).
 const HOLDOUT_TTFT: (usize, f64, f64) = (63, 0.445, 0.935);
