@@ -36,6 +36,15 @@ pub(crate) fn not_on_this_axis() -> EngineError {
     )
 }
 
+/// The refusal of a batch larger than the run: a run of `requests` never holds more
+/// sequences than it has requests.
+pub(crate) fn batch_over_run(batch: u32, requests: u32) -> EngineError {
+    EngineError::InvalidInput(format!(
+        "batch {batch} exceeds the finite run's {requests} requests: a run never holds more \
+         sequences than it has requests (lower the batch or raise the run's requests)"
+    ))
+}
+
 /// Time a run loses while its batch of `seqs` sequences per replica drains: a decode
 /// step costs `one` with one sequence and `full` with all `seqs`, and the longest
 /// running sequence has `longest` tokens to go against a mean of `mean_left`. Zero for a

@@ -68,11 +68,16 @@ pub(crate) fn pool_batches<T>(
 }
 
 /// Largest batch a pool of `dp` replicas of `chip` takes: memory, then the engine's
-/// limit.
+/// limit, then a finite run's requests (it never holds more sequences than it has).
 pub fn batch_limit(setup: &Setup<'_>, chip: &Chip, max_seqs_per_replica: u64, dp: u32) -> u64 {
+    let run = setup
+        .workload
+        .finite_run
+        .map_or(u64::MAX, |r| r.requests as u64);
     max_seqs_per_replica
         .saturating_mul(dp as u64)
         .min(setup.assumptions.on_chip(chip).engine_batch_limit(dp))
+        .min(run)
 }
 
 #[cfg(test)]

@@ -236,6 +236,57 @@ fn a_finite_run_is_refused_where_it_is_not_modelled() {
     assert!(why.contains("open loop"), "{why}");
 }
 
+/// A finite run never holds more sequences than it has requests: a batch above them is
+/// refused naming both, a sweep at such a fixed batch too, and a sweep over batches
+/// tries none above them.
+#[test]
+fn a_finite_run_holds_no_more_sequences_than_requests() {
+    use disagg_engine::disagg::Axis;
+    use disagg_engine::sweep::{sweep, SweepRequest};
+    use disagg_engine::FiniteRun;
+    let h100 = cat().chip("h100-sxm").unwrap();
+    let mut s = scenario(
+        "llama-3.1-8b",
+        h100,
+        tp(1),
+        DType::Fp8,
+        1_000,
+        128,
+        Batch::Fixed(1),
+    )
+    .setup();
+    s.workload.finite_run = Some(FiniteRun {
+        requests: 10,
+        longest_output: 128,
+    });
+    let pool = PoolConfig {
+        chip: h100,
+        parallelism: tp(1),
+    };
+    let at = |batch| evaluate(&s, &Deployment::Aggregated { pool, batch });
+    assert!(at(10).is_ok());
+    let why = at(64).unwrap_err().to_string();
+    assert!(
+        why.contains("batch 64") && why.contains("10 requests"),
+        "{why}"
+    );
+    let request = |batch| SweepRequest {
+        setup: s,
+        axis: Axis::Aggregated,
+        chips: vec![h100],
+        max_chips: 4,
+        target_tok_s_user: None,
+        slo: Default::default(),
+        batch,
+    };
+    let why = sweep(&request(Some(64))).unwrap_err().to_string();
+    assert!(why.contains("batch 64"), "{why}");
+    let free = sweep(&request(None)).unwrap();
+    assert!(!free.cloud.is_empty());
+    assert!(free.cloud.iter().all(|p| p.figures.batch <= 10));
+    assert!(free.cloud.iter().any(|p| p.figures.batch == 10));
+}
+
 /// trtllm-bench queues a whole dataset at once and reports its output tokens over the
 /// time from the first request's start to the last one's end, as MLPerf Offline does:
 /// every row from NVIDIA's perf-overview page states the page's dataset size for its
