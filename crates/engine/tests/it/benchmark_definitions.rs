@@ -194,6 +194,36 @@ fn an_open_loop_delivers_its_rate_and_queues_as_m_d_1() {
     assert!(e.contains("request rate"), "{e}");
 }
 
+/// `model` in FP8 on H100s at `tp`, `(isl, osl)` prompts and outputs, and a finite run
+/// of `(requests, longest output)`: the setup and its tensor-parallel pool.
+fn h100_run(
+    model: &'static str,
+    tp_size: u32,
+    (isl, osl): (u32, u32),
+    (requests, longest_output): (u32, u32),
+) -> (Setup<'static>, PoolConfig<'static>) {
+    let h100 = cat().chip("h100-sxm").unwrap();
+    let mut s = scenario(
+        model,
+        h100,
+        tp(tp_size),
+        DType::Fp8,
+        isl,
+        osl,
+        Batch::Fixed(1),
+    )
+    .setup();
+    s.workload.finite_run = Some(disagg_engine::FiniteRun {
+        requests,
+        longest_output,
+    });
+    let pool = PoolConfig {
+        chip: h100,
+        parallelism: tp(tp_size),
+    };
+    (s, pool)
+}
+
 /// A finite run (MLPerf Offline's drain) is modelled on aggregated deployments; a split
 /// one, or an open loop that never ends, refuses it with the reason instead of ignoring
 /// it.
@@ -201,26 +231,7 @@ fn an_open_loop_delivers_its_rate_and_queues_as_m_d_1() {
 fn a_finite_run_is_refused_where_it_is_not_modelled() {
     use disagg_engine::disagg::open_loop::at_rate;
     use disagg_engine::units::RequestsPerSecond;
-    use disagg_engine::FiniteRun;
-    let h100 = cat().chip("h100-sxm").unwrap();
-    let mut s = scenario(
-        "llama-3.3-70b",
-        h100,
-        tp(4),
-        DType::Fp8,
-        2_000,
-        500,
-        Batch::Fixed(1),
-    )
-    .setup();
-    s.workload.finite_run = Some(FiniteRun {
-        requests: 1_000,
-        longest_output: 1_000,
-    });
-    let pool = PoolConfig {
-        chip: h100,
-        parallelism: tp(4),
-    };
+    let (s, pool) = h100_run("llama-3.3-70b", 4, (2_000, 500), (1_000, 1_000));
     let aggregated = Deployment::Aggregated { pool, batch: 32 };
     assert!(evaluate(&s, &aggregated).is_ok());
     let split = Deployment::PrefillDecode {
@@ -243,26 +254,7 @@ fn a_finite_run_is_refused_where_it_is_not_modelled() {
 fn a_finite_run_holds_no_more_sequences_than_requests() {
     use disagg_engine::disagg::Axis;
     use disagg_engine::sweep::{sweep, SweepRequest};
-    use disagg_engine::FiniteRun;
-    let h100 = cat().chip("h100-sxm").unwrap();
-    let mut s = scenario(
-        "llama-3.1-8b",
-        h100,
-        tp(1),
-        DType::Fp8,
-        1_000,
-        128,
-        Batch::Fixed(1),
-    )
-    .setup();
-    s.workload.finite_run = Some(FiniteRun {
-        requests: 10,
-        longest_output: 128,
-    });
-    let pool = PoolConfig {
-        chip: h100,
-        parallelism: tp(1),
-    };
+    let (s, pool) = h100_run("llama-3.1-8b", 1, (1_000, 128), (10, 128));
     let at = |batch| evaluate(&s, &Deployment::Aggregated { pool, batch });
     assert!(at(10).is_ok());
     let why = at(64).unwrap_err().to_string();
@@ -273,7 +265,7 @@ fn a_finite_run_holds_no_more_sequences_than_requests() {
     let request = |batch| SweepRequest {
         setup: s,
         axis: Axis::Aggregated,
-        chips: vec![h100],
+        chips: vec![pool.chip],
         max_chips: 4,
         target_tok_s_user: None,
         slo: Default::default(),
