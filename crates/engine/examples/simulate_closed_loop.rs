@@ -15,6 +15,8 @@
 //! Run: `cargo run --release -p disagg-engine --example simulate_closed_loop`.
 
 use disagg_engine::assumptions::Assumptions;
+use disagg_engine::disagg::finite_run::drain_loss;
+use disagg_engine::units::Seconds;
 use disagg_engine::validation::{
     evaluate_point, BenchmarkPoint, BenchmarkTable, Framework, Metric, Role,
 };
@@ -91,11 +93,27 @@ struct Request {
 }
 
 /// What one replica's replayed run gives: every request's TTFT and TPOT (its time after
-/// the first token over the tokens after the first), and its output rate over the run.
+/// the first token over the tokens after the first), its output rate over the whole run
+/// (the harness's: tokens over the time from the first prompt to the last completion)
+/// and over the middle half of its completions, where neither the first wave nor the
+/// drain lies.
 struct Run {
     ttfts: Vec<f64>,
     tpots: Vec<f64>,
     output_tok_s: f64,
+    middle_tok_s: f64,
+}
+
+/// Output tokens per second between the completions a quarter and three quarters of
+/// the way through `done` (each completion's time and the tokens completed by then).
+fn middle_rate(done: &[(f64, f64)]) -> f64 {
+    let n = done.len();
+    let ((t0, k0), (t1, k1)) = (done[n / 4], done[(3 * n / 4).min(n - 1)]);
+    if t1 > t0 {
+        (k1 - k0) / (t1 - t0)
+    } else {
+        f64::NAN
+    }
 }
 
 /// The replay of one replica's `users` users.
@@ -140,6 +158,7 @@ fn simulate(
     let mut ttfts = Vec::new();
     let mut tpots = Vec::new();
     let mut tokens_out = 0.0;
+    let mut done: Vec<(f64, f64)> = Vec::new();
     let mut t = 0.0;
     let mut iteration: u64 = 0;
     let decode = |b: usize| steps.decode[(b.max(1) - 1).min(steps.decode.len() - 1)];
@@ -201,6 +220,7 @@ fn simulate(
             r.generated += 1;
             if r.generated >= r.osl {
                 tokens_out += r.osl as f64;
+                done.push((t, tokens_out));
                 if r.osl > 1 {
                     tpots.push((t - r.first).max(0.0) / (r.osl - 1) as f64);
                 }
@@ -217,6 +237,11 @@ fn simulate(
         ttfts,
         tpots,
         output_tok_s: if t > 0.0 { tokens_out / t } else { 0.0 },
+        middle_tok_s: if done.is_empty() {
+            f64::NAN
+        } else {
+            middle_rate(&done)
+        },
     }
 }
 
@@ -249,6 +274,9 @@ fn main() {
     println!("row        users  measured   engine           replay");
     // (metric kind, |error| of the engine, |error| of the replay) over the hold-out rows.
     let mut summary: Vec<(&str, f64, f64)> = Vec::new();
+    // Per run: its id, users per replica, and the share of its steady rate the whole
+    // run loses, replayed and by MODEL.md 6.1.4's uniform-phase drain.
+    let mut drains: Vec<(String, u32, f64, f64)> = Vec::new();
     for row in &report.rows {
         let p = &row.point;
         // The replayed scheduler is SGLang's (prefill first, prompt steps of their own);
@@ -275,6 +303,11 @@ fn main() {
             a.scheduler_recv_interval,
             first_step,
         );
+        if matches!(p.metric, Metric::OutputTokS | Metric::OutputTokSPerChip) {
+            let closed = uniform_phase_loss(&steps, users, ppu, lengths, run.middle_tok_s);
+            let replay = 1.0 - run.output_tok_s / run.middle_tok_s;
+            drains.push((p.id.clone(), users, replay, closed));
+        }
         let Some(replayed) = read(&run, p.metric, replicas, p.chips) else {
             continue;
         };
@@ -306,6 +339,17 @@ fn main() {
             .copied()
             .unwrap_or(f64::NAN)
     };
+    println!("\nthe run to its last completion against its middle half (MODEL.md 6.1.4):");
+    println!("run        users  replay loss  uniform-phase drain");
+    for (id, users, replay, closed) in &drains {
+        println!(
+            "{:<10} {:>5} {:>10.2}% {:>15.2}%",
+            id,
+            users,
+            replay * 100.0,
+            closed * 100.0
+        );
+    }
     for kind in [
         "mean TTFT",
         "median TTFT",
@@ -321,4 +365,27 @@ fn main() {
             median(rows.iter().map(|s| s.2).collect()),
         );
     }
+}
+
+/// The share of a replica's steady rate `middle` (output tokens per second) that MODEL.md
+/// 6.1.4's drain takes from a run of `prompts_per_user` prompts for each of `users`
+/// users, were the users' phases spread evenly when the last prompt is admitted:
+/// `L = (t_1 - s)(K - E[R])` with `K` the longest output and `E[R] = E[X^2] / (2 E[X])`
+/// for outputs uniform on `[ratio L, L]`, against the `T = N E[X] / middle` the run's
+/// tokens take at the steady rate.
+fn uniform_phase_loss(
+    steps: &Steps,
+    users: u32,
+    prompts_per_user: u32,
+    (_, osl, ratio): (u32, u32, f64),
+    middle: f64,
+) -> f64 {
+    let (hi, lo) = (osl as f64, (ratio * osl as f64).floor());
+    let mean = (lo + hi) / 2.0;
+    let square = (lo * lo + lo * hi + hi * hi) / 3.0;
+    let one = Seconds::new(steps.decode[0]);
+    let full = Seconds::new(steps.decode[(users as usize).max(1) - 1]);
+    let loss = drain_loss(one, full, users as f64, hi, square / (2.0 * mean)).value();
+    let t = (prompts_per_user * users) as f64 * mean / middle;
+    loss / (t + loss)
 }
