@@ -40,7 +40,9 @@ pub(crate) struct LengthArgs {
     #[arg(long, requires = "longest_output")]
     run_requests: Option<u32>,
     /// With --run-requests: the longest output a request may have (the dataset's
-    /// longest, or the benchmark's cap), which the last sequence of the drain runs to.
+    /// longest, or the benchmark's cap), which the last sequence of the drain runs to:
+    /// from --osl up to what the run's outputs add up to, less a token for each other
+    /// request.
     #[arg(long, requires = "run_requests")]
     longest_output: Option<u32>,
 }
@@ -94,9 +96,10 @@ impl LengthArgs {
                         "--run-requests {requests} must lie between 1 and {MAX_PROMPTS}"
                     ));
                 }
-                if !(osl..=MAX_LENGTH).contains(&longest_output) {
+                let most = FiniteRun::longest_possible(requests, osl);
+                if !(osl..=most).contains(&longest_output) {
                     return Err(format!(
-                        "--longest-output {longest_output} must lie between --osl {osl} and {MAX_LENGTH} tokens"
+                        "--longest-output {longest_output} must lie between --osl {osl} and {most} tokens (--run-requests {requests} outputs of mean --osl add up to {requests} x {osl}, and each other request yields at least one)"
                     ));
                 }
                 Some(FiniteRun {

@@ -68,6 +68,17 @@ pub struct FiniteRun {
     pub longest_output: u32,
 }
 
+impl FiniteRun {
+    /// The longest output a run of `requests` whose outputs average `osl` tokens can
+    /// hold: every token of the run but one for each other request (a request yields at
+    /// least one), and no more than [`MAX_LENGTH`].
+    pub fn longest_possible(requests: u32, osl: u32) -> u32 {
+        let all = requests as u64 * osl as u64;
+        let others = (requests as u64).saturating_sub(1);
+        all.saturating_sub(others).min(MAX_LENGTH as u64) as u32
+    }
+}
+
 impl Workload {
     /// A workload without prefix-cache hits.
     pub fn new(isl: u32, osl: u32) -> Workload {
@@ -140,10 +151,11 @@ impl Workload {
                     run.requests
                 )));
             }
-            if !(self.osl..=MAX_LENGTH).contains(&run.longest_output) {
+            let most = FiniteRun::longest_possible(run.requests, self.osl);
+            if !(self.osl..=most).contains(&run.longest_output) {
                 return Err(EngineError::InvalidInput(format!(
-                    "a finite run's longest output ({} tokens) must lie between the mean output ({}) and {MAX_LENGTH} tokens",
-                    run.longest_output, self.osl
+                    "a finite run's longest output ({} tokens) must lie between the mean output ({}) and {most} tokens (its {} requests' outputs add up to {} x the mean, and each other request yields at least one)",
+                    run.longest_output, self.osl, run.requests, run.requests
                 )));
             }
         }

@@ -488,6 +488,11 @@ fn a_finite_run_lowers_the_rates_and_is_refused_where_it_does_not_apply() {
             &["--run-requests", "0", "--longest-output", "1000"][..],
             "--run-requests 0",
         ),
+        // Two requests of mean output 200 hold at most 399 tokens in one of them.
+        (
+            &["--run-requests", "2", "--longest-output", "400"][..],
+            "--longest-output 400 must lie between --osl 200 and 399",
+        ),
     ] {
         let o = disagg(&[&base[..], extra].concat());
         refused(&o, &[says], &format!("{extra:?}"));

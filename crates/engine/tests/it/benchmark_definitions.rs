@@ -279,6 +279,28 @@ fn a_finite_run_holds_no_more_sequences_than_requests() {
     assert!(free.cloud.iter().any(|p| p.figures.batch == 10));
 }
 
+/// A run's outputs add up to its requests times their mean, so no one output is longer
+/// than that less one token for each other request: `N osl - (N - 1)`, the whole run's
+/// for one request. A longer one is refused with the bound; the bound itself runs.
+#[test]
+fn a_finite_runs_longest_output_fits_in_its_outputs() {
+    use disagg_engine::FiniteRun;
+    assert_eq!(FiniteRun::longest_possible(1, 128), 128);
+    assert_eq!(FiniteRun::longest_possible(5, 100), 496);
+    assert_eq!(FiniteRun::longest_possible(3, 1), 1);
+    assert_eq!(
+        FiniteRun::longest_possible(u32::MAX, u32::MAX),
+        disagg_engine::limits::MAX_LENGTH
+    );
+    let at = |longest| {
+        let (s, pool) = h100_run("llama-3.1-8b", 1, (1_000, 100), (5, longest));
+        evaluate(&s, &Deployment::Aggregated { pool, batch: 5 })
+    };
+    assert!(at(496).is_ok());
+    let why = at(497).unwrap_err().to_string();
+    assert!(why.contains("497") && why.contains("496"), "{why}");
+}
+
 /// trtllm-bench queues a whole dataset at once and reports its output tokens over the
 /// time from the first request's start to the last one's end, as MLPerf Offline does:
 /// every row from NVIDIA's perf-overview page states the page's dataset size for its
