@@ -151,7 +151,7 @@ pub(crate) fn deliver(
     point.figures.ttft_p90 = point.ttft.quantile(0.9);
     point.figures.tpot_p90 = point.tpot.quantile(0.9);
     point.warnings.push(format!(
-        "open loop: {} requests per second arrive at random; about {} are in flight (Little's law), and the prefill steps are busy {:.0}% of the time",
+        "open loop: {} requests per second arrive at random; Little's law puts about {} of them in flight at once, and the prefill steps are busy {:.0}% of the time",
         rate.0,
         held.batch,
         100.0 * utilisation
