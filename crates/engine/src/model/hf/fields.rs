@@ -191,14 +191,7 @@ impl<'a> Fields<'a> {
             ));
         }
         if let Some(kv_rank) = self.opt_u32("kv_lora_rank")? {
-            return Ok(Attention::Mla {
-                heads,
-                q_rank: self.opt_u32("q_lora_rank")?,
-                kv_rank,
-                qk_nope: self.req_u32("qk_nope_head_dim")?,
-                qk_rope: self.req_u32("qk_rope_head_dim")?,
-                v_head: self.req_u32("v_head_dim")?,
-            });
+            return self.mla(heads, kv_rank);
         }
         // Step-1/Step-3 call the KV heads `num_attention_groups`.
         let kv_heads = self.first_u32(&KV_HEADS)?.unwrap_or(heads);
@@ -212,7 +205,10 @@ impl<'a> Fields<'a> {
                 hidden / heads
             }
         };
-        if kv_heads == 0 || head_dim == 0 || heads % kv_heads != 0 {
+        if head_dim == 0 {
+            return Err(EngineError::Config("head_dim must be positive".into()));
+        }
+        if kv_heads == 0 || heads % kv_heads != 0 {
             return Err(EngineError::Config(format!(
                 "num_attention_heads ({heads}) must be a positive multiple of num_key_value_heads ({kv_heads})"
             )));
@@ -223,6 +219,36 @@ impl<'a> Fields<'a> {
             head_dim,
             // Step-3 names the rank of its factorised query `share_q_dim`.
             q_rank: self.opt_u32("share_q_dim")?.filter(|&r| r > 0),
+        })
+    }
+
+    /// Multi-head latent attention (DeepSeek-V2/V3): every width it reads must be
+    /// positive; a query rank left null means no query compression.
+    fn mla(&self, heads: u32, kv_rank: u32) -> Result<Attention> {
+        let q_rank = self.opt_u32("q_lora_rank")?;
+        let qk_nope = self.req_u32("qk_nope_head_dim")?;
+        let qk_rope = self.req_u32("qk_rope_head_dim")?;
+        let v_head = self.req_u32("v_head_dim")?;
+        let refuse = |why: &str| Err(EngineError::Config(why.into()));
+        if kv_rank == 0 {
+            return refuse("kv_lora_rank must be positive");
+        }
+        if q_rank == Some(0) {
+            return refuse("q_lora_rank must be positive, or null for no query compression");
+        }
+        if qk_nope as u64 + qk_rope as u64 == 0 {
+            return refuse("qk_nope_head_dim + qk_rope_head_dim must be positive");
+        }
+        if v_head == 0 {
+            return refuse("v_head_dim must be positive");
+        }
+        Ok(Attention::Mla {
+            heads,
+            q_rank,
+            kv_rank,
+            qk_nope,
+            qk_rope,
+            v_head,
         })
     }
 
@@ -243,6 +269,11 @@ impl<'a> Fields<'a> {
         let expert_intermediate = self
             .first_u32(&EXPERT_WIDTH)?
             .ok_or_else(|| missing("moe_intermediate_size"))?;
+        if expert_intermediate == 0 {
+            return Err(EngineError::Config(
+                "the experts' width (moe_intermediate_size, or intermediate_size where the config has none) must be positive".into(),
+            ));
+        }
         let shared_intermediate = match self.first_u32(&SHARED_WIDTH)? {
             Some(width) => width,
             // Llama 4's MoE layers always add one shared expert of the experts' width

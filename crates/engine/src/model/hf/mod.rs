@@ -89,6 +89,15 @@ pub fn parse_config(value: &Value) -> Result<ModelIr> {
     let attention = cfg.attention(hidden)?;
     let moe = cfg.moe()?;
     let dense_intermediate = cfg.first_u32(&fields::DENSE_WIDTH)?;
+    let dense_width = || {
+        match dense_intermediate {
+        None => Err(missing("intermediate_size")),
+        Some(0) => Err(EngineError::Config(
+            "the dense layers' FFN width (intermediate_size, Llama 4's intermediate_size_mlp) must be positive".into(),
+        )),
+        Some(w) => Ok(w),
+    }
+    };
 
     let per_layer = match cfg.get("block_configs") {
         Some(blocks) => decilm_layers(blocks, num_layers, hidden, attention)?,
@@ -99,8 +108,7 @@ pub fn parse_config(value: &Value) -> Result<ModelIr> {
                 let ffn = match moe {
                     Some(ref m) if m.is_moe_layer(layer) => m.ffn,
                     _ => Ffn::Dense {
-                        intermediate: dense_intermediate
-                            .ok_or_else(|| missing("intermediate_size"))?,
+                        intermediate: dense_width()?,
                     },
                 };
                 layers.push(LayerGroup {

@@ -37,6 +37,52 @@ fn rejects_non_transformers_and_garbage() {
     );
 }
 
+/// A width of zero is no layer: each is refused naming its field, where it used to give
+/// a model with no FFN, no query projection or no KV cache (or, for `head_dim`, a
+/// message about the head counts).
+#[test]
+fn zero_widths_are_refused_by_name() {
+    let mla = |nope: u32, rope: u32, v: u32, kv: u32, q: &str| {
+        format!(
+            r#","kv_lora_rank":{kv},"q_lora_rank":{q},"qk_nope_head_dim":{nope},"qk_rope_head_dim":{rope},"v_head_dim":{v}"#
+        )
+    };
+    for (extra, says) in [
+        (r#","head_dim":0"#.to_string(), "head_dim must be positive"),
+        (
+            r#","num_key_value_heads":0"#.to_string(),
+            "num_key_value_heads (0)",
+        ),
+        (
+            r#","intermediate_size":0"#.to_string(),
+            "the dense layers' FFN width",
+        ),
+        (
+            r#","num_local_experts":8,"num_experts_per_tok":2,"moe_intermediate_size":0"#
+                .to_string(),
+            "the experts' width",
+        ),
+        (
+            mla(128, 64, 128, 0, "1536"),
+            "kv_lora_rank must be positive",
+        ),
+        (mla(128, 64, 128, 512, "0"), "q_lora_rank must be positive"),
+        (
+            mla(0, 0, 128, 512, "1536"),
+            "qk_nope_head_dim + qk_rope_head_dim",
+        ),
+        (mla(128, 64, 0, 512, "1536"), "v_head_dim must be positive"),
+    ] {
+        check_err(&llama_with(&extra), says);
+    }
+    // A null query rank is DeepSeek-V2-Lite's: no query compression, read as such.
+    let lite = parse_config_str(&llama_with(&mla(128, 64, 128, 512, "null"))).unwrap();
+    assert!(matches!(
+        lite.groups[0].attention,
+        Attention::Mla { q_rank: None, .. }
+    ));
+}
+
 /// Llama 4 Maverick's text config with its layer count and NoPE interval as given.
 fn llama4(layers: u32, extra: &str) -> String {
     format!(
