@@ -44,6 +44,8 @@ pub const LINK_BYTES_PER_S: std::ops::RangeInclusive<f64> = 125.0..=1e15;
 pub const BITS_PER_WEIGHT: std::ops::RangeInclusive<f64> = 1.0..=32.0;
 /// Tokens a speculation cycle may draft.
 pub const MAX_DRAFT_TOKENS: u32 = 16;
+/// Most streaming multiprocessors (or compute units) a chip may state.
+pub const MAX_SMS: u32 = 100_000;
 /// Most decoder layers of an EAGLE draft head (the published heads have one).
 pub const MAX_EAGLE_LAYERS: u32 = 8;
 /// Most redundant expert slots a deployment adds (DeepSeek's serving adds 32 to 256).

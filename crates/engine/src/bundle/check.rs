@@ -7,7 +7,7 @@ use crate::error::Result;
 use crate::limits::{
     BITS_PER_WEIGHT, LINK_BYTES_PER_S, MAX_BATCH, MAX_CHIPS, MAX_CONFIG_BYTES, MAX_DRAFT_TOKENS,
     MAX_EAGLE_LAYERS, MAX_LATENCY_LIMIT_MS, MAX_LENGTH, MAX_MICRO_BATCHES, MAX_NAME_CHARS,
-    MAX_OUTPUT_CV, MAX_SWEEP_CHIPS, MAX_SWEEP_CHIP_KINDS, MAX_TARGET_TOK_S_USER,
+    MAX_OUTPUT_CV, MAX_SMS, MAX_SWEEP_CHIPS, MAX_SWEEP_CHIP_KINDS, MAX_TARGET_TOK_S_USER,
 };
 use crate::units::BytesPerSecond;
 use std::ops::RangeInclusive;
@@ -132,6 +132,10 @@ pub(super) fn chip(at: &str, c: &Chip) -> Result<()> {
         1..=MAX_CHIPS,
         " chips",
     )?;
+    // Absent means unknown, not zero.
+    if let Some(sms) = c.sm_count {
+        within(&format!("{at}.sm_count"), sms, 1..=MAX_SMS, " SMs")?;
+    }
     let e = c.efficiency;
     for (field, v) in [
         ("mfu", e.mfu),

@@ -191,6 +191,7 @@ fn every_bad_field_is_refused_by_its_path() {
             json!(0),
             "chips[0].scale_up_domain",
         ),
+        (&["chips", "0", "sm_count"], json!(0), "chips[0].sm_count"),
         (
             &["chips", "0", "fast", "bandwidth"],
             json!("fast"),

@@ -4,6 +4,7 @@
 use super::provenance::{resolve, Dimension, Provenance, RawValue};
 use crate::dtype::ComputeRate;
 use crate::error::EngineError;
+use crate::limits::MAX_SMS;
 use crate::units::{Bytes, BytesPerSecond, FlopsPerSecond, Seconds, Usd, UsdPerHour, Watts};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -385,7 +386,7 @@ impl ChipFile {
         }
         let sm_count = match sm_count {
             None => None,
-            Some(n) if n >= 1.0 && n.fract() == 0.0 && n <= 1e5 => Some(n as u32),
+            Some(n) if n >= 1.0 && n.fract() == 0.0 && n <= MAX_SMS as f64 => Some(n as u32),
             Some(n) => return Err(bad(format!("sm_count {n} must be a whole number of SMs"))),
         };
         let cold = match (cold_cap, cold_bw) {
