@@ -20,8 +20,10 @@ use serde::Serialize;
 /// Pools and axis inputs shared by `predict --axis` and `sweep`.
 #[derive(clap::Args, Debug)]
 pub struct PoolArgs {
+    /// With --axis pd: the prefill pool's catalogue chip id (required).
     #[arg(long)]
     prefill_chip: Option<String>,
+    /// With --axis pd: chips in the prefill pool (required).
     #[arg(long)]
     prefill_chips: Option<u32>,
     /// Prefill pool's tensor parallelism (1 with --prefill-dp: attention data
@@ -39,8 +41,10 @@ pub struct PoolArgs {
     /// whose tokens meet their experts by all-to-all).
     #[arg(long)]
     prefill_ep: Option<u32>,
+    /// With --axis pd: the decode pool's catalogue chip id (required).
     #[arg(long)]
     decode_chip: Option<String>,
+    /// With --axis pd: chips in the decode pool (required).
     #[arg(long)]
     decode_chips: Option<u32>,
     /// Decode pool's tensor parallelism.
@@ -56,14 +60,21 @@ pub struct PoolArgs {
     /// Decode pool's expert-parallel width.
     #[arg(long)]
     decode_ep: Option<u32>,
+    /// With --axis af: the attention pool's catalogue chip id (required).
     #[arg(long)]
     attn_chip: Option<String>,
+    /// With --axis af: chips in the attention pool (required).
     #[arg(long)]
     attn_chips: Option<u32>,
+    /// Attention pool's tensor parallelism, dividing --attn-chips into replicas;
+    /// default: the planner's layout.
     #[arg(long)]
     attn_tp: Option<u32>,
+    /// With --axis af: the expert pool's catalogue chip id (required).
     #[arg(long)]
     expert_chip: Option<String>,
+    /// With --axis af: chips in the expert pool (required); its experts spread over
+    /// all of them.
     #[arg(long)]
     expert_chips: Option<u32>,
     /// Attention/expert ping-pong depth.

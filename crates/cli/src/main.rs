@@ -260,10 +260,16 @@ pub(crate) struct PredictArgs {
     axis: String,
     #[command(flatten)]
     pools: axes::PoolArgs,
+    /// Tensor parallelism of each replica (with --axis spec, the target's); --tp x --pp
+    /// must divide --chips, the rest being replicas. Without --tp, --pp and --ep the
+    /// planner chooses the layout.
     #[arg(long)]
     tp: Option<u32>,
+    /// Pipeline stages of each replica (default 1 once --tp or --ep is given).
     #[arg(long)]
     pp: Option<u32>,
+    /// Expert-parallel width of a MoE model (default 1 once --tp or --pp is given;
+    /// beyond --tp it spans replicas, whose tokens meet their experts by all-to-all).
     #[arg(long)]
     ep: Option<u32>,
     #[command(flatten)]

@@ -533,3 +533,38 @@ fn the_assumptions_a_chip_runs_with_are_listed_and_read_back() {
         refused(&disagg(args), &[says], &format!("{args:?}"));
     }
 }
+
+/// Every option of every command says what it does in `--help`: an option line followed
+/// by a blank line or by the next option had no description (the pool flags, --tp, --pp
+/// and --ep once had none).
+#[test]
+fn every_option_is_described_in_help() {
+    let is_option = |l: &str| {
+        let t = l.trim_start();
+        let indent = l.len() - t.len();
+        (2..=6).contains(&indent) && t.starts_with('-')
+    };
+    for command in [
+        "list",
+        "predict",
+        "deploy",
+        "sweep",
+        "recommend",
+        "validate",
+    ] {
+        let o = disagg(&[command, "--help"]);
+        assert!(o.status.success(), "{command}: {}", stderr(&o));
+        let help = stdout(&o);
+        let lines: Vec<&str> = help.lines().collect();
+        let options = lines.iter().filter(|l| is_option(l)).count();
+        assert!(options > 1, "{command}: no options read from\n{help}");
+        for pair in lines.windows(2) {
+            let undescribed = pair[1].trim().is_empty() || is_option(pair[1]);
+            assert!(
+                !(is_option(pair[0]) && undescribed),
+                "{command} --help: `{}` has no description",
+                pair[0].trim()
+            );
+        }
+    }
+}
