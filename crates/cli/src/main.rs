@@ -196,6 +196,15 @@ impl AssumptionArgs {
                 })?;
                 let mut a = serde_json::from_str::<Assumptions>(&text)
                     .map_err(|e| format!("{}: {e}", path.display()))?;
+                if let Ok(given) = serde_json::from_str::<serde_json::Value>(&text) {
+                    let written = serde_json::to_value(a).unwrap_or_default();
+                    if let Some(at) = disagg_engine::json_shape::list_for_record(&given, &written) {
+                        return Err(format!(
+                            "{}: {at}: a list where named assumptions belong (`disagg list assumptions` prints them as a JSON object)",
+                            path.display()
+                        ));
+                    }
+                }
                 // What the file states, no framework's default replaces.
                 if let Ok(serde_json::Value::Object(fields)) = serde_json::from_str(&text) {
                     for name in fields.keys() {

@@ -39,6 +39,7 @@ pub mod explain;
 pub mod frontier;
 #[cfg(test)]
 mod fuzz;
+pub mod json_shape;
 pub mod kernel;
 pub mod limits;
 pub mod memory;

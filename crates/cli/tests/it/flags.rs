@@ -135,6 +135,8 @@ fn assumptions_come_from_a_file_or_a_flag_and_bad_ones_are_named() {
         (r#"{"runtime_reserve": 0.95}"#, "runtime_reserve"),
         (r#"{"max_seqs_per_replica": 0}"#, "max_seqs_per_replica"),
         ("not json", "expected"),
+        // serde would read a list by position (mfu 0.3); it is refused instead.
+        ("[0.3]", "a list where named assumptions belong"),
     ] {
         let bad = dir.join("bad.json");
         std::fs::write(&bad, body).unwrap();

@@ -266,10 +266,18 @@ impl Bundle {
                 format!("the bundle comes from engine {theirs}, newer than this one ({ENGINE_VERSION}); update the CLI or reload the page to reproduce its numbers"),
             ));
         }
+        let given = value.clone();
         let bundle: Bundle = serde_path_to_error::deserialize(value).map_err(|e| {
             let path = e.path().to_string();
             refuse(path, e.into_inner().to_string())
         })?;
+        let written = serde_json::to_value(&bundle).unwrap_or_default();
+        if let Some(path) = crate::json_shape::list_for_record(&given, &written) {
+            return Err(refuse(
+                path,
+                "a list where a record of named fields belongs (the values are not read by position)",
+            ));
+        }
         bundle.check()?;
         Ok(bundle)
     }

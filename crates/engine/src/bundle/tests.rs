@@ -192,6 +192,13 @@ fn every_bad_field_is_refused_by_its_path() {
             "chips[0].scale_up_domain",
         ),
         (&["chips", "0", "sm_count"], json!(0), "chips[0].sm_count"),
+        // serde would read these by position; a list is refused where a record belongs.
+        (&["workload"], json!([300, 50, 0, 0.0]), "workload"),
+        (
+            &["chips", "0", "fast"],
+            json!([80e9, 3.35e12]),
+            "chips[0].fast",
+        ),
         (
             &["chips", "0", "fast", "bandwidth"],
             json!("fast"),
