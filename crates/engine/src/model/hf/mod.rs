@@ -81,6 +81,20 @@ pub fn parse_config(value: &Value) -> Result<ModelIr> {
         )));
     }
     let vocab = cfg.req_u32("vocab_size")?;
+    let mtp_layers = cfg.opt_u32("num_nextn_predict_layers")?.unwrap_or(0);
+    if mtp_layers > MAX_LAYERS {
+        return Err(EngineError::Config(format!(
+            "num_nextn_predict_layers {mtp_layers} exceeds {MAX_LAYERS}, the most layers the engine reads"
+        )));
+    }
+    let max_context = cfg
+        .first_u32(&fields::CONTEXT)?
+        .unwrap_or(fields::DEFAULT_CONTEXT);
+    if max_context == 0 {
+        return Err(EngineError::Config(
+            "max_position_embeddings (the context window) must be positive".into(),
+        ));
+    }
     if hidden == 0 || num_layers == 0 || vocab == 0 {
         return Err(EngineError::Config(
             "hidden_size, num_hidden_layers and vocab_size must be positive".into(),
@@ -128,10 +142,8 @@ pub fn parse_config(value: &Value) -> Result<ModelIr> {
         vocab,
         tied_embeddings: cfg.opt_bool("tie_word_embeddings")?.unwrap_or(false),
         num_layers,
-        max_context: cfg
-            .first_u32(&fields::CONTEXT)?
-            .unwrap_or(fields::DEFAULT_CONTEXT),
-        mtp_layers: cfg.opt_u32("num_nextn_predict_layers")?.unwrap_or(0),
+        max_context,
+        mtp_layers,
         groups: group_layers(per_layer),
     })
 }

@@ -39,7 +39,8 @@ fn rejects_non_transformers_and_garbage() {
 
 /// A width of zero is no layer: each is refused naming its field, where it used to give
 /// a model with no FFN, no query projection or no KV cache (or, for `head_dim`, a
-/// message about the head counts).
+/// message about the head counts); so are a context of no positions and more MTP
+/// layers than the engine reads.
 #[test]
 fn zero_widths_are_refused_by_name() {
     let mla = |nope: u32, rope: u32, v: u32, kv: u32, q: &str| {
@@ -72,6 +73,15 @@ fn zero_widths_are_refused_by_name() {
             "qk_nope_head_dim + qk_rope_head_dim",
         ),
         (mla(128, 64, 0, 512, "1536"), "v_head_dim must be positive"),
+        (
+            r#","max_position_embeddings":0"#.to_string(),
+            "max_position_embeddings (the context window) must be positive",
+        ),
+        // Sixteen million MTP layers were read and drafted with.
+        (
+            format!(r#","num_nextn_predict_layers":{}"#, MAX_LAYERS + 1),
+            "num_nextn_predict_layers 10001 exceeds",
+        ),
     ] {
         check_err(&llama_with(&extra), says);
     }
