@@ -118,3 +118,27 @@ fn deploy_refuses_predicts_own_outputs() {
         );
     }
 }
+
+/// A deployment that does not fit its chips gets no launch commands, only the reason,
+/// where it used to get commands that would fail on the machines (DeepSeek-V3's 671 GB
+/// of weights on one H100 prefill chip).
+#[test]
+fn deploy_refuses_a_deployment_that_cannot_run() {
+    let mut args = vec!["deploy", "--framework", "sglang"];
+    args.extend(PD);
+    args.extend(["--osl", "1000"]);
+    let model = args.iter().position(|a| *a == "llama-3.3-70b").unwrap();
+    args[model] = "deepseek-v3";
+    let chips = args.iter().position(|a| *a == "--prefill-chips").unwrap();
+    args[chips + 1] = "1";
+    let o = disagg(&args);
+    refused(
+        &o,
+        &[
+            "no launch is written for a deployment that cannot run",
+            "prefill pool does not fit",
+        ],
+        "",
+    );
+    assert!(!stdout(&o).contains("launch_server"), "{}", stdout(&o));
+}

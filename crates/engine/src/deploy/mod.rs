@@ -317,6 +317,16 @@ pub fn launch(
             )));
         }
     }
+    // A launch of what cannot run would only fail on the machines: say so here.
+    if !point.fits {
+        return Err(EngineError::InvalidInput(format!(
+            "no launch is written for a deployment that cannot run as modelled: {}",
+            point
+                .reason
+                .as_deref()
+                .unwrap_or("it does not fit its chips")
+        )));
+    }
     let axis = deployment.axis();
     let mut plans = Vec::new();
     for (role, pool) in deployment.pools() {
