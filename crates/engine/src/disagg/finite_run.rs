@@ -36,13 +36,17 @@ pub(crate) fn not_on_this_axis() -> EngineError {
     )
 }
 
-/// The refusal of a batch larger than the run: a run of `requests` never holds more
-/// sequences than it has requests.
-pub(crate) fn batch_over_run(batch: u32, requests: u32) -> EngineError {
-    EngineError::InvalidInput(format!(
-        "batch {batch} exceeds the finite run's {requests} requests: a run never holds more \
-         sequences than it has requests (lower the batch or raise the run's requests)"
-    ))
+/// Refuses a batch above `w`'s finite run's requests, naming both: a run never holds
+/// more sequences than it has requests. `Ok` where the workload states no run.
+pub(crate) fn check_batch(w: &Workload, batch: u32) -> crate::error::Result<()> {
+    match w.finite_run {
+        Some(run) if batch > run.requests => Err(EngineError::InvalidInput(format!(
+            "batch {batch} exceeds the finite run's {} requests: a run never holds more \
+             sequences than it has requests (lower the batch or raise the run's requests)",
+            run.requests
+        ))),
+        _ => Ok(()),
+    }
 }
 
 /// Time a run loses while its batch of `seqs` sequences per replica drains: a decode

@@ -94,16 +94,7 @@ pub fn evaluate(setup: &Setup, deployment: &Deployment) -> Result<DeploymentPoin
             "batch {concurrency} must lie between 1 and {MAX_BATCH}"
         )));
     }
-    if let Some(run) = setup
-        .workload
-        .finite_run
-        .filter(|r| concurrency > r.requests)
-    {
-        return Err(crate::disagg::finite_run::batch_over_run(
-            concurrency,
-            run.requests,
-        ));
-    }
+    finite_run::check_batch(&setup.workload, concurrency)?;
     for (role, pool) in deployment.pools() {
         check_pool_chips(role, pool.chips())?;
     }

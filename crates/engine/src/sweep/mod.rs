@@ -203,13 +203,8 @@ pub fn sweep(req: &SweepRequest) -> Result<SweepResult> {
     if setup.workload.finite_run.is_some() && req.axis != Axis::Aggregated {
         return Err(crate::disagg::finite_run::not_on_this_axis());
     }
-    if let (Some(batch), Some(run)) = (req.batch, setup.workload.finite_run) {
-        if batch > run.requests {
-            return Err(crate::disagg::finite_run::batch_over_run(
-                batch,
-                run.requests,
-            ));
-        }
+    if let Some(batch) = req.batch {
+        crate::disagg::finite_run::check_batch(&setup.workload, batch)?;
     }
     if req.max_chips == 0 || req.max_chips > MAX_SWEEP_CHIPS {
         return Err(EngineError::InvalidInput(format!(
