@@ -196,17 +196,19 @@ impl AssumptionArgs {
                 })?;
                 let mut a = serde_json::from_str::<Assumptions>(&text)
                     .map_err(|e| format!("{}: {e}", path.display()))?;
-                if let Ok(given) = serde_json::from_str::<serde_json::Value>(&text) {
-                    let written = serde_json::to_value(a).unwrap_or_default();
-                    if let Some(at) = disagg_engine::json_shape::list_for_record(&given, &written) {
-                        return Err(format!(
-                            "{}: {at}: a list where named assumptions belong (`disagg list assumptions` prints them as a JSON object)",
-                            path.display()
-                        ));
-                    }
+                // The file read once more as plain JSON (it parsed above, so this does):
+                // for its shape, and for the names it states.
+                let given: serde_json::Value =
+                    serde_json::from_str(&text).unwrap_or(serde_json::Value::Null);
+                let written = serde_json::to_value(a).unwrap_or_default();
+                if let Some(at) = disagg_engine::json_shape::list_for_record(&given, &written) {
+                    return Err(format!(
+                        "{}: {at}: a list where named assumptions belong (`disagg list assumptions` prints them as a JSON object)",
+                        path.display()
+                    ));
                 }
                 // What the file states, no framework's default replaces.
-                if let Ok(serde_json::Value::Object(fields)) = serde_json::from_str(&text) {
+                if let serde_json::Value::Object(fields) = &given {
                     for name in fields.keys() {
                         a.pinned = a.pinned.with(name);
                     }
