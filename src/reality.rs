@@ -87,8 +87,12 @@ pub fn measured_error(
     } else {
         format!("{}; ", upper_first(&lead.join("; ")))
     };
+    let nearest = band
+        .nearest
+        .as_ref()
+        .map_or(String::new(), |n| format!(" {}.", upper_first(&n.line())));
     format!(
-        "{lead}measured error on published points for {}: median {}, p90 {} over {} points (hold-out).",
+        "{lead}measured error on published points for {}: median {}, p90 {} over {} points (hold-out).{nearest}",
         band.scope,
         percent(band.median_pct / 100.0),
         percent(band.p90_pct / 100.0),
@@ -276,5 +280,41 @@ mod tests {
             !text.to_lowercase().contains("no published point"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn a_chip_with_too_few_points_shows_them_by_name() {
+        let r = report();
+        let cat = Catalogue::builtin();
+        // The Cerebras WSE-3's own hold-out points: fewer than a band needs.
+        let own: Vec<&ValidationRow> = holdout(&r)
+            .filter(|x| runs_on(x, "cerebras-wse3"))
+            .collect();
+        assert!(
+            !own.is_empty() && own.len() < MIN_POINTS,
+            "{} points",
+            own.len()
+        );
+        let text = measured_error(&r, &["cerebras-wse3".into()], Axis::Aggregated, cat);
+        let name = &cat.chip("cerebras-wse3").unwrap().name;
+        assert!(
+            text.starts_with(&format!("Too few published points for {name}")),
+            "{text}"
+        );
+        // Each is named with its signed error, after the wider band.
+        let (wide, nearest) = text.split_once(" On ").expect(&text);
+        assert!(
+            wide.contains("measured error on published points for"),
+            "{text}"
+        );
+        for x in own {
+            let e = x.error.unwrap() * 100.0;
+            let shown = if e.abs() < 10.0 {
+                format!("{e:+.1}% ({})", x.point.id)
+            } else {
+                format!("{e:+.0}% ({})", x.point.id)
+            };
+            assert!(nearest.contains(&shown), "{shown} in {text}");
+        }
     }
 }

@@ -202,20 +202,68 @@ pub struct ErrorBand {
     pub scope: String,
     /// The narrower scopes tried first, each with fewer than [`MIN_POINTS`] points.
     pub widened_from: Vec<String>,
+    /// The points of the narrowest of those scopes that had any: too few for a band,
+    /// yet the published evidence closest to the prediction, so they are shown by name.
+    #[serde(default)]
+    pub nearest: Option<NearestPoints>,
+}
+
+/// The hold-out points of a scope with some, but fewer than [`MIN_POINTS`], points.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NearestPoints {
+    /// The scope, in words.
+    pub scope: String,
+    /// Each point's id (`disagg validate --point ID`) and signed error, in table order.
+    pub points: Vec<PointError>,
+}
+
+/// One published point's signed error: predicted over measured, less one, in percent.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PointError {
+    pub id: String,
+    pub error_pct: f64,
+}
+
+impl NearestPoints {
+    /// "on Cerebras WSE-3 · aggregated · throughput alone, 2 points: +151% (CBR-01),
+    /// +747% (CBR-02)": signed, because a chip's few points often lean one way.
+    pub fn line(&self) -> String {
+        let points: Vec<String> = self
+            .points
+            .iter()
+            .map(|p| format!("{} ({})", signed_pct(p.error_pct), p.id))
+            .collect();
+        let count = match self.points.len() {
+            1 => "1 point".to_string(),
+            n => format!("{n} points"),
+        };
+        format!("on {} alone, {count}: {}", self.scope, points.join(", "))
+    }
 }
 
 impl ErrorBand {
     /// "±14% median, ±38% p90 on 12 hold-out points: NVIDIA Hopper · aggregated · TTFT":
     /// the one wording of a band, which `disagg predict` prints and the page shows.
+    /// Where the scope widened past a few points, they follow by name.
     pub fn line(&self) -> String {
-        format!(
+        let band = format!(
             "±{} median, ±{} p90 on {} hold-out points: {}",
             pct(self.median_pct),
             pct(self.p90_pct),
             self.points,
             self.scope
-        )
+        );
+        match &self.nearest {
+            Some(n) => format!("{band}; {}", n.line()),
+            None => band,
+        }
     }
+}
+
+/// A signed percentage, as [`pct`] rounds it: "+151%", "-4.2%".
+fn signed_pct(v: f64) -> String {
+    let sign = if v < 0.0 { "-" } else { "+" };
+    format!("{sign}{}", pct(v.abs()))
 }
 
 /// A percentage to two significant figures or so: "3.6%", "14%".
@@ -339,6 +387,7 @@ pub fn error_band(
         parts.join(" · ")
     };
     let mut tried: Vec<String> = Vec::new();
+    let mut nearest: Option<NearestPoints> = None;
     for l in &LEVELS {
         // Chips the catalogue does not know have no vendor to widen to.
         if l.chips == ChipScope::Vendor && vendors.is_empty() {
@@ -349,18 +398,30 @@ pub fn error_band(
         if tried.last() == Some(&scope) {
             continue;
         }
-        let errors: Vec<f64> = holdout(report)
-            .filter(|r| takes(l, r))
-            .filter_map(|r| r.error)
-            .collect();
-        if errors.len() >= MIN_POINTS {
-            let s = summarize(errors.into_iter())?;
+        let rows: Vec<&ValidationRow> = holdout(report).filter(|r| takes(l, r)).collect();
+        if rows.len() >= MIN_POINTS {
+            let s = summarize(rows.iter().filter_map(|r| r.error))?;
             return Some(ErrorBand {
                 median_pct: s.median_ape * 100.0,
                 p90_pct: s.p90_ape * 100.0,
                 points: s.points,
                 scope,
                 widened_from: tried,
+                nearest,
+            });
+        }
+        if nearest.is_none() && !rows.is_empty() {
+            nearest = Some(NearestPoints {
+                scope: scope.clone(),
+                points: rows
+                    .iter()
+                    .filter_map(|r| {
+                        Some(PointError {
+                            id: r.point.id.clone(),
+                            error_pct: r.error? * 100.0,
+                        })
+                    })
+                    .collect(),
             });
         }
         tried.push(scope);

@@ -157,6 +157,12 @@ fn too_few_points_widen_in_the_documented_order() {
         let b = error_band(&report(rows), cat(), &q).unwrap();
         assert_eq!(b.scope, scopes[k], "level {k}: {b:?}");
         assert_eq!(b.widened_from, scopes[..k], "level {k}");
+        // The one point of the first group, inside the narrowest scope, is named.
+        let nearest = b
+            .nearest
+            .as_ref()
+            .map(|n| (n.scope.as_str(), n.points.len()));
+        assert_eq!(nearest, (k > 0).then_some((scopes[0], 1)), "level {k}");
         assert_eq!(b.points, MIN_POINTS, "level {k}");
         // |errors| 0.1, 0.2, 0.3 either way: median 20%, p90 30%.
         assert!((b.median_pct - 20.0).abs() < 1e-9 && (b.p90_pct - 30.0).abs() < 1e-9);
@@ -167,6 +173,65 @@ fn too_few_points_widen_in_the_documented_order() {
         row(groups[5][0].clone(), 0.1),
     ];
     assert_eq!(error_band(&report(rows), cat(), &q), None);
+}
+
+#[test]
+fn a_widened_band_names_the_few_points_it_passed_over() {
+    let named = |chip, metric, batch, id: &str, e| {
+        let mut p = point(chip, None, metric, batch);
+        p.id = id.into();
+        row(p, e)
+    };
+    let tpot = Metric::TpotMs;
+    let q = query("groq-lpu", Axis::Aggregated, MetricClass::Interactivity, 1);
+    let mut rows = vec![
+        // The chip's own two points, one each way, and a calibration point that matches.
+        named("groq-lpu", tpot, Some(1), "LPU-1", 1.51),
+        named("groq-lpu", tpot, Some(8), "LPU-2", -0.04),
+        named("groq-lpu", tpot, Some(1), "LPU-C", 7.0),
+        // Three points of other vendors: the band widens to them.
+        named("h200", tpot, Some(1), "H-1", 0.1),
+        named("mi300x", tpot, Some(1), "M-1", -0.2),
+        named("b200", tpot, Some(64), "B-1", 0.3),
+    ];
+    rows[2].point.role = Role::Calibration;
+    let b = error_band(&report(rows.clone()), cat(), &q).unwrap();
+    assert_eq!(b.points, 5);
+    let n = b.nearest.clone().unwrap();
+    // The narrowest scope that had any: the chip's own, with both of its hold-out points.
+    assert_eq!(n.scope, b.widened_from[0]);
+    let ids: Vec<&str> = n.points.iter().map(|p| p.id.as_str()).collect();
+    assert_eq!(ids, ["LPU-1", "LPU-2"]);
+    assert!((n.points[0].error_pct - 151.0).abs() < 1e-9);
+    assert!((n.points[1].error_pct + 4.0).abs() < 1e-9);
+    assert_eq!(
+        n.line(),
+        format!(
+            "on {} alone, 2 points: +151% (LPU-1), -4.0% (LPU-2)",
+            n.scope
+        )
+    );
+    assert_eq!(
+        b.line(),
+        format!(
+            "±20% median, ±151% p90 on 5 hold-out points: {}; {}",
+            b.scope,
+            n.line()
+        )
+    );
+    // One point alone is one point.
+    rows.remove(1);
+    let b = error_band(&report(rows.clone()), cat(), &q).unwrap();
+    assert!(b
+        .nearest
+        .unwrap()
+        .line()
+        .contains("alone, 1 point: +151% (LPU-1)"));
+    // A band that did not widen, or widened past empty scopes only, names none.
+    rows.retain(|r| !r.point.chip.starts_with("groq"));
+    let b = error_band(&report(rows), cat(), &q).unwrap();
+    assert!(!b.widened_from.is_empty());
+    assert_eq!(b.nearest, None);
 }
 
 #[test]
