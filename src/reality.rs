@@ -8,7 +8,7 @@
 use crate::format::percent;
 use disagg_engine::disagg::{Axis, DeploymentPoint};
 use disagg_engine::validation::{
-    error_band, headline_bands, listed, unmeasured, BandQuery, ValidationReport,
+    error_band, headline_bands, listed, unmeasured, BandQuery, PointError, ValidationReport,
 };
 use disagg_engine::Catalogue;
 use std::collections::BTreeMap;
@@ -54,13 +54,7 @@ pub fn measured_error(
     axis: Axis,
     catalogue: &Catalogue,
 ) -> String {
-    let query = BandQuery {
-        chips: chips.to_vec(),
-        axis,
-        class: None,
-        regime: None,
-    };
-    let Some(band) = error_band(report, catalogue, &query) else {
+    let Some(band) = error_band(report, catalogue, &deployment_query(chips, axis)) else {
         return "No published measurement has been compared with these predictions yet."
             .to_string();
     };
@@ -98,6 +92,29 @@ pub fn measured_error(
         percent(band.p90_pct / 100.0),
         band.points
     )
+}
+
+/// The published points [`measured_error`] names after a widened band, each to open
+/// in the validation view; none where the band did not pass over a scope of one or two.
+pub fn nearest_points(
+    report: &ValidationReport,
+    chips: &[String],
+    axis: Axis,
+    catalogue: &Catalogue,
+) -> Vec<PointError> {
+    error_band(report, catalogue, &deployment_query(chips, axis))
+        .and_then(|b| b.nearest)
+        .map_or(Vec::new(), |n| n.points)
+}
+
+/// The band of a whole deployment: its chips on its axis, any metric, any concurrency.
+fn deployment_query(chips: &[String], axis: Axis) -> BandQuery {
+    BandQuery {
+        chips: chips.to_vec(),
+        axis,
+        class: None,
+        regime: None,
+    }
 }
 
 fn upper_first(text: &str) -> String {
@@ -316,5 +333,11 @@ mod tests {
             };
             assert!(nearest.contains(&shown), "{shown} in {text}");
         }
+        // The buttons the panel offers are those points, in the sentence's order.
+        let offered = nearest_points(&r, &["cerebras-wse3".into()], Axis::Aggregated, cat);
+        let labels: Vec<String> = offered.iter().map(PointError::label).collect();
+        assert!(nearest.contains(&labels.join(", ")), "{labels:?} in {text}");
+        // A chip whose own points make a band offers none.
+        assert!(nearest_points(&r, &["h200".into()], Axis::Aggregated, cat).is_empty());
     }
 }

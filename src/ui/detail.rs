@@ -6,17 +6,36 @@ use super::Page;
 use crate::chains::chain_for;
 use crate::explore::{detail, detail_without_speculation, speculation_gain, speculation_summary};
 use crate::format::{self, sig3};
-use crate::reality::{figure_bands, measured_error};
+use crate::reality::{figure_bands, measured_error, nearest_points};
 use crate::scenario::SHOW_KEY;
+use crate::validation_view::View;
 use disagg_engine::disagg::explain::Explained;
 use disagg_engine::disagg::DeploymentPoint;
 use disagg_engine::units::Bytes;
+use disagg_engine::validation::PointError;
 use disagg_engine::Catalogue;
 use leptos::prelude::*;
 use std::collections::BTreeMap;
 
 /// What the detail panel says of a deployment drawn beside the sweep.
 const SHOWN_BESIDE: &str = "Drawn beside the sweep: the deployment of the bundle or validation row you opened, which the sweep itself does not keep (its layout or batch is not one the sweep tries, or it lies under its chips' frontier). It is on no frontier and in no verdict.";
+
+/// A published point as the button that opens it in the validation view (`vv.point`).
+fn open_row(page: Page, point: PointError) -> impl IntoView {
+    let id = point.id.clone();
+    view! {
+        <button
+            class="row-open"
+            title="Open this published point in the validation view: the measurement beside the prediction"
+            on:click=move |_| page.view.update(|v| {
+                v.view = View::Validation;
+                v.point = Some(id.clone());
+            })
+        >
+            {point.label()}
+        </button>
+    }
+}
 
 fn pools(d: &DeploymentPoint) -> impl IntoView {
     d.pools
@@ -202,6 +221,30 @@ pub fn Detail() -> impl IntoView {
             ))
         })
     };
+    // The one or two published points that sentence names, each opened in the table.
+    let nearest = move || {
+        let cloud = page.selected.get()?;
+        let report = page.validation.get()?;
+        let points = page.explored.with(|e| {
+            let p = e.as_ref()?.point(cloud)?;
+            let mut chips: Vec<String> = p.spec.pools.iter().map(|x| x.chip.clone()).collect();
+            chips.dedup();
+            Some(nearest_points(
+                &report,
+                &chips,
+                p.spec.axis,
+                Catalogue::builtin(),
+            ))
+        })?;
+        (!points.is_empty()).then(|| {
+            view! {
+                <p class="nearest-points" id="nearest-points">
+                    "Open the published points named: "
+                    {points.into_iter().map(|p| open_row(page, p)).collect_view()}
+                </p>
+            }
+        })
+    };
     // The selected point is the scenario's deployment to show, drawn beside the sweep.
     let shown_beside = move || {
         let cloud = page.selected.get()?;
@@ -271,6 +314,7 @@ pub fn Detail() -> impl IntoView {
                 {gain.map(|text| view! { <p class="speculation" id="speculation-gain">{text}</p> })}
                 {rate.map(|r| view! { <p class="open-loop" id="open-loop-answer">{crate::open_loop::answer(&e, r)}</p> })}
                 <p class="measured-error" id="measured-error">{measured}</p>
+                {nearest}
                 <p class="hint">"Click a figure to see how it is computed: its formula, every input with its source, and the model's section."</p>
                 <dl class="figures">{summary(&e, against.as_ref(), rate, &bands, open)}</dl>
                 <div id="chain-panel" aria-live="polite">{chain_panel}</div>

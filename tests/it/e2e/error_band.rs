@@ -1,14 +1,16 @@
 //! Error bands in the detail panel: each headline figure of a clicked prefill/decode
 //! point shows the engine's band of its metric class below it (one of the bands the
 //! engine gives the scenario's chips on that axis), the pool figures of a split
-//! deployment among them.
+//! deployment among them; a chip with too few published points for a band of its own
+//! names them, and a click opens one in the validation view.
 
 use super::driver::Driver;
 use disagg_explorer::engine::disagg::Axis;
 use disagg_explorer::engine::validation::{
-    error_band, run, BandQuery, BenchmarkTable, MetricClass, Regime,
+    error_band, run, BandQuery, BenchmarkTable, MetricClass, PointError, Regime,
 };
 use disagg_explorer::engine::{Assumptions, Catalogue};
+use disagg_explorer::format::sig3;
 
 pub(super) fn each_figure_shows_its_band(driver: &Driver, base: &str) {
     let page = driver.session();
@@ -88,5 +90,61 @@ pub(super) fn each_figure_shows_its_band(driver: &Driver, base: &str) {
         shown.len(),
         shown["TTFT"]
     );
+    page.close();
+}
+
+/// A one-wafer Cerebras deployment: the chip's two published points are too few for a
+/// band, so the panel names them after the wider one, and each opens its row.
+pub(super) fn a_chips_few_points_open_in_the_table(driver: &Driver, base: &str) {
+    let cat = Catalogue::builtin();
+    let report = run(
+        cat,
+        &BenchmarkTable::builtin().unwrap(),
+        &Assumptions::default(),
+    );
+    let q = BandQuery {
+        chips: vec!["cerebras-wse3".into()],
+        axis: Axis::Aggregated,
+        class: None,
+        regime: None,
+    };
+    let points: Vec<PointError> = error_band(&report, cat, &q)
+        .and_then(|b| b.nearest)
+        .expect("the wafer's points are named")
+        .points;
+    let page = driver.session();
+    page.open(&format!(
+        "{base}/?v=1&model=llama-3.1-8b&axis=agg&chips=cerebras-wse3&budget=1&isl=1024&osl=1024"
+    ));
+    page.wait_ready();
+    page.click("#frontier-table button");
+    page.wait_for(
+        "the points the panel names",
+        "return document.querySelector('#nearest-points button') ? true : null;",
+    );
+    let shown = page.js(
+        "return [...document.querySelectorAll('#nearest-points button')].map(b => b.textContent);",
+    );
+    let labels: Vec<String> = points.iter().map(PointError::label).collect();
+    assert_eq!(shown, serde_json::json!(labels));
+    let sentence = page.text("#measured-error");
+    assert!(sentence.contains(&labels.join(", ")), "{sentence}");
+    // A click opens the first in the validation view, with its prediction.
+    let first = &points[0];
+    let row = report.rows.iter().find(|r| r.point.id == first.id).unwrap();
+    page.click("#nearest-points button");
+    page.wait_for(
+        "the named point opened",
+        &format!(
+            "const e = document.getElementById('vp-predicted'); return e && e.innerText === {:?} ? true : null;",
+            sig3(row.predicted.unwrap())
+        ),
+    );
+    assert!(
+        page.href().contains(&format!("vv.point={}", first.id)),
+        "{}",
+        page.href()
+    );
+    eprintln!("nearest points: {labels:?}");
     page.close();
 }

@@ -408,6 +408,7 @@ fn the_release_page_works_end_to_end() {
     docs::the_documents(&driver, &base);
     validation_view::published_measurements(&driver, &base);
     error_band::each_figure_shows_its_band(&driver, &base);
+    error_band::a_chips_few_points_open_in_the_table(&driver, &base);
     validation_sort::a_heading_sorts_the_table(&driver, &base);
     validation_point::a_row_opens_its_prediction(&driver, &base);
     validation_point::a_rows_scenario_opens_in_the_explorer(&driver, &base);

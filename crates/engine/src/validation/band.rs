@@ -224,15 +224,18 @@ pub struct PointError {
     pub error_pct: f64,
 }
 
+impl PointError {
+    /// "+151% (CBR-01)": the signed error, then the id that opens the row.
+    pub fn label(&self) -> String {
+        format!("{} ({})", signed_pct(self.error_pct), self.id)
+    }
+}
+
 impl NearestPoints {
     /// "on Cerebras WSE-3 · aggregated · throughput alone, 2 points: +151% (CBR-01),
     /// +747% (CBR-02)": signed, because a chip's few points often lean one way.
     pub fn line(&self) -> String {
-        let points: Vec<String> = self
-            .points
-            .iter()
-            .map(|p| format!("{} ({})", signed_pct(p.error_pct), p.id))
-            .collect();
+        let points: Vec<String> = self.points.iter().map(PointError::label).collect();
         let count = match self.points.len() {
             1 => "1 point".to_string(),
             n => format!("{n} points"),
