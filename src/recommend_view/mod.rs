@@ -11,7 +11,7 @@
 
 mod table;
 
-pub use table::{minimum_line, rejected_lines, rows, summary_line, Row};
+pub use table::{minimum_bands, minimum_line, rejected_lines, rows, summary_line, Row};
 
 use crate::bundle::{bundle, effective};
 use crate::scenario::{encode, Scenario};

@@ -4,6 +4,8 @@
 use crate::format::{count, duration, sig3, usd_per_mtok};
 use disagg_engine::recommend::{Entry, Load, Recommendation};
 use disagg_engine::sweep::Slo;
+use disagg_engine::validation::{band_line, ErrorBand, LatencyBands, ValidationReport};
+use disagg_engine::Catalogue;
 
 /// One ranked deployment as the table shows it.
 #[derive(Clone, Debug, PartialEq)]
@@ -17,7 +19,11 @@ pub struct Row {
     pub chips: String,
     pub usd_per_mtok: String,
     pub ttft: String,
+    /// The median error of published points like it, "±19%" ("-" while the validation
+    /// report is not in, or with no points at all); the same for TPOT below.
+    pub ttft_band: String,
     pub tpot: String,
+    pub tpot_band: String,
     /// Each replica's load: "2.5 req/s" or "16 users".
     pub load: String,
     /// TTFT and TPOT in milliseconds, for checking against the limits (as shown).
@@ -32,9 +38,24 @@ fn load(e: &Entry) -> String {
     }
 }
 
-/// `e`'s TTFT and TPOT as the limits bound them (mean or p90).
-fn row(rank: usize, e: &Entry, slo: &Slo) -> Row {
+fn bands(e: &Entry, report: Option<&ValidationReport>) -> LatencyBands {
+    report.map_or(
+        LatencyBands {
+            ttft: None,
+            tpot: None,
+        },
+        |r| e.latency_bands(r, Catalogue::builtin()),
+    )
+}
+
+fn median(b: &Option<ErrorBand>) -> String {
+    b.as_ref().map_or("-".into(), ErrorBand::median)
+}
+
+/// `e`'s TTFT and TPOT as the limits bound them (mean or p90), each with its band.
+fn row(rank: usize, e: &Entry, slo: &Slo, report: Option<&ValidationReport>) -> Row {
     let (ttft, tpot) = (slo.ttft_of(&e.figures), slo.tpot_of(&e.figures));
+    let b = bands(e, report);
     Row {
         rank,
         axis: e.spec.axis.id(),
@@ -43,19 +64,34 @@ fn row(rank: usize, e: &Entry, slo: &Slo) -> Row {
         chips: count(e.total_chips as u64),
         usd_per_mtok: usd_per_mtok(e.figures.ranked_usd_per_mtok_output()),
         ttft: duration(ttft),
+        ttft_band: median(&b.ttft),
         tpot: duration(tpot),
+        tpot_band: median(&b.tpot),
         load: load(e),
         ttft_ms: ttft.ms(),
         tpot_ms: tpot.ms(),
     }
 }
 
-/// The ranked deployments, cheapest first.
-pub fn rows(r: &Recommendation) -> Vec<Row> {
+/// The ranked deployments, cheapest first; their bands once `report` is in.
+pub fn rows(r: &Recommendation, report: Option<&ValidationReport>) -> Vec<Row> {
     r.ranked
         .iter()
         .enumerate()
-        .map(|(i, e)| row(i + 1, e, &r.slo))
+        .map(|(i, e)| row(i + 1, e, &r.slo, report))
+        .collect()
+}
+
+/// How far off the minimum hardware's TTFT and TPOT may be, a band each in full
+/// (`disagg recommend` prints the same two lines); none before `report` is in.
+pub fn minimum_bands(r: &Recommendation, report: Option<&ValidationReport>) -> Vec<String> {
+    let (Some(m), Some(report)) = (r.minimum(), report) else {
+        return Vec::new();
+    };
+    let b = m.latency_bands(report, Catalogue::builtin());
+    [("TTFT", b.ttft), ("TPOT", b.tpot)]
+        .into_iter()
+        .map(|(name, band)| format!("Error of the {name}: {}", band_line(band.as_ref())))
         .collect()
 }
 

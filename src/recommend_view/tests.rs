@@ -73,8 +73,33 @@ fn the_first_row_meets_the_limits_it_was_searched_under() {
         ..RecommendInputs::default()
     };
     let r = run(&s, &inputs, cat()).unwrap();
-    let table = rows(&r);
+    // Before the validation report is in, no band; after, each row's medians.
+    let table = rows(&r, None);
+    assert!(table
+        .iter()
+        .all(|x| x.ttft_band == "-" && x.tpot_band == "-"));
+    assert!(minimum_bands(&r, None).is_empty());
+    let report = disagg_engine::validation::run(
+        cat(),
+        &disagg_engine::validation::BenchmarkTable::builtin().unwrap(),
+        &disagg_engine::Assumptions::default(),
+    );
+    let table = rows(&r, Some(&report));
     assert_eq!(table.len(), r.ranked.len());
+    for (row, e) in table.iter().zip(&r.ranked) {
+        let b = e.latency_bands(&report, cat());
+        assert_eq!(row.ttft_band, b.ttft.unwrap().median(), "{}", e.label);
+        assert_eq!(row.tpot_band, b.tpot.unwrap().median(), "{}", e.label);
+    }
+    let lines = minimum_bands(&r, Some(&report));
+    let b = r.minimum().unwrap().latency_bands(&report, cat());
+    assert_eq!(
+        lines,
+        [
+            format!("Error of the TTFT: {}", b.ttft.unwrap().line()),
+            format!("Error of the TPOT: {}", b.tpot.unwrap().line())
+        ]
+    );
     let first = &table[0];
     assert_eq!(first.rank, 1);
     assert!(first.ttft_ms <= 500.0 && first.tpot_ms <= 30.0, "{first:?}");

@@ -5,7 +5,7 @@
 use super::Page;
 use crate::jobs::{Answer, Job};
 use crate::recommend_view::{
-    minimum_line, rejected_lines, rows, summary_line, CHIPS_KEY, TPD_KEY, USERS_KEY,
+    minimum_bands, minimum_line, rejected_lines, rows, summary_line, CHIPS_KEY, TPD_KEY, USERS_KEY,
 };
 use crate::ui::controls::SloAtSelect;
 use crate::worker::Sweeper;
@@ -13,6 +13,9 @@ use disagg_engine::recommend::Recommendation;
 use disagg_engine::Catalogue;
 use leptos::prelude::*;
 use std::sync::Arc;
+
+/// What the band columns hold.
+const BAND_TITLE: &str = "The median |error| of comparable published hold-out points: same chip family, axis, metric and concurrency (the error band of a point's details)";
 
 /// One input of the view: a scenario key (`ttft`, `tpot`, `rate`) or one of its own.
 fn field(
@@ -96,7 +99,14 @@ pub fn RecommendView() -> impl IntoView {
         move || answer.with(|a| a.as_ref().and_then(|a| a.as_ref().as_ref().err().cloned()));
     let table = move || {
         ok().map(|r| {
-            let body = rows(&r)
+            // The bands come with the page's validation job, which may answer later.
+            let report = page.validation.get();
+            let report = report.as_deref();
+            let bands = minimum_bands(&r, report)
+                .into_iter()
+                .map(|line| view! { <li>{line}</li> })
+                .collect_view();
+            let body = rows(&r, report)
                 .into_iter()
                 .map(|row| {
                     view! {
@@ -108,7 +118,9 @@ pub fn RecommendView() -> impl IntoView {
                             <td class="num">{row.chips}</td>
                             <td class="num">{row.usd_per_mtok}</td>
                             <td class="num rec-ttft">{row.ttft}</td>
+                            <td class="num rec-ttft-band">{row.ttft_band}</td>
                             <td class="num rec-tpot">{row.tpot}</td>
+                            <td class="num rec-tpot-band">{row.tpot_band}</td>
                             <td class="num">{row.load}</td>
                         </tr>
                     }
@@ -121,9 +133,10 @@ pub fn RecommendView() -> impl IntoView {
             view! {
                 <p id="recommend-summary">{summary_line(&r)}</p>
                 <p id="recommend-minimum" class="callout-headline">{minimum_line(&r)}</p>
+                <ul id="recommend-minimum-error" class="measured-error">{bands}</ul>
                 <div class="table-scroll">
                     <table id="recommend-table">
-                        <caption>"Deployments that meet both limits at the demand, cheapest $/Mtok (output) first; one replica's figures at its share"</caption>
+                        <caption>"Deployments that meet both limits at the demand, cheapest $/Mtok (output) first; one replica's figures at its share; ± the median error of published points like it"</caption>
                         <thead>
                             <tr>
                                 <th scope="col">"Rank"</th>
@@ -133,7 +146,9 @@ pub fn RecommendView() -> impl IntoView {
                                 <th scope="col">"Chips"</th>
                                 <th scope="col">"$/Mtok"</th>
                                 <th scope="col">{r.slo.at.name("TTFT")}</th>
+                                <th scope="col" title=BAND_TITLE>"± TTFT"</th>
                                 <th scope="col">{r.slo.at.name("TPOT")}</th>
+                                <th scope="col" title=BAND_TITLE>"± TPOT"</th>
                                 <th scope="col">"Each replica's load"</th>
                             </tr>
                         </thead>

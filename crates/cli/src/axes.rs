@@ -298,10 +298,7 @@ pub(crate) fn show_prediction(
 fn print_bands(validated: &ValidationReport, p: &DeploymentPoint) {
     for (class, band) in validation::class_bands(validated, Catalogue::builtin(), p) {
         let name = format!("error, {}", class.name());
-        match band {
-            Some(b) => out!("  {name:30} {}", b.line()),
-            None => out!("  {name:30} no published hold-out points to compare with"),
-        }
+        out!("  {name:30} {}", validation::band_line(band.as_ref()));
     }
 }
 

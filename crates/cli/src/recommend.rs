@@ -15,7 +15,8 @@ use disagg_engine::recommend::{
 };
 use disagg_engine::sweep::Slo;
 use disagg_engine::units::RequestsPerSecond;
-use disagg_engine::{Catalogue, Chip};
+use disagg_engine::validation::{self, BenchmarkTable, ErrorBand, LatencyBands, ValidationReport};
+use disagg_engine::{Assumptions, Catalogue, Chip};
 use serde::Serialize;
 use std::path::PathBuf;
 
@@ -231,12 +232,20 @@ pub fn run_recommend(args: &RecommendArgs) -> Result<(), String> {
         max_chips: args.max_chips,
     };
     let r = recommend(&req).map_err(|e| e.to_string())?;
+    // How far off each ranked replica's latencies may be: the model's measured error on
+    // published hold-out points, run once as `predict` runs it.
+    let table = BenchmarkTable::builtin().map_err(|e| e.to_string())?;
+    let validated = validation::run(Catalogue::builtin(), &table, &Assumptions::default());
     if args.json {
-        out!("{}", to_json(&Report::new(&r))?);
+        out!("{}", to_json(&Report::new(&r, &validated))?);
     } else {
-        print(inputs.model_name(), &r);
+        print(inputs.model_name(), &r, &validated);
     }
     Ok(())
+}
+
+fn slo_bands(validated: &ValidationReport, e: &Entry) -> LatencyBands {
+    e.latency_bands(validated, Catalogue::builtin())
 }
 
 /// The answer as `--json` prints it: the engine's, each deployment with the `predict`
@@ -249,14 +258,19 @@ struct Report<'a> {
     /// share of the demand (add the model and workload flags given here).
     predict_flags: Vec<String>,
     minimum_predict_flags: Option<String>,
+    /// Each ranked deployment's error bands of TTFT and TPOT (as `predict` gives them).
+    error_bands: Vec<LatencyBands>,
+    minimum_error_bands: Option<LatencyBands>,
 }
 
 impl<'a> Report<'a> {
-    fn new(r: &'a Recommendation) -> Self {
+    fn new(r: &'a Recommendation, validated: &ValidationReport) -> Self {
         Report {
             recommendation: r,
             predict_flags: r.ranked.iter().map(predict_flags).collect(),
             minimum_predict_flags: r.minimum().map(predict_flags),
+            error_bands: r.ranked.iter().map(|e| slo_bands(validated, e)).collect(),
+            minimum_error_bands: r.minimum().map(|e| slo_bands(validated, e)),
         }
     }
 }
@@ -307,7 +321,12 @@ fn money(e: &Entry) -> String {
     usd_per_mtok(e).map_or("-".into(), |v| format!("{v:.3}"))
 }
 
-fn print(model: &str, r: &Recommendation) {
+/// A band's median for a table cell, "-" without one.
+fn median(b: &Option<ErrorBand>) -> String {
+    b.as_ref().map_or("-".into(), ErrorBand::median)
+}
+
+fn print(model: &str, r: &Recommendation, validated: &ValidationReport) {
     let limit = |t: Option<disagg_engine::units::Seconds>| {
         t.map_or("none".into(), |t| format!("{} ms", t.ms()))
     };
@@ -336,42 +355,59 @@ fn print(model: &str, r: &Recommendation) {
     };
     out!("\nranked by $/Mtok (output, {dollars}), then chips:");
     out!(
-        "  {:>4} {:5} {:>8} {:>6} {:>8} {:>w$} {:>w$}  one replica",
+        "  {:>4} {:5} {:>8} {:>6} {:>8} {:>w$} {:>6} {:>w$} {:>6}  one replica",
         "rank",
         "axis",
         "replicas",
         "chips",
         "$/Mtok",
         format!("{ttft} ms"),
-        format!("{tpot} ms")
+        "±",
+        format!("{tpot} ms"),
+        "±"
     );
     if r.ranked.is_empty() {
         out!("  (no priced deployment meets the SLO at this demand)");
     }
     for (i, e) in r.ranked.iter().enumerate() {
+        let bands = slo_bands(validated, e);
         out!(
-            "  {:>4} {:5} {:>8} {:>6} {:>8} {:>w$.0} {:>w$.1}  {}",
+            "  {:>4} {:5} {:>8} {:>6} {:>8} {:>w$.0} {:>6} {:>w$.1} {:>6}  {}",
             i + 1,
             e.spec.axis.id(),
             e.replicas,
             e.total_chips,
             money(e),
             r.slo.ttft_of(&e.figures).ms(),
+            median(&bands.ttft),
             r.slo.tpot_of(&e.figures).ms(),
+            median(&bands.tpot),
             e.label
         );
     }
+    if !r.ranked.is_empty() {
+        out!(
+            "  ±: the median |error| of comparable published hold-out points (chip family, axis, \
+             metric, concurrency), as `predict` prints the band"
+        );
+    }
     match r.minimum() {
-        Some(m) => out!(
-            "\nminimum hardware: {} chips, {} x {} ({} axis): $/Mtok {}, {ttft} {:.0} ms, {tpot} {:.1} ms",
-            m.total_chips,
-            m.replicas,
-            m.label,
-            m.spec.axis.id(),
-            money(m),
-            r.slo.ttft_of(&m.figures).ms(),
-            r.slo.tpot_of(&m.figures).ms()
-        ),
+        Some(m) => {
+            out!(
+                "\nminimum hardware: {} chips, {} x {} ({} axis): $/Mtok {}, {ttft} {:.0} ms, {tpot} {:.1} ms",
+                m.total_chips,
+                m.replicas,
+                m.label,
+                m.spec.axis.id(),
+                money(m),
+                r.slo.ttft_of(&m.figures).ms(),
+                r.slo.tpot_of(&m.figures).ms()
+            );
+            let bands = slo_bands(validated, m);
+            for (name, band) in [("TTFT", bands.ttft), ("TPOT", bands.tpot)] {
+                out!("  error, {name}  {}", validation::band_line(band.as_ref()));
+            }
+        }
         None => out!("\nminimum hardware: none meets the SLO at this demand within the bound"),
     }
     if let Some(first) = r.ranked.first() {

@@ -56,6 +56,27 @@ pub fn the_first_deployment_meets_the_limits_shown(driver: &Driver, base: &str) 
     assert!(tpot <= tpot_limit, "first row TPOT {tpot} ms");
     let minimum = page.text("#recommend-minimum");
     assert!(minimum.starts_with("Minimum hardware: "), "{minimum}");
+    // How far off each row's latencies may be, once the validation job is in: every
+    // row's two medians, and the minimum hardware's bands in full.
+    page.wait_for(
+        "the bands of the ranked rows",
+        "const c = [...document.querySelectorAll('#recommend-table tbody td.rec-ttft-band, #recommend-table tbody td.rec-tpot-band')];
+         return c.length > 0 && c.every(x => x.innerText.startsWith('±')) ? true : null;",
+    );
+    let bands = page.js(
+        "return [...document.querySelectorAll('#recommend-minimum-error li')].map(l => l.innerText);",
+    );
+    let bands: Vec<String> = serde_json::from_value(bands).unwrap();
+    assert_eq!(bands.len(), 2, "{bands:?}");
+    assert!(
+        bands[0].starts_with("Error of the TTFT: ±")
+            && bands[1].starts_with("Error of the TPOT: ±"),
+        "{bands:?}"
+    );
+    assert!(
+        bands.iter().all(|b| b.contains("hold-out points")),
+        "{bands:?}"
+    );
     let rejected = page.text("#recommend-rejected");
     assert!(
         rejected.contains("Groq") && rejected.contains("memory"),

@@ -139,3 +139,76 @@ fn an_aggregated_point_has_no_pool_figures_and_a_low_batch_its_own_regime() {
     ]);
     assert!(explained.contains("error, TTFT"), "{explained}");
 }
+
+#[test]
+fn recommend_carries_each_deployments_ttft_and_tpot_bands() {
+    let args = [
+        "recommend",
+        "--model",
+        "llama-3.1-8b",
+        "--isl",
+        "1024",
+        "--osl",
+        "256",
+        "--ttft-ms",
+        "1000",
+        "--tpot-ms",
+        "30",
+        "--rate",
+        "5",
+        "--chips",
+        "h100-sxm,mi300x,b200",
+        "--max-chips",
+        "8",
+    ];
+    let json: Vec<&str> = args.iter().copied().chain(["--json"]).collect();
+    let v: serde_json::Value = serde_json::from_str(&run(&json)).unwrap();
+    let r: disagg_engine::recommend::Recommendation = serde_json::from_value(v.clone()).unwrap();
+    let cat = Catalogue::builtin();
+    let report = validation::run(
+        cat,
+        &BenchmarkTable::builtin().unwrap(),
+        &Assumptions::default(),
+    );
+    let bands = v["error_bands"].as_array().unwrap();
+    assert!(!r.ranked.is_empty());
+    assert_eq!(bands.len(), r.ranked.len());
+    // Each is the engine's band of that replica's chips, axis and concurrency.
+    let expected = |e: &disagg_engine::recommend::Entry| {
+        let chips = e.spec.pools.iter().map(|p| p.chip.as_str());
+        validation::bands_of(&report, cat, chips, e.spec.axis, e.figures.batch)
+    };
+    let parse =
+        |x: &serde_json::Value| -> Option<ErrorBand> { serde_json::from_value(x.clone()).ok() };
+    for (e, b) in r.ranked.iter().zip(bands) {
+        let want = expected(e);
+        assert_eq!(
+            parse(&b["ttft"]),
+            want[&MetricClass::Ttft].clone(),
+            "{}",
+            e.label
+        );
+        assert_eq!(
+            parse(&b["tpot"]),
+            want[&MetricClass::Interactivity].clone(),
+            "{}",
+            e.label
+        );
+    }
+    // The text: each row's medians, and the cheapest deployment's bands in full.
+    let text = run(&args);
+    let first = &r.ranked[0];
+    let want = expected(first);
+    let row = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("1 "))
+        .expect(&text);
+    for class in [MetricClass::Ttft, MetricClass::Interactivity] {
+        let b = want[&class].as_ref().unwrap();
+        assert!(row.contains(&b.median()), "{} in {row}", b.median());
+    }
+    let minimum = r.minimum().unwrap();
+    let want = expected(minimum);
+    let ttft = want[&MetricClass::Ttft].as_ref().unwrap().line();
+    assert!(text.contains(&format!("  error, TTFT  {ttft}")), "{text}");
+}

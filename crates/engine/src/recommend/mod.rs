@@ -21,12 +21,13 @@ mod replicas;
 pub use demand::{Demand, Load, SECONDS_PER_DAY};
 pub use family::{FailKind, FamilyReject};
 
-use crate::catalogue::Chip;
+use crate::catalogue::{Catalogue, Chip};
 use crate::disagg::{Axis, Deployment, DeploymentSpec, Draft, Figures, Setup};
 use crate::error::{EngineError, Result};
 use crate::limits::{MAX_RECOMMEND_CHIP_KINDS, MAX_SWEEP_CHIPS, RECOMMEND_REPLICA_CHIPS};
 use crate::sweep::{sweep, Class, Slo, SweepRequest};
 use crate::units::RequestsPerSecond;
+use crate::validation::{bands_of, LatencyBands, ValidationReport};
 use replicas::{search, Outcome, Trial};
 use serde::{Deserialize, Serialize};
 
@@ -78,6 +79,21 @@ pub struct Entry {
     /// replica's, `replicas` times that for all.
     #[serde(flatten)]
     pub figures: Figures,
+}
+
+impl Entry {
+    /// How far off this replica's TTFT and TPOT may be: the measured error of published
+    /// hold-out points like it (its chips, axis and concurrency; `validation::bands_of`).
+    pub fn latency_bands(&self, report: &ValidationReport, catalogue: &Catalogue) -> LatencyBands {
+        let chips = self.spec.pools.iter().map(|p| p.chip.as_str());
+        LatencyBands::from_classes(bands_of(
+            report,
+            catalogue,
+            chips,
+            self.spec.axis,
+            self.figures.batch,
+        ))
+    }
 }
 
 /// The answer.

@@ -263,6 +263,22 @@ impl ErrorBand {
     }
 }
 
+/// A band's [`ErrorBand::line`], or what stands in its place where there is none (the
+/// table has fewer than [`MIN_POINTS`] hold-out points in all).
+pub fn band_line(band: Option<&ErrorBand>) -> String {
+    band.map_or(
+        "no published hold-out points to compare with".to_string(),
+        ErrorBand::line,
+    )
+}
+
+impl ErrorBand {
+    /// The median alone, "±19%": where a table has room for one number of the band.
+    pub fn median(&self) -> String {
+        format!("±{}", pct(self.median_pct))
+    }
+}
+
 /// A signed percentage, as [`pct`] rounds it: "+151%", "-4.2%".
 fn signed_pct(v: f64) -> String {
     let sign = if v < 0.0 { "-" } else { "+" };
@@ -451,20 +467,51 @@ pub fn class_bands(
     catalogue: &Catalogue,
     point: &DeploymentPoint,
 ) -> BTreeMap<MetricClass, Option<ErrorBand>> {
-    let chips = set(point.pools.iter().map(|p| p.chip.clone()));
-    let regime = Regime::of(Some(f64::from(point.figures.batch)));
+    let chips = point.pools.iter().map(|p| p.chip.as_str());
+    bands_of(report, catalogue, chips, point.axis, point.figures.batch)
+}
+
+/// The band of each metric class for a deployment of `chips` (every pool's, repeats
+/// allowed) on `axis` holding `batch` concurrent requests: [`class_bands`] for what is
+/// not yet evaluated into a point, as `recommend`'s ranked replicas.
+pub fn bands_of<'a>(
+    report: &ValidationReport,
+    catalogue: &Catalogue,
+    chips: impl Iterator<Item = &'a str>,
+    axis: Axis,
+    batch: u32,
+) -> BTreeMap<MetricClass, Option<ErrorBand>> {
+    let chips = set(chips.map(str::to_string));
+    let regime = Regime::of(Some(f64::from(batch)));
     MetricClass::ALL
         .into_iter()
         .map(|class| {
             let query = BandQuery {
                 chips: chips.clone(),
-                axis: point.axis,
+                axis,
                 class: Some(class),
                 regime: Some(regime),
             };
             (class, error_band(report, catalogue, &query))
         })
         .collect()
+}
+
+/// The bands of the two figures a latency limit bounds: TTFT's class and TPOT's.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LatencyBands {
+    pub ttft: Option<ErrorBand>,
+    pub tpot: Option<ErrorBand>,
+}
+
+impl LatencyBands {
+    /// The two out of [`bands_of`]'s classes.
+    pub fn from_classes(mut by_class: BTreeMap<MetricClass, Option<ErrorBand>>) -> Self {
+        LatencyBands {
+            ttft: by_class.remove(&MetricClass::Ttft).flatten(),
+            tpot: by_class.remove(&MetricClass::Interactivity).flatten(),
+        }
+    }
 }
 
 /// The band of each headline figure of `point` (figures of one class share one band),
