@@ -205,37 +205,26 @@ pub fn Detail() -> impl IntoView {
             ))
         })
     });
-    // How sure: the measured error on published points of this point's chips and axis.
-    let measured = move || {
+    // The validation report with the selected point's chips and axis, once both are in.
+    let kind = move || {
         let cloud = page.selected.get()?;
         let report = page.validation.get()?;
         page.explored.with(|e| {
             let p = e.as_ref()?.point(cloud)?;
             let mut chips: Vec<String> = p.spec.pools.iter().map(|x| x.chip.clone()).collect();
             chips.dedup();
-            Some(measured_error(
-                &report,
-                &chips,
-                p.spec.axis,
-                Catalogue::builtin(),
-            ))
+            Some((report, chips, p.spec.axis))
         })
+    };
+    // How sure: the measured error on published points of this point's chips and axis.
+    let measured = move || {
+        let (report, chips, axis) = kind()?;
+        Some(measured_error(&report, &chips, axis, Catalogue::builtin()))
     };
     // The one or two published points that sentence names, each opened in the table.
     let nearest = move || {
-        let cloud = page.selected.get()?;
-        let report = page.validation.get()?;
-        let points = page.explored.with(|e| {
-            let p = e.as_ref()?.point(cloud)?;
-            let mut chips: Vec<String> = p.spec.pools.iter().map(|x| x.chip.clone()).collect();
-            chips.dedup();
-            Some(nearest_points(
-                &report,
-                &chips,
-                p.spec.axis,
-                Catalogue::builtin(),
-            ))
-        })?;
+        let (report, chips, axis) = kind()?;
+        let points = nearest_points(&report, &chips, axis, Catalogue::builtin());
         (!points.is_empty()).then(|| {
             view! {
                 <p class="nearest-points" id="nearest-points">
