@@ -8,7 +8,8 @@
 use crate::format::percent;
 use disagg_engine::disagg::{Axis, DeploymentPoint};
 use disagg_engine::validation::{
-    error_band, headline_bands, listed, unmeasured, BandQuery, PointError, ValidationReport,
+    error_band, family, headline_bands, listed, unmeasured, BandQuery, NearestPoints, PointError,
+    ValidationReport,
 };
 use disagg_engine::Catalogue;
 use std::collections::BTreeMap;
@@ -81,10 +82,10 @@ pub fn measured_error(
     } else {
         format!("{}; ", upper_first(&lead.join("; ")))
     };
-    let nearest = band
-        .nearest
-        .as_ref()
-        .map_or(String::new(), |n| format!(" {}.", upper_first(&n.line())));
+    let nearest: String = few_points(report, chips, axis, catalogue)
+        .iter()
+        .map(|n| format!(" {}.", upper_first(&n.line())))
+        .collect();
     format!(
         "{lead}measured error on published points for {}: median {}, p90 {} over {} points (hold-out).{nearest}",
         band.scope,
@@ -94,17 +95,44 @@ pub fn measured_error(
     )
 }
 
-/// The published points [`measured_error`] names after a widened band, each to open
-/// in the validation view; none where the band did not pass over a scope of one or two.
+/// The published points [`measured_error`] names after its band, each to open in the
+/// validation view.
 pub fn nearest_points(
     report: &ValidationReport,
     chips: &[String],
     axis: Axis,
     catalogue: &Catalogue,
 ) -> Vec<PointError> {
-    error_band(report, catalogue, &deployment_query(chips, axis))
-        .and_then(|b| b.nearest)
-        .map_or(Vec::new(), |n| n.points)
+    few_points(report, chips, axis, catalogue)
+        .into_iter()
+        .flat_map(|n| n.points)
+        .collect()
+}
+
+/// Each chip family of `chips` whose own band on `axis` had to widen past one or two
+/// points: those points, by chip family. Asked chip by chip, because a deployment's
+/// band counts every family's points together, and a chip with two points far off
+/// beside one with forty would otherwise go unseen.
+fn few_points(
+    report: &ValidationReport,
+    chips: &[String],
+    axis: Axis,
+    catalogue: &Catalogue,
+) -> Vec<NearestPoints> {
+    let mut seen: Vec<String> = Vec::new();
+    let mut few = Vec::new();
+    for chip in chips {
+        let f = family(chip);
+        if seen.contains(&f) {
+            continue;
+        }
+        seen.push(f);
+        let own = deployment_query(std::slice::from_ref(chip), axis);
+        if let Some(n) = error_band(report, catalogue, &own).and_then(|b| b.nearest) {
+            few.push(n);
+        }
+    }
+    few
 }
 
 /// The band of a whole deployment: its chips on its axis, any metric, any concurrency.
@@ -339,5 +367,16 @@ mod tests {
         assert!(nearest.contains(&labels.join(", ")), "{labels:?} in {text}");
         // A chip whose own points make a band offers none.
         assert!(nearest_points(&r, &["h200".into()], Axis::Aggregated, cat).is_empty());
+        // Beside a chip with many points, the wafer's few are still named: the
+        // deployment's band counts both families' points, the wafer's line its own.
+        let both: Vec<String> = vec!["h200".into(), "cerebras-wse3".into(), "h100-sxm".into()];
+        let text = measured_error(&r, &both, Axis::Aggregated, cat);
+        assert!(!text.starts_with("Too few"), "{text}");
+        assert!(text.contains(&labels.join(", ")), "{labels:?} in {text}");
+        assert_eq!(
+            nearest_points(&r, &both, Axis::Aggregated, cat),
+            offered,
+            "one family's points once"
+        );
     }
 }
