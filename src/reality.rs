@@ -8,8 +8,8 @@
 use crate::format::percent;
 use disagg_engine::disagg::{Axis, DeploymentPoint};
 use disagg_engine::validation::{
-    error_band, family, headline_bands, listed, unmeasured, BandQuery, NearestPoints, PointError,
-    ValidationReport,
+    deployment_band, few_points, headline_bands, listed, unmeasured, ErrorBand, NearestPoints,
+    PointError, ValidationReport,
 };
 use disagg_engine::Catalogue;
 use std::collections::BTreeMap;
@@ -55,7 +55,7 @@ pub fn measured_error(
     axis: Axis,
     catalogue: &Catalogue,
 ) -> String {
-    let Some(band) = error_band(report, catalogue, &deployment_query(chips, axis)) else {
+    let Some(band) = deployment_band(report, catalogue, chips, axis) else {
         return "No published measurement has been compared with these predictions yet."
             .to_string();
     };
@@ -82,7 +82,7 @@ pub fn measured_error(
     } else {
         format!("{}; ", upper_first(&lead.join("; ")))
     };
-    let nearest: String = few_points(report, chips, axis, catalogue)
+    let nearest: String = named(&band, report, chips, axis, catalogue)
         .iter()
         .map(|n| format!(" {}.", upper_first(&n.line())))
         .collect();
@@ -103,46 +103,27 @@ pub fn nearest_points(
     axis: Axis,
     catalogue: &Catalogue,
 ) -> Vec<PointError> {
-    few_points(report, chips, axis, catalogue)
+    deployment_band(report, catalogue, chips, axis)
+        .map_or(Vec::new(), |b| named(&b, report, chips, axis, catalogue))
         .into_iter()
         .flat_map(|n| n.points)
         .collect()
 }
 
-/// Each chip family of `chips` whose own band on `axis` had to widen past one or two
-/// points: those points, by chip family. Asked chip by chip, because a deployment's
-/// band counts every family's points together, and a chip with two points far off
-/// beside one with forty would otherwise go unseen.
-fn few_points(
+/// The few points a deployment's band names itself, then those of each chip family
+/// whose own band widened past them (`validation::few_points`), each once.
+fn named(
+    band: &ErrorBand,
     report: &ValidationReport,
     chips: &[String],
     axis: Axis,
     catalogue: &Catalogue,
 ) -> Vec<NearestPoints> {
-    let mut seen: Vec<String> = Vec::new();
-    let mut few = Vec::new();
-    for chip in chips {
-        let f = family(chip);
-        if seen.contains(&f) {
-            continue;
-        }
-        seen.push(f);
-        let own = deployment_query(std::slice::from_ref(chip), axis);
-        if let Some(n) = error_band(report, catalogue, &own).and_then(|b| b.nearest) {
-            few.push(n);
-        }
-    }
-    few
-}
-
-/// The band of a whole deployment: its chips on its axis, any metric, any concurrency.
-fn deployment_query(chips: &[String], axis: Axis) -> BandQuery {
-    BandQuery {
-        chips: chips.to_vec(),
-        axis,
-        class: None,
-        regime: None,
-    }
+    band.nearest
+        .iter()
+        .cloned()
+        .chain(few_points(report, catalogue, chips, axis))
+        .collect()
 }
 
 fn upper_first(text: &str) -> String {

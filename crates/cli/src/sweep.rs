@@ -16,7 +16,10 @@ use disagg_engine::sweep::{
     SweepResult,
 };
 use disagg_engine::units::{Seconds, TokensPerSecond};
-use disagg_engine::Catalogue;
+use disagg_engine::validation::{
+    self, band_line, deployment_band, few_points, BenchmarkTable, ErrorBand, NearestPoints,
+};
+use disagg_engine::{Assumptions, Catalogue};
 use serde::Serialize;
 use std::path::PathBuf;
 
@@ -198,6 +201,7 @@ pub fn run_sweep(args: &SweepArgs) -> Result<(), String> {
     let inputs = b.inputs(Catalogue::builtin()).map_err(|e| e.to_string())?;
     let request = inputs.request();
     let result = sweep(&request).map_err(|e| e.to_string())?;
+    let sure = how_sure(&b, result.axis)?;
     let axes = if args.compare_axes {
         Some(compare_axes(&request, result.target_tok_s_user).map_err(|e| e.to_string())?)
     } else {
@@ -206,6 +210,8 @@ pub fn run_sweep(args: &SweepArgs) -> Result<(), String> {
     if args.json {
         let report = SweepReport {
             axes: axes.as_deref(),
+            error_band: sure.band.as_ref(),
+            few_points: &sure.few,
             ..SweepReport::new(&result)
         };
         out!("{}", to_json(&report)?);
@@ -213,11 +219,34 @@ pub fn run_sweep(args: &SweepArgs) -> Result<(), String> {
         print_csv(&result);
     } else {
         print_sweep(inputs.model_name(), &result);
+        out!("  how sure: {}", band_line(sure.band.as_ref()));
+        for n in &sure.few {
+            out!("  how sure: {}", n.line());
+        }
         if let Some(axes) = &axes {
             print_axes(result.target_tok_s_user, axes);
         }
     }
     Ok(())
+}
+
+/// How sure the sweep's figures are, as the page's "How sure" says it: the model's
+/// measured error on published hold-out points of its chips on its axis, then each
+/// chip family's own one or two points where its band had to widen past them.
+struct HowSure {
+    band: Option<ErrorBand>,
+    few: Vec<NearestPoints>,
+}
+
+fn how_sure(b: &Bundle, axis: Axis) -> Result<HowSure, String> {
+    let cat = Catalogue::builtin();
+    let table = BenchmarkTable::builtin().map_err(|e| e.to_string())?;
+    let validated = validation::run(cat, &table, &Assumptions::default());
+    let chips: Vec<String> = b.chips.iter().map(|c| c.id.clone()).collect();
+    Ok(HowSure {
+        band: deployment_band(&validated, cat, &chips, axis),
+        few: few_points(&validated, cat, &chips, axis),
+    })
 }
 
 /// The sweep as `--json` prints it: counts, the frontiers' points in full, the
@@ -243,6 +272,10 @@ struct SweepReport<'a> {
     /// With `--compare-axes`: each axis' best deployments at the same target.
     #[serde(skip_serializing_if = "Option::is_none")]
     axes: Option<&'a [AxisBest]>,
+    /// The band of the sweep's chips on its axis (any metric, any concurrency).
+    error_band: Option<&'a ErrorBand>,
+    /// Each chip family's own one or two points, where its band widened past them.
+    few_points: &'a [NearestPoints],
 }
 
 impl<'a> SweepReport<'a> {
@@ -274,6 +307,8 @@ impl<'a> SweepReport<'a> {
             callouts: &r.callouts,
             notes: &r.notes,
             axes: None,
+            error_band: None,
+            few_points: &[],
         }
     }
 }

@@ -212,3 +212,65 @@ fn recommend_carries_each_deployments_ttft_and_tpot_bands() {
     let ttft = want[&MetricClass::Ttft].as_ref().unwrap().line();
     assert!(text.contains(&format!("  error, TTFT  {ttft}")), "{text}");
 }
+
+#[test]
+fn sweep_says_how_sure_and_names_a_chips_few_points() {
+    let args = [
+        "sweep",
+        "--model",
+        "llama-3.1-8b",
+        "--isl",
+        "1024",
+        "--osl",
+        "256",
+        "--axis",
+        "agg",
+        "--chips",
+        "cerebras-wse3,h100-sxm",
+        "--max-chips",
+        "2",
+    ];
+    let json: Vec<&str> = args.iter().copied().chain(["--json"]).collect();
+    let v: serde_json::Value = serde_json::from_str(&run(&json)).unwrap();
+    let cat = Catalogue::builtin();
+    let report = validation::run(
+        cat,
+        &BenchmarkTable::builtin().unwrap(),
+        &Assumptions::default(),
+    );
+    let chips: Vec<String> = vec!["cerebras-wse3".into(), "h100-sxm".into()];
+    // The band of both chips on the axis: Hopper's points and the wafer's together.
+    let band = validation::deployment_band(&report, cat, &chips, Axis::Aggregated).unwrap();
+    let shown: ErrorBand = serde_json::from_value(v["error_band"].clone()).unwrap();
+    assert_eq!(shown, band);
+    assert!(
+        band.scope.contains("Hopper") && band.points >= 3,
+        "{band:?}"
+    );
+    // The wafer's own two points, which that band does not single out.
+    let few: Vec<validation::NearestPoints> =
+        serde_json::from_value(v["few_points"].clone()).unwrap();
+    assert_eq!(few.len(), 1, "{few:?}");
+    let ids: Vec<&str> = few[0].points.iter().map(|p| p.id.as_str()).collect();
+    let own: Vec<&str> = report
+        .rows
+        .iter()
+        .filter(|r| {
+            r.point.role == validation::Role::Holdout
+                && validation::runs_on(r, "cerebras-wse3")
+                && !r.point.metric.is_median()
+        })
+        .map(|r| r.point.id.as_str())
+        .collect();
+    assert_eq!(ids, own);
+    // The text says both, after the verdict.
+    let text = run(&args);
+    assert!(
+        text.contains(&format!("  how sure: {}\n", band.line())),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("  how sure: {}\n", few[0].line())),
+        "{text}"
+    );
+}

@@ -497,6 +497,61 @@ pub fn bands_of<'a>(
         .collect()
 }
 
+/// The band of a whole deployment, or of a sweep over `chips`: those chips on `axis`,
+/// any metric, any concurrency.
+pub fn deployment_band(
+    report: &ValidationReport,
+    catalogue: &Catalogue,
+    chips: &[String],
+    axis: Axis,
+) -> Option<ErrorBand> {
+    error_band(report, catalogue, &deployment_query(chips, axis))
+}
+
+fn deployment_query(chips: &[String], axis: Axis) -> BandQuery {
+    BandQuery {
+        chips: chips.to_vec(),
+        axis,
+        class: None,
+        regime: None,
+    }
+}
+
+/// Each chip family of `chips` whose own band on `axis` had to widen past one or two
+/// points: those points, family by family, less any the deployment's band
+/// ([`deployment_band`]) or an earlier family already names. Asked chip by chip,
+/// because a deployment's band counts every family's points together, and a chip with
+/// two points far off beside one with forty would otherwise go unseen.
+pub fn few_points(
+    report: &ValidationReport,
+    catalogue: &Catalogue,
+    chips: &[String],
+    axis: Axis,
+) -> Vec<NearestPoints> {
+    let mut named: Vec<String> = deployment_band(report, catalogue, chips, axis)
+        .and_then(|b| b.nearest)
+        .map_or(Vec::new(), |n| n.points.into_iter().map(|p| p.id).collect());
+    let mut seen: Vec<String> = Vec::new();
+    let mut few = Vec::new();
+    for chip in chips {
+        let f = family(chip);
+        if seen.contains(&f) {
+            continue;
+        }
+        seen.push(f);
+        let own = deployment_query(std::slice::from_ref(chip), axis);
+        let Some(mut n) = error_band(report, catalogue, &own).and_then(|b| b.nearest) else {
+            continue;
+        };
+        n.points.retain(|p| !named.contains(&p.id));
+        if !n.points.is_empty() {
+            named.extend(n.points.iter().map(|p| p.id.clone()));
+            few.push(n);
+        }
+    }
+    few
+}
+
 /// The bands of the two figures a latency limit bounds: TTFT's class and TPOT's.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LatencyBands {

@@ -235,6 +235,57 @@ fn a_widened_band_names_the_few_points_it_passed_over() {
 }
 
 #[test]
+fn each_familys_few_points_are_named_once() {
+    let named = |chip, axis, id: &str, e| {
+        let mut p = point(chip, axis, Metric::TpotMs, Some(1));
+        p.id = id.into();
+        row(p, e)
+    };
+    let pd = Some(Axis::PrefillDecode);
+    let mut rows = vec![
+        // Hopper has a band of its own on the axis; the LPU has two points.
+        named("h200", None, "H-1", 0.1),
+        named("h100-sxm", None, "H-2", 0.2),
+        named("h800", None, "H-3", 0.3),
+        named("groq-lpu", None, "L-1", 1.5),
+        named("groq-lpu", None, "L-2", 2.5),
+        // Elsewhere: enough points for every wider scope.
+        named("mi300x", pd, "M-1", 0.1),
+        named("mi300x", pd, "M-2", 0.1),
+        named("mi300x", pd, "M-3", 0.1),
+    ];
+    let chips: Vec<String> = vec!["h200".into(), "groq-lpu".into(), "h100-sxm".into()];
+    let ids = |few: &[NearestPoints]| -> Vec<Vec<String>> {
+        few.iter()
+            .map(|n| n.points.iter().map(|p| p.id.clone()).collect())
+            .collect()
+    };
+    // Together the two families make a band of five; the LPU's own two are named, once
+    // though two Hopper chips are given.
+    let r = report(rows.clone());
+    let b = deployment_band(&r, cat(), &chips, Axis::Aggregated).unwrap();
+    assert_eq!((b.points, b.nearest.is_none()), (5, true));
+    assert_eq!(
+        ids(&few_points(&r, cat(), &chips, Axis::Aggregated)),
+        [["L-1", "L-2"]]
+    );
+    // Where the deployment's band itself names them, no family repeats them.
+    rows.retain(|x| !["H-2", "H-3", "L-2"].contains(&x.point.id.as_str()));
+    let r = report(rows);
+    let b = deployment_band(&r, cat(), &chips, Axis::Aggregated).unwrap();
+    let own: Vec<&str> = b
+        .nearest
+        .as_ref()
+        .unwrap()
+        .points
+        .iter()
+        .map(|p| p.id.as_str())
+        .collect();
+    assert_eq!(own, ["H-1", "L-1"]);
+    assert!(few_points(&r, cat(), &chips, Axis::Aggregated).is_empty());
+}
+
+#[test]
 fn no_calibration_point_enters_a_band() {
     let tput = |chip, e| row(point(chip, None, Metric::OutputTokS, None), e);
     let holdout = vec![tput("h200", 0.1), tput("h100-sxm", 0.2), tput("gh200", 0.3)];
