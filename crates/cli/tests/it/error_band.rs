@@ -14,6 +14,25 @@ fn run(args: &[&str]) -> String {
     stdout(&o)
 }
 
+/// The model and lengths the recommend and sweep cases run.
+const LLAMA_8B: [&str; 6] = ["--model", "llama-3.1-8b", "--isl", "1024", "--osl", "256"];
+
+/// `args` run again with `--json`, parsed.
+fn json_of(args: &[&str]) -> serde_json::Value {
+    let json: Vec<&str> = args.iter().copied().chain(["--json"]).collect();
+    serde_json::from_str(&run(&json)).unwrap()
+}
+
+/// The validation report the CLI reads its bands from: the built-in table, default
+/// assumptions.
+fn table_report() -> validation::ValidationReport {
+    validation::run(
+        Catalogue::builtin(),
+        &BenchmarkTable::builtin().unwrap(),
+        &Assumptions::default(),
+    )
+}
+
 const PD: [&str; 19] = [
     "predict",
     "--model",
@@ -41,11 +60,7 @@ fn predict_carries_the_engines_band_for_each_headline_figure() {
     let args: Vec<&str> = PD.iter().copied().chain(["--json"]).collect();
     let v: serde_json::Value = serde_json::from_str(&run(&args)).unwrap();
     let cat = Catalogue::builtin();
-    let report = validation::run(
-        cat,
-        &BenchmarkTable::builtin().unwrap(),
-        &Assumptions::default(),
-    );
+    let report = table_report();
     let band = |class| {
         error_band(
             &report,
@@ -143,33 +158,26 @@ fn an_aggregated_point_has_no_pool_figures_and_a_low_batch_its_own_regime() {
 #[test]
 fn recommend_carries_each_deployments_ttft_and_tpot_bands() {
     let args = [
-        "recommend",
-        "--model",
-        "llama-3.1-8b",
-        "--isl",
-        "1024",
-        "--osl",
-        "256",
-        "--ttft-ms",
-        "1000",
-        "--tpot-ms",
-        "30",
-        "--rate",
-        "5",
-        "--chips",
-        "h100-sxm,mi300x,b200",
-        "--max-chips",
-        "8",
-    ];
-    let json: Vec<&str> = args.iter().copied().chain(["--json"]).collect();
-    let v: serde_json::Value = serde_json::from_str(&run(&json)).unwrap();
+        &["recommend"][..],
+        &LLAMA_8B,
+        &[
+            "--ttft-ms",
+            "1000",
+            "--tpot-ms",
+            "30",
+            "--rate",
+            "5",
+            "--chips",
+            "h100-sxm,mi300x,b200",
+            "--max-chips",
+            "8",
+        ],
+    ]
+    .concat();
+    let v = json_of(&args);
     let r: disagg_engine::recommend::Recommendation = serde_json::from_value(v.clone()).unwrap();
     let cat = Catalogue::builtin();
-    let report = validation::run(
-        cat,
-        &BenchmarkTable::builtin().unwrap(),
-        &Assumptions::default(),
-    );
+    let report = table_report();
     let bands = v["error_bands"].as_array().unwrap();
     assert!(!r.ranked.is_empty());
     assert_eq!(bands.len(), r.ranked.len());
@@ -216,28 +224,21 @@ fn recommend_carries_each_deployments_ttft_and_tpot_bands() {
 #[test]
 fn sweep_says_how_sure_and_names_a_chips_few_points() {
     let args = [
-        "sweep",
-        "--model",
-        "llama-3.1-8b",
-        "--isl",
-        "1024",
-        "--osl",
-        "256",
-        "--axis",
-        "agg",
-        "--chips",
-        "cerebras-wse3,h100-sxm",
-        "--max-chips",
-        "2",
-    ];
-    let json: Vec<&str> = args.iter().copied().chain(["--json"]).collect();
-    let v: serde_json::Value = serde_json::from_str(&run(&json)).unwrap();
+        &["sweep"][..],
+        &LLAMA_8B,
+        &[
+            "--axis",
+            "agg",
+            "--chips",
+            "cerebras-wse3,h100-sxm",
+            "--max-chips",
+            "2",
+        ],
+    ]
+    .concat();
+    let v = json_of(&args);
     let cat = Catalogue::builtin();
-    let report = validation::run(
-        cat,
-        &BenchmarkTable::builtin().unwrap(),
-        &Assumptions::default(),
-    );
+    let report = table_report();
     let chips: Vec<String> = vec!["cerebras-wse3".into(), "h100-sxm".into()];
     // The band of both chips on the axis: Hopper's points and the wafer's together.
     let band = validation::deployment_band(&report, cat, &chips, Axis::Aggregated).unwrap();
