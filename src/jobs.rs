@@ -13,8 +13,8 @@ use crate::scenario::Scenario;
 use disagg_engine::recommend::Recommendation;
 use disagg_engine::sweep::{AxisBest, SweepPoint, SweepResult};
 use disagg_engine::units::TokensPerSecond;
-use disagg_engine::validation::{self, BenchmarkTable, ValidationReport};
-use disagg_engine::{Assumptions, Catalogue};
+use disagg_engine::validation::{self, ValidationReport};
+use disagg_engine::Catalogue;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -82,8 +82,8 @@ pub fn run(request: &Request, catalogue: &Catalogue) -> Answer {
             None => explore(&scenario, catalogue).map(Box::new),
         }),
         Job::Validation => Answer::Validation(
-            BenchmarkTable::builtin()
-                .map(|table| Box::new(validation::run(catalogue, &table, &Assumptions::default())))
+            validation::band_report(catalogue)
+                .map(Box::new)
                 .map_err(|e| e.to_string()),
         ),
         Job::Axes { target_tok_s_user } => Answer::Axes(match refused {
@@ -474,8 +474,8 @@ mod tests {
         let reply: Reply = serde_json::from_str(&answer_text(&text, cat(), || 0.0)).unwrap();
         let expected = validation::run(
             cat(),
-            &BenchmarkTable::builtin().unwrap(),
-            &Assumptions::default(),
+            &validation::BenchmarkTable::builtin().unwrap(),
+            &disagg_engine::Assumptions::default(),
         );
         assert_eq!(reply.answer, Answer::Validation(Ok(Box::new(expected))));
     }

@@ -13,8 +13,8 @@ use disagg_engine::disagg::{Axis, DeploymentPoint, Figures, PoolRole};
 use disagg_engine::limits::REQUEST_RATE;
 use disagg_engine::limits::{MAX_BATCH, MAX_MICRO_BATCHES};
 use disagg_engine::units::Seconds;
-use disagg_engine::validation::{self, BenchmarkTable, ValidationReport};
-use disagg_engine::{Assumptions, Catalogue, Parallelism};
+use disagg_engine::validation::{self, ValidationReport};
+use disagg_engine::{Catalogue, Parallelism};
 use serde::Serialize;
 
 /// Pools and axis inputs shared by `predict --axis` and `sweep`.
@@ -261,8 +261,7 @@ pub(crate) fn show_prediction(
     let setup = inputs.setup();
     let name = inputs.model_name();
     // How far off: the model's measured error on published hold-out points, run once.
-    let table = BenchmarkTable::builtin().map_err(|e| e.to_string())?;
-    let validated = validation::run(cat, &table, &Assumptions::default());
+    let validated = validation::band_report(cat).map_err(|e| e.to_string())?;
     if json || explain_it {
         // An open loop opens its own chains: how the concurrency was found and the queue.
         let mut e = disagg_engine::bundle::explain_bundle(cat, b).map_err(|e| e.to_string())?;

@@ -15,8 +15,8 @@ use disagg_engine::recommend::{
 };
 use disagg_engine::sweep::Slo;
 use disagg_engine::units::RequestsPerSecond;
-use disagg_engine::validation::{self, BenchmarkTable, ErrorBand, LatencyBands, ValidationReport};
-use disagg_engine::{Assumptions, Catalogue, Chip};
+use disagg_engine::validation::{self, ErrorBand, LatencyBands, ValidationReport};
+use disagg_engine::{Catalogue, Chip};
 use serde::Serialize;
 use std::path::PathBuf;
 
@@ -234,8 +234,7 @@ pub fn run_recommend(args: &RecommendArgs) -> Result<(), String> {
     let r = recommend(&req).map_err(|e| e.to_string())?;
     // How far off each ranked replica's latencies may be: the model's measured error on
     // published hold-out points, run once as `predict` runs it.
-    let table = BenchmarkTable::builtin().map_err(|e| e.to_string())?;
-    let validated = validation::run(Catalogue::builtin(), &table, &Assumptions::default());
+    let validated = validation::band_report(Catalogue::builtin()).map_err(|e| e.to_string())?;
     if args.json {
         out!("{}", to_json(&Report::new(&r, &validated))?);
     } else {

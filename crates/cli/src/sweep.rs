@@ -17,9 +17,9 @@ use disagg_engine::sweep::{
 };
 use disagg_engine::units::{Seconds, TokensPerSecond};
 use disagg_engine::validation::{
-    self, band_line, deployment_band, few_points, BenchmarkTable, ErrorBand, NearestPoints,
+    self, band_line, deployment_band, few_points, ErrorBand, NearestPoints,
 };
-use disagg_engine::{Assumptions, Catalogue};
+use disagg_engine::Catalogue;
 use serde::Serialize;
 use std::path::PathBuf;
 
@@ -240,8 +240,7 @@ struct HowSure {
 
 fn how_sure(b: &Bundle, axis: Axis) -> Result<HowSure, String> {
     let cat = Catalogue::builtin();
-    let table = BenchmarkTable::builtin().map_err(|e| e.to_string())?;
-    let validated = validation::run(cat, &table, &Assumptions::default());
+    let validated = validation::band_report(cat).map_err(|e| e.to_string())?;
     let chips: Vec<String> = b.chips.iter().map(|c| c.id.clone()).collect();
     Ok(HowSure {
         band: deployment_band(&validated, cat, &chips, axis),

@@ -79,6 +79,16 @@ pub struct ValidationReport {
     pub holdout_median_ttft: Option<ErrorSummary>,
 }
 
+/// The report error bands read: the built-in table at the default assumptions (a band
+/// measures the model as `disagg validate` runs it, `band.rs`).
+pub fn band_report(catalogue: &Catalogue) -> Result<ValidationReport> {
+    Ok(run(
+        catalogue,
+        &BenchmarkTable::builtin()?,
+        &Assumptions::default(),
+    ))
+}
+
 /// Runs every point of `table`.
 pub fn run(
     catalogue: &Catalogue,
