@@ -8,8 +8,7 @@
 use crate::format::percent;
 use disagg_engine::disagg::{Axis, DeploymentPoint};
 use disagg_engine::validation::{
-    deployment_band, few_points, headline_bands, listed, unmeasured, ErrorBand, NearestPoints,
-    PointError, ValidationReport,
+    headline_bands, listed, unmeasured, HowSure, PointError, ValidationReport,
 };
 use disagg_engine::Catalogue;
 use std::collections::BTreeMap;
@@ -55,7 +54,18 @@ pub fn measured_error(
     axis: Axis,
     catalogue: &Catalogue,
 ) -> String {
-    let Some(band) = deployment_band(report, catalogue, chips, axis) else {
+    let sure = HowSure::of(report, catalogue, chips, axis);
+    sentence(report, chips, &sure, catalogue)
+}
+
+/// [`measured_error`]'s sentence of `sure`, the [`HowSure`] of these `chips`.
+pub fn sentence(
+    report: &ValidationReport,
+    chips: &[String],
+    sure: &HowSure,
+    catalogue: &Catalogue,
+) -> String {
+    let Some(band) = &sure.band else {
         return "No published measurement has been compared with these predictions yet."
             .to_string();
     };
@@ -82,8 +92,8 @@ pub fn measured_error(
     } else {
         format!("{}; ", upper_first(&lead.join("; ")))
     };
-    let nearest: String = named(&band, report, chips, axis, catalogue)
-        .iter()
+    let nearest: String = sure
+        .named()
         .map(|n| format!(" {}.", upper_first(&n.line())))
         .collect();
     format!(
@@ -97,32 +107,9 @@ pub fn measured_error(
 
 /// The published points [`measured_error`] names after its band, each to open in the
 /// validation view.
-pub fn nearest_points(
-    report: &ValidationReport,
-    chips: &[String],
-    axis: Axis,
-    catalogue: &Catalogue,
-) -> Vec<PointError> {
-    deployment_band(report, catalogue, chips, axis)
-        .map_or(Vec::new(), |b| named(&b, report, chips, axis, catalogue))
-        .into_iter()
-        .flat_map(|n| n.points)
-        .collect()
-}
-
-/// The few points a deployment's band names itself, then those of each chip family
-/// whose own band widened past them (`validation::few_points`), each once.
-fn named(
-    band: &ErrorBand,
-    report: &ValidationReport,
-    chips: &[String],
-    axis: Axis,
-    catalogue: &Catalogue,
-) -> Vec<NearestPoints> {
-    band.nearest
-        .iter()
-        .cloned()
-        .chain(few_points(report, catalogue, chips, axis))
+pub fn nearest_points(sure: &HowSure) -> Vec<PointError> {
+    sure.named()
+        .flat_map(|n| n.points.iter().cloned())
         .collect()
 }
 
@@ -343,11 +330,12 @@ mod tests {
             assert!(nearest.contains(&shown), "{shown} in {text}");
         }
         // The buttons the panel offers are those points, in the sentence's order.
-        let offered = nearest_points(&r, &["cerebras-wse3".into()], Axis::Aggregated, cat);
+        let sure = |chips: &[String]| HowSure::of(&r, cat, chips, Axis::Aggregated);
+        let offered = nearest_points(&sure(&["cerebras-wse3".into()]));
         let labels: Vec<String> = offered.iter().map(PointError::label).collect();
         assert!(nearest.contains(&labels.join(", ")), "{labels:?} in {text}");
         // A chip whose own points make a band offers none.
-        assert!(nearest_points(&r, &["h200".into()], Axis::Aggregated, cat).is_empty());
+        assert!(nearest_points(&sure(&["h200".into()])).is_empty());
         // Beside a chip with many points, the wafer's few are still named: the
         // deployment's band counts both families' points, the wafer's line its own.
         let both: Vec<String> = vec!["h200".into(), "cerebras-wse3".into(), "h100-sxm".into()];
@@ -355,7 +343,7 @@ mod tests {
         assert!(!text.starts_with("Too few"), "{text}");
         assert!(text.contains(&labels.join(", ")), "{labels:?} in {text}");
         assert_eq!(
-            nearest_points(&r, &both, Axis::Aggregated, cat),
+            nearest_points(&sure(&both)),
             offered,
             "one family's points once"
         );

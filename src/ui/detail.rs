@@ -6,13 +6,13 @@ use super::Page;
 use crate::chains::chain_for;
 use crate::explore::{detail, detail_without_speculation, speculation_gain, speculation_summary};
 use crate::format::{self, sig3};
-use crate::reality::{figure_bands, measured_error, nearest_points};
+use crate::reality::{figure_bands, nearest_points, sentence};
 use crate::scenario::SHOW_KEY;
 use crate::validation_view::View;
 use disagg_engine::disagg::explain::Explained;
 use disagg_engine::disagg::DeploymentPoint;
 use disagg_engine::units::Bytes;
-use disagg_engine::validation::PointError;
+use disagg_engine::validation::{HowSure, PointError};
 use disagg_engine::Catalogue;
 use leptos::prelude::*;
 use std::collections::BTreeMap;
@@ -205,26 +205,24 @@ pub fn Detail() -> impl IntoView {
             ))
         })
     });
-    // The validation report with the selected point's chips and axis, once both are in.
-    let kind = move || {
+    // How sure: the measured error on published points of this point's chips and axis,
+    // and the one or two points that sentence names; worked out once a selection.
+    let sure = Memo::new(move |_| {
         let cloud = page.selected.get()?;
         let report = page.validation.get()?;
         page.explored.with(|e| {
             let p = e.as_ref()?.point(cloud)?;
             let mut chips: Vec<String> = p.spec.pools.iter().map(|x| x.chip.clone()).collect();
             chips.dedup();
-            Some((report, chips, p.spec.axis))
+            let cat = Catalogue::builtin();
+            let sure = HowSure::of(&report, cat, &chips, p.spec.axis);
+            Some((sentence(&report, &chips, &sure, cat), nearest_points(&sure)))
         })
-    };
-    // How sure: the measured error on published points of this point's chips and axis.
-    let measured = move || {
-        let (report, chips, axis) = kind()?;
-        Some(measured_error(&report, &chips, axis, Catalogue::builtin()))
-    };
-    // The one or two published points that sentence names, each opened in the table.
+    });
+    let measured = move || sure.get().map(|(text, _)| text);
+    // The named points, each opened in the table.
     let nearest = move || {
-        let (report, chips, axis) = kind()?;
-        let points = nearest_points(&report, &chips, axis, Catalogue::builtin());
+        let (_, points) = sure.get()?;
         (!points.is_empty()).then(|| {
             view! {
                 <p class="nearest-points" id="nearest-points">

@@ -16,9 +16,7 @@ use disagg_engine::sweep::{
     SweepResult,
 };
 use disagg_engine::units::{Seconds, TokensPerSecond};
-use disagg_engine::validation::{
-    self, band_line, deployment_band, few_points, ErrorBand, NearestPoints,
-};
+use disagg_engine::validation::{self, band_line, ErrorBand, HowSure, NearestPoints};
 use disagg_engine::Catalogue;
 use serde::Serialize;
 use std::path::PathBuf;
@@ -231,21 +229,12 @@ pub fn run_sweep(args: &SweepArgs) -> Result<(), String> {
 }
 
 /// How sure the sweep's figures are, as the page's "How sure" says it: the model's
-/// measured error on published hold-out points of its chips on its axis, then each
-/// chip family's own one or two points where its band had to widen past them.
-struct HowSure {
-    band: Option<ErrorBand>,
-    few: Vec<NearestPoints>,
-}
-
+/// measured error on published hold-out points of its chips on its axis.
 fn how_sure(b: &Bundle, axis: Axis) -> Result<HowSure, String> {
     let cat = Catalogue::builtin();
     let validated = validation::band_report(cat).map_err(|e| e.to_string())?;
     let chips: Vec<String> = b.chips.iter().map(|c| c.id.clone()).collect();
-    Ok(HowSure {
-        band: deployment_band(&validated, cat, &chips, axis),
-        few: few_points(&validated, cat, &chips, axis),
-    })
+    Ok(HowSure::of(&validated, cat, &chips, axis))
 }
 
 /// The sweep as `--json` prints it: counts, the frontiers' points in full, the

@@ -241,7 +241,13 @@ fn sweep_says_how_sure_and_names_a_chips_few_points() {
     let report = table_report();
     let chips: Vec<String> = vec!["cerebras-wse3".into(), "h100-sxm".into()];
     // The band of both chips on the axis: Hopper's points and the wafer's together.
-    let band = validation::deployment_band(&report, cat, &chips, Axis::Aggregated).unwrap();
+    let query = BandQuery {
+        chips: chips.clone(),
+        axis: Axis::Aggregated,
+        class: None,
+        regime: None,
+    };
+    let band = error_band(&report, cat, &query).unwrap();
     let shown: ErrorBand = serde_json::from_value(v["error_band"].clone()).unwrap();
     assert_eq!(shown, band);
     assert!(

@@ -497,15 +497,59 @@ pub fn bands_of<'a>(
         .collect()
 }
 
-/// The band of a whole deployment, or of a sweep over `chips`: those chips on `axis`,
-/// any metric, any concurrency.
-pub fn deployment_band(
-    report: &ValidationReport,
-    catalogue: &Catalogue,
-    chips: &[String],
-    axis: Axis,
-) -> Option<ErrorBand> {
-    error_band(report, catalogue, &deployment_query(chips, axis))
+/// How sure a deployment's figures are, or a sweep's over its chips: the band of those
+/// chips on the axis (any metric, any concurrency), and the one or two points of each
+/// chip family whose own band had to widen past them. Asked family by family as well,
+/// because a deployment's band counts every family's points together, and a chip with
+/// two points far off beside one with forty would otherwise go unseen.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct HowSure {
+    pub band: Option<ErrorBand>,
+    /// Each family's few points, less any the band or an earlier family already names.
+    pub few: Vec<NearestPoints>,
+}
+
+impl HowSure {
+    pub fn of(
+        report: &ValidationReport,
+        catalogue: &Catalogue,
+        chips: &[String],
+        axis: Axis,
+    ) -> HowSure {
+        let band = error_band(report, catalogue, &deployment_query(chips, axis));
+        let mut named: Vec<String> = band
+            .iter()
+            .filter_map(|b| b.nearest.as_ref())
+            .flat_map(|n| n.points.iter().map(|p| p.id.clone()))
+            .collect();
+        let mut families: Vec<String> = Vec::new();
+        let mut few = Vec::new();
+        for chip in chips {
+            let f = family(chip);
+            if families.contains(&f) {
+                continue;
+            }
+            families.push(f);
+            let own = deployment_query(std::slice::from_ref(chip), axis);
+            let Some(mut n) = error_band(report, catalogue, &own).and_then(|b| b.nearest) else {
+                continue;
+            };
+            n.points.retain(|p| !named.contains(&p.id));
+            if !n.points.is_empty() {
+                named.extend(n.points.iter().map(|p| p.id.clone()));
+                few.push(n);
+            }
+        }
+        HowSure { band, few }
+    }
+
+    /// Every few points named, each once: the band's own, then each family's.
+    pub fn named(&self) -> impl Iterator<Item = &NearestPoints> {
+        self.band
+            .iter()
+            .filter_map(|b| b.nearest.as_ref())
+            .chain(&self.few)
+    }
 }
 
 fn deployment_query(chips: &[String], axis: Axis) -> BandQuery {
@@ -515,41 +559,6 @@ fn deployment_query(chips: &[String], axis: Axis) -> BandQuery {
         class: None,
         regime: None,
     }
-}
-
-/// Each chip family of `chips` whose own band on `axis` had to widen past one or two
-/// points: those points, family by family, less any the deployment's band
-/// ([`deployment_band`]) or an earlier family already names. Asked chip by chip,
-/// because a deployment's band counts every family's points together, and a chip with
-/// two points far off beside one with forty would otherwise go unseen.
-pub fn few_points(
-    report: &ValidationReport,
-    catalogue: &Catalogue,
-    chips: &[String],
-    axis: Axis,
-) -> Vec<NearestPoints> {
-    let mut named: Vec<String> = deployment_band(report, catalogue, chips, axis)
-        .and_then(|b| b.nearest)
-        .map_or(Vec::new(), |n| n.points.into_iter().map(|p| p.id).collect());
-    let mut seen: Vec<String> = Vec::new();
-    let mut few = Vec::new();
-    for chip in chips {
-        let f = family(chip);
-        if seen.contains(&f) {
-            continue;
-        }
-        seen.push(f);
-        let own = deployment_query(std::slice::from_ref(chip), axis);
-        let Some(mut n) = error_band(report, catalogue, &own).and_then(|b| b.nearest) else {
-            continue;
-        };
-        n.points.retain(|p| !named.contains(&p.id));
-        if !n.points.is_empty() {
-            named.extend(n.points.iter().map(|p| p.id.clone()));
-            few.push(n);
-        }
-    }
-    few
 }
 
 /// The bands of the two figures a latency limit bounds: TTFT's class and TPOT's.

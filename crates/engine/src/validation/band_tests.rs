@@ -263,17 +263,18 @@ fn each_familys_few_points_are_named_once() {
     // Together the two families make a band of five; the LPU's own two are named, once
     // though two Hopper chips are given.
     let r = report(rows.clone());
-    let b = deployment_band(&r, cat(), &chips, Axis::Aggregated).unwrap();
+    let sure = HowSure::of(&r, cat(), &chips, Axis::Aggregated);
+    let b = sure.band.as_ref().unwrap();
     assert_eq!((b.points, b.nearest.is_none()), (5, true));
-    assert_eq!(
-        ids(&few_points(&r, cat(), &chips, Axis::Aggregated)),
-        [["L-1", "L-2"]]
-    );
+    assert_eq!(ids(&sure.few), [["L-1", "L-2"]]);
     // Where the deployment's band itself names them, no family repeats them.
     rows.retain(|x| !["H-2", "H-3", "L-2"].contains(&x.point.id.as_str()));
     let r = report(rows);
-    let b = deployment_band(&r, cat(), &chips, Axis::Aggregated).unwrap();
-    let own: Vec<&str> = b
+    let sure = HowSure::of(&r, cat(), &chips, Axis::Aggregated);
+    let own: Vec<&str> = sure
+        .band
+        .as_ref()
+        .unwrap()
         .nearest
         .as_ref()
         .unwrap()
@@ -282,7 +283,8 @@ fn each_familys_few_points_are_named_once() {
         .map(|p| p.id.as_str())
         .collect();
     assert_eq!(own, ["H-1", "L-1"]);
-    assert!(few_points(&r, cat(), &chips, Axis::Aggregated).is_empty());
+    assert!(sure.few.is_empty());
+    assert_eq!(sure.named().count(), 1);
 }
 
 #[test]
