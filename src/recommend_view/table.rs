@@ -4,7 +4,7 @@
 use crate::format::{count, duration, sig3, usd_per_mtok};
 use disagg_engine::recommend::{Entry, Load, Recommendation};
 use disagg_engine::sweep::Slo;
-use disagg_engine::validation::{band_line, ErrorBand, LatencyBands, ValidationReport};
+use disagg_engine::validation::{band_line, band_median, LatencyBands, ValidationReport};
 use disagg_engine::Catalogue;
 
 /// One ranked deployment as the table shows it.
@@ -39,17 +39,9 @@ fn load(e: &Entry) -> String {
 }
 
 fn bands(e: &Entry, report: Option<&ValidationReport>) -> LatencyBands {
-    report.map_or(
-        LatencyBands {
-            ttft: None,
-            tpot: None,
-        },
-        |r| e.latency_bands(r, Catalogue::builtin()),
-    )
-}
-
-fn median(b: &Option<ErrorBand>) -> String {
-    b.as_ref().map_or("-".into(), ErrorBand::median)
+    report.map_or(LatencyBands::default(), |r| {
+        e.latency_bands(r, Catalogue::builtin())
+    })
 }
 
 /// `e`'s TTFT and TPOT as the limits bound them (mean or p90), each with its band.
@@ -64,9 +56,9 @@ fn row(rank: usize, e: &Entry, slo: &Slo, report: Option<&ValidationReport>) -> 
         chips: count(e.total_chips as u64),
         usd_per_mtok: usd_per_mtok(e.figures.ranked_usd_per_mtok_output()),
         ttft: duration(ttft),
-        ttft_band: median(&b.ttft),
+        ttft_band: band_median(b.ttft.as_ref()),
         tpot: duration(tpot),
-        tpot_band: median(&b.tpot),
+        tpot_band: band_median(b.tpot.as_ref()),
         load: load(e),
         ttft_ms: ttft.ms(),
         tpot_ms: tpot.ms(),

@@ -15,7 +15,7 @@ use disagg_engine::recommend::{
 };
 use disagg_engine::sweep::Slo;
 use disagg_engine::units::RequestsPerSecond;
-use disagg_engine::validation::{self, ErrorBand, LatencyBands, ValidationReport};
+use disagg_engine::validation::{self, LatencyBands, ValidationReport};
 use disagg_engine::{Catalogue, Chip};
 use serde::Serialize;
 use std::path::PathBuf;
@@ -243,10 +243,6 @@ pub fn run_recommend(args: &RecommendArgs) -> Result<(), String> {
     Ok(())
 }
 
-fn slo_bands(validated: &ValidationReport, e: &Entry) -> LatencyBands {
-    e.latency_bands(validated, Catalogue::builtin())
-}
-
 /// The answer as `--json` prints it: the engine's, each deployment with the `predict`
 /// flags of one replica.
 #[derive(Serialize)]
@@ -268,8 +264,14 @@ impl<'a> Report<'a> {
             recommendation: r,
             predict_flags: r.ranked.iter().map(predict_flags).collect(),
             minimum_predict_flags: r.minimum().map(predict_flags),
-            error_bands: r.ranked.iter().map(|e| slo_bands(validated, e)).collect(),
-            minimum_error_bands: r.minimum().map(|e| slo_bands(validated, e)),
+            error_bands: r
+                .ranked
+                .iter()
+                .map(|e| e.latency_bands(validated, Catalogue::builtin()))
+                .collect(),
+            minimum_error_bands: r
+                .minimum()
+                .map(|e| e.latency_bands(validated, Catalogue::builtin())),
         }
     }
 }
@@ -320,11 +322,6 @@ fn money(e: &Entry) -> String {
     usd_per_mtok(e).map_or("-".into(), |v| format!("{v:.3}"))
 }
 
-/// A band's median for a table cell, "-" without one.
-fn median(b: &Option<ErrorBand>) -> String {
-    b.as_ref().map_or("-".into(), ErrorBand::median)
-}
-
 fn print(model: &str, r: &Recommendation, validated: &ValidationReport) {
     let limit = |t: Option<disagg_engine::units::Seconds>| {
         t.map_or("none".into(), |t| format!("{} ms", t.ms()))
@@ -369,7 +366,7 @@ fn print(model: &str, r: &Recommendation, validated: &ValidationReport) {
         out!("  (no priced deployment meets the SLO at this demand)");
     }
     for (i, e) in r.ranked.iter().enumerate() {
-        let bands = slo_bands(validated, e);
+        let bands = e.latency_bands(validated, Catalogue::builtin());
         out!(
             "  {:>4} {:5} {:>8} {:>6} {:>8} {:>w$.0} {:>6} {:>w$.1} {:>6}  {}",
             i + 1,
@@ -378,9 +375,9 @@ fn print(model: &str, r: &Recommendation, validated: &ValidationReport) {
             e.total_chips,
             money(e),
             r.slo.ttft_of(&e.figures).ms(),
-            median(&bands.ttft),
+            validation::band_median(bands.ttft.as_ref()),
             r.slo.tpot_of(&e.figures).ms(),
-            median(&bands.tpot),
+            validation::band_median(bands.tpot.as_ref()),
             e.label
         );
     }
@@ -402,7 +399,7 @@ fn print(model: &str, r: &Recommendation, validated: &ValidationReport) {
                 r.slo.ttft_of(&m.figures).ms(),
                 r.slo.tpot_of(&m.figures).ms()
             );
-            let bands = slo_bands(validated, m);
+            let bands = m.latency_bands(validated, Catalogue::builtin());
             for (name, band) in [("TTFT", bands.ttft), ("TPOT", bands.tpot)] {
                 out!("  error, {name}  {}", validation::band_line(band.as_ref()));
             }

@@ -261,6 +261,11 @@ impl ErrorBand {
             None => band,
         }
     }
+
+    /// The median alone, "±19%": where a table has room for one number of the band.
+    pub fn median(&self) -> String {
+        format!("±{}", pct(self.median_pct))
+    }
 }
 
 /// A band's [`ErrorBand::line`], or what stands in its place where there is none (the
@@ -272,11 +277,9 @@ pub fn band_line(band: Option<&ErrorBand>) -> String {
     )
 }
 
-impl ErrorBand {
-    /// The median alone, "±19%": where a table has room for one number of the band.
-    pub fn median(&self) -> String {
-        format!("±{}", pct(self.median_pct))
-    }
+/// A band's [`ErrorBand::median`] for a table cell, "-" where there is none.
+pub fn band_median(band: Option<&ErrorBand>) -> String {
+    band.map_or("-".to_string(), ErrorBand::median)
 }
 
 /// A signed percentage, as [`pct`] rounds it: "+151%", "-4.2%".
@@ -562,7 +565,7 @@ fn deployment_query(chips: &[String], axis: Axis) -> BandQuery {
 }
 
 /// The bands of the two figures a latency limit bounds: TTFT's class and TPOT's.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct LatencyBands {
     pub ttft: Option<ErrorBand>,
     pub tpot: Option<ErrorBand>,
